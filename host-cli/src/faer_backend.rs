@@ -1,0 +1,1 @@
+//! The faer implementation of `ranklet_core::backend::Backend` (being written).
