@@ -56,4 +56,11 @@ pub trait Backend {
     /// Overwrites `B` with `A⁻¹·B` for a symmetric, possibly indefinite `A`
     /// (lower triangle read; `A` itself is not modified).
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError>;
+
+    /// Overwrites `B` with `A⁻¹·B` for a general square `A`, destroying `A`
+    /// (LU with partial pivoting). The default is core's workspace-free
+    /// [`crate::linalg::lu::lu_solve_in_place`]; a backend may override it.
+    fn lu_solve_in_place(&mut self, a: MatMut<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        crate::linalg::lu::lu_solve_in_place(a, b)
+    }
 }

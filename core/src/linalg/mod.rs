@@ -11,12 +11,14 @@
 //! - [`blas`]: dot, axpy, gemv, cache-blocked gemm and syrk;
 //! - [`chol`]: Cholesky factorisation and triangular solves;
 //! - [`ldlt`]: symmetric indefinite factorisation with pivoting and its solve;
+//! - [`lu`]: general solve by LU with partial pivoting (no workspace);
 //! - [`cg`]: conjugate gradient with a caller-supplied matrix-vector product.
 
 pub mod blas;
 pub mod cg;
 pub mod chol;
 pub mod ldlt;
+pub mod lu;
 
 use crate::error::LinalgError;
 
