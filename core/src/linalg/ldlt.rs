@@ -240,7 +240,7 @@ impl<T: Real> Ldlt<'_, T> {
     /// the module docs).
     pub fn packed_factor(&self) -> MatRef<'_, T> {
         // Cannot fail: the slice holds exactly n² elements.
-        MatRef::new(self.factor, self.n, self.n, 1, self.n.max(1)).unwrap_or_else(|_| MatRef {
+        MatRef::new(self.factor, self.n, self.n, 1, self.n.max(1)).unwrap_or(MatRef {
             data: &[],
             nrows: 0,
             ncols: 0,
