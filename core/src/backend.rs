@@ -64,3 +64,84 @@ pub trait Backend {
         crate::linalg::lu::lu_solve_in_place(a, b)
     }
 }
+
+use crate::eigen::topk::{sym_eigen_top_k, top_k_workspace_len, DenseSymOp};
+use crate::eigen::tridiag::{sym_eigen, sym_eigen_workspace_len};
+use crate::eigen::EigenParams;
+use crate::linalg::{blas, chol, ldlt};
+
+/// Core's own backend: every operation on the caller's workspace, no heap,
+/// single-threaded. It is what a device (or the FFI) trains with, and the
+/// reference the host's faer backend is tested against.
+#[derive(Debug)]
+pub struct Portable<'w> {
+    work: &'w mut [f64],
+    params: EigenParams,
+}
+
+impl<'w> Portable<'w> {
+    /// A backend that takes its scratch from `work`; see
+    /// [`Portable::workspace_len`] for how much.
+    pub fn new(work: &'w mut [f64]) -> Self {
+        Self { work, params: EigenParams::default() }
+    }
+
+    /// Replaces the eigensolver tuning.
+    pub fn with_params(mut self, params: EigenParams) -> Self {
+        self.params = params;
+        self
+    }
+
+    /// Elements of workspace that suffice for every operation on matrices
+    /// of order up to `n` (any `k ≤ n` for top-k; Cholesky, LU and gemm need
+    /// none, the symmetric indefinite solve a copy of `A`).
+    pub fn workspace_len(n: usize) -> usize {
+        let topk = (1..=n).map(|k| top_k_workspace_len(n, k)).max().unwrap_or(0);
+        sym_eigen_workspace_len(n).max(topk).max(ldlt::sym_indefinite_solve_workspace_len(n))
+    }
+}
+
+impl Backend for Portable<'_> {
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        b: MatRef<'_, f64>,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        blas::gemm(alpha, a, b, beta, c)
+    }
+
+    fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, c: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        blas::syrk(alpha, a, beta, c)
+    }
+
+    fn sym_eigen(&mut self, a: MatRef<'_, f64>, vals: &mut [f64], vecs: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        sym_eigen(a, vals, Some(vecs), self.work, &self.params)
+    }
+
+    fn sym_eigen_top_k(
+        &mut self,
+        a: MatRef<'_, f64>,
+        vals: &mut [f64],
+        vecs: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        // The top-k solver reads both triangles; mirror-free callers pass a
+        // full symmetric matrix (every learner does).
+        let mut op = DenseSymOp::new(a)?;
+        sym_eigen_top_k(&mut op, vals, vecs, self.work, &self.params).map(|_| ())
+    }
+
+    fn cholesky_in_place(&mut self, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        chol::cholesky_in_place(a)
+    }
+
+    fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        chol::cholesky_solve_in_place(l, b)
+    }
+
+    fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        ldlt::sym_indefinite_solve(a, b, self.work)
+    }
+}

@@ -22,6 +22,10 @@
 //!   as core's own implementation. The host CLI plugs in a faer implementation
 //!   for kernel matrices of thousands of rows.
 //!
+//! - [`kernel`], [`graph`], [`learn`]: kernels over dense and sparse rows,
+//!   preference-graph Laplacians, and the least-squares learners (RLS,
+//!   RankRLS, KPCR, KPCRank) written once over [`backend::Backend`].
+//!
 //! The FFI crate and the host CLI call into these layers; neither contains an
 //! algorithm of its own.
 //!
@@ -31,11 +35,16 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-#![allow(clippy::too_many_arguments)]
+// Numerical kernels take many buffers; index loops mirror the formulas they
+// implement; `!(x > tol)` is the deliberate NaN-catching form of a test.
+#![allow(clippy::too_many_arguments, clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod backend;
 pub mod eigen;
 pub mod error;
+pub mod graph;
+pub mod kernel;
+pub mod learn;
 pub mod linalg;
 pub mod real;
 

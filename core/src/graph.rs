@@ -1,0 +1,280 @@
+//! Preference graphs and their Laplacians.
+//!
+//! Every ranking learner in ranklet minimises a least-squares loss
+//! `(s − f)ᵀ L (s − f)` (000 eq. 5: `½ Σᵢⱼ Wᵢⱼ((sᵢ − sⱼ) − (fᵢ − fⱼ))²`,
+//! written with the Laplacian `L = D − W`), or, for explicit pairs with
+//! magnitudes, `Σₑ (f_winner − f_loser − mₑ)² = ‖Df − m‖²` with `L = DᵀD`
+//! and the target `t = Dᵀm` in place of `Ls`. [`Graph`] applies `L` and
+//! builds `t` in O(n) or O(#pairs) without forming `L`.
+//!
+//! Rows of one query must be contiguous (`query_ptr` is CSR-like); the host
+//! reorders rows before learning.
+
+use crate::{LinalgError, MatMut, MatRef};
+
+/// One explicit preference: `winner ≻ loser`, with a target magnitude for
+/// `f(winner) − f(loser)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pair {
+    /// Row of the preferred item.
+    pub winner: usize,
+    /// Row of the other item.
+    pub loser: usize,
+    /// Target for the score difference (1 when only the direction is known).
+    pub magnitude: f64,
+}
+
+/// How the complete graph inside each query is weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum QueryWeight {
+    /// `L_q = I − 11ᵀ/l_q` (004 eq. 31): the loss of a query is the
+    /// variance of its residuals, so every query counts equally whatever its
+    /// size. The default.
+    #[default]
+    Equal,
+    /// `L_q = l_q·I − 11ᵀ`: the plain Laplacian of the unweighted complete
+    /// within-query graph (000 §4, `Wᵢⱼ = 1` for every relevant pair), so
+    /// every pair counts equally and large queries weigh more.
+    Pairs,
+}
+
+/// The graph whose Laplacian weighs the least-squares loss.
+#[derive(Clone, Copy, Debug)]
+pub enum Graph<'a> {
+    /// `L = I`: ordinary regression (RLS, KPCR).
+    Identity {
+        /// Number of rows.
+        n: usize,
+    },
+    /// Complete graphs inside queries; query `q` is rows
+    /// `query_ptr[q]..query_ptr[q+1]`.
+    Queries {
+        /// Query boundaries: non-decreasing, first 0, last n.
+        query_ptr: &'a [usize],
+        /// Weighting of each query's graph.
+        weight: QueryWeight,
+    },
+    /// Explicit pairs over `n` rows.
+    Pairs {
+        /// Number of rows.
+        n: usize,
+        /// The preferences.
+        pairs: &'a [Pair],
+    },
+}
+
+impl Graph<'_> {
+    /// Number of rows the graph is over.
+    pub fn n(&self) -> usize {
+        match *self {
+            Graph::Identity { n } | Graph::Pairs { n, .. } => n,
+            Graph::Queries { query_ptr, .. } => query_ptr.last().copied().unwrap_or(0),
+        }
+    }
+
+    /// Checks the structure: query boundaries monotone from 0, pair rows in
+    /// range and distinct, magnitudes finite.
+    pub fn validate(&self) -> Result<(), LinalgError> {
+        match *self {
+            Graph::Identity { .. } => Ok(()),
+            Graph::Queries { query_ptr, .. } => {
+                if query_ptr.first() != Some(&0) || query_ptr.windows(2).any(|w| w[0] > w[1]) {
+                    return Err(LinalgError::DimensionMismatch);
+                }
+                Ok(())
+            }
+            Graph::Pairs { n, pairs } => {
+                for p in pairs {
+                    if p.winner >= n || p.loser >= n || p.winner == p.loser {
+                        return Err(LinalgError::DimensionMismatch);
+                    }
+                    if !p.magnitude.is_finite() {
+                        return Err(LinalgError::NonFinite);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn query_scale(weight: QueryWeight, len: usize) -> f64 {
+        match weight {
+            QueryWeight::Equal => 1.0,
+            QueryWeight::Pairs => len as f64,
+        }
+    }
+
+    /// `y ← L·x`. Lengths must equal [`Graph::n`].
+    pub fn apply(&self, x: &[f64], y: &mut [f64]) -> Result<(), LinalgError> {
+        let n = self.n();
+        if x.len() != n || y.len() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        match *self {
+            Graph::Identity { .. } => y.copy_from_slice(x),
+            Graph::Queries { query_ptr, weight } => {
+                for w in query_ptr.windows(2) {
+                    let (s, e) = (w[0], w[1]);
+                    if e == s {
+                        continue;
+                    }
+                    let mean = x[s..e].iter().sum::<f64>() / (e - s) as f64;
+                    let c = Self::query_scale(weight, e - s);
+                    for i in s..e {
+                        y[i] = c * (x[i] - mean);
+                    }
+                }
+            }
+            Graph::Pairs { pairs, .. } => {
+                y.iter_mut().for_each(|v| *v = 0.0);
+                for p in pairs {
+                    let d = x[p.winner] - x[p.loser];
+                    y[p.winner] += d;
+                    y[p.loser] -= d;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether `L` has the cheap symmetric square root used by
+    /// [`Graph::apply_sqrt`]: true for `Identity` and `Queries`, where each
+    /// block is a multiple of a projection (`L_q = c_q·P_q`, `P_q² = P_q`).
+    pub fn has_sqrt(&self) -> bool {
+        !matches!(self, Graph::Pairs { .. })
+    }
+
+    /// `y ← L^{1/2}·x` for graphs with [`Graph::has_sqrt`]; `L^{1/2}` is
+    /// block-wise `√c_q·(I − 11ᵀ/l_q)`.
+    pub fn apply_sqrt(&self, x: &[f64], y: &mut [f64]) -> Result<(), LinalgError> {
+        let n = self.n();
+        if x.len() != n || y.len() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        match *self {
+            Graph::Identity { .. } => y.copy_from_slice(x),
+            Graph::Queries { query_ptr, weight } => {
+                for w in query_ptr.windows(2) {
+                    let (s, e) = (w[0], w[1]);
+                    if e == s {
+                        continue;
+                    }
+                    let mean = x[s..e].iter().sum::<f64>() / (e - s) as f64;
+                    let c = libm::sqrt(Self::query_scale(weight, e - s));
+                    for i in s..e {
+                        y[i] = c * (x[i] - mean);
+                    }
+                }
+            }
+            Graph::Pairs { .. } => return Err(LinalgError::InvalidParameter),
+        }
+        Ok(())
+    }
+
+    /// `Y ← L·X` (or `L^{1/2}·X` with `sqrt`) column by column; `X`, `Y` are
+    /// `n × m`, `Y` column-major contiguous.
+    pub fn apply_cols(
+        &self,
+        x: MatRef<'_, f64>,
+        mut y: MatMut<'_, f64>,
+        sqrt: bool,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        let n = self.n();
+        if x.nrows() != n || y.nrows() != n || x.ncols() != y.ncols() || tmp.len() < n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        let tmp = &mut tmp[..n];
+        for j in 0..x.ncols() {
+            (0..n).for_each(|i| tmp[i] = x.at(i, j));
+            let col = y.col_mut(j).ok_or(LinalgError::DimensionMismatch)?;
+            if sqrt {
+                self.apply_sqrt(tmp, col)?;
+            } else {
+                self.apply(tmp, col)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The right-hand side `t` of the normal equations: `L·s` for scored
+    /// rows, `Dᵀm` for explicit pairs (`s` is then ignored and may be empty).
+    pub fn target(&self, s: &[f64], t: &mut [f64]) -> Result<(), LinalgError> {
+        match *self {
+            Graph::Pairs { n, pairs } => {
+                if t.len() != n {
+                    return Err(LinalgError::DimensionMismatch);
+                }
+                t.iter_mut().for_each(|v| *v = 0.0);
+                for p in pairs {
+                    t[p.winner] += p.magnitude;
+                    t[p.loser] -= p.magnitude;
+                }
+                Ok(())
+            }
+            _ => {
+                if s.iter().any(|v| !v.is_finite()) {
+                    return Err(LinalgError::NonFinite);
+                }
+                self.apply(s, t)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Dense Laplacian of a graph, for checking `apply` against `L·x`.
+    fn dense_laplacian(g: &Graph<'_>, out: &mut [f64]) {
+        let n = g.n();
+        let mut e = [0.0f64; 16];
+        let mut col = [0.0f64; 16];
+        for j in 0..n {
+            e[..n].iter_mut().for_each(|v| *v = 0.0);
+            e[j] = 1.0;
+            g.apply(&e[..n], &mut col[..n]).unwrap();
+            out[j * n..(j + 1) * n].copy_from_slice(&col[..n]);
+        }
+    }
+
+    #[test]
+    fn query_laplacians_match_their_definitions() {
+        let qp = [0usize, 2, 5];
+        let g = Graph::Queries { query_ptr: &qp, weight: QueryWeight::Pairs };
+        let mut l = [0.0f64; 25];
+        dense_laplacian(&g, &mut l);
+        // Block 2: l_q = 3 → diag 2, off-diagonal −1 (plain Laplacian, W = 1).
+        assert_eq!(l[2 * 5 + 2], 2.0);
+        assert_eq!(l[2 * 5 + 3], -1.0);
+        assert_eq!(l[2 * 5], 0.0);
+        let g = Graph::Queries { query_ptr: &qp, weight: QueryWeight::Equal };
+        dense_laplacian(&g, &mut l);
+        assert!((l[2 * 5 + 2] - 2.0 / 3.0).abs() < 1e-15);
+        assert!((l[2 * 5 + 3] + 1.0 / 3.0).abs() < 1e-15);
+        // L^{1/2}·L^{1/2} = L.
+        let x = [1.0, -2.0, 0.5, 4.0, 3.0];
+        let (mut h, mut hh, mut lx) = ([0.0; 5], [0.0; 5], [0.0; 5]);
+        g.apply_sqrt(&x, &mut h).unwrap();
+        g.apply_sqrt(&h, &mut hh).unwrap();
+        g.apply(&x, &mut lx).unwrap();
+        for i in 0..5 {
+            assert!((hh[i] - lx[i]).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn pair_graph_is_incidence_gram_and_target() {
+        let pairs = [Pair { winner: 0, loser: 2, magnitude: 0.5 }, Pair { winner: 1, loser: 2, magnitude: 2.0 }];
+        let g = Graph::Pairs { n: 3, pairs: &pairs };
+        let mut l = [0.0f64; 9];
+        dense_laplacian(&g, &mut l);
+        assert_eq!(l, [1.0, 0.0, -1.0, 0.0, 1.0, -1.0, -1.0, -1.0, 2.0]);
+        let mut t = [0.0; 3];
+        g.target(&[], &mut t).unwrap();
+        assert_eq!(t, [0.5, 2.0, -2.5]);
+        let bad = [Pair { winner: 0, loser: 3, magnitude: 1.0 }];
+        assert!(Graph::Pairs { n: 3, pairs: &bad }.validate().is_err());
+    }
+}
