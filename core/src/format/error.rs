@@ -1,0 +1,183 @@
+//! The error type of the model format: parsing, writing and scoring.
+
+use core::fmt;
+
+use super::Version;
+
+/// Why a model file was rejected, could not be written, or could not score
+/// an input.
+///
+/// Variants are named by the check that failed. Parsing
+/// ([`ModelView::new_checked`](super::ModelView::new_checked)) reports them
+/// roughly in the order of the checks: length, magic, version, declared
+/// length, checksum, header, section table, sections.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// The input is shorter than the fixed header plus the checksum
+    /// trailer, so not even the header can be read.
+    TooShort {
+        /// Bytes given.
+        len: usize,
+    },
+    /// The first four bytes are not `RKLT`.
+    BadMagic,
+    /// The file's major format version is not one this reader understands
+    /// (a newer major, or the invalid major 0).
+    UnsupportedVersion {
+        /// Format version in the file.
+        found: Version,
+        /// Newest format version this reader understands.
+        supported: Version,
+    },
+    /// The file says it needs a newer reader than this one.
+    ReaderTooOld {
+        /// Minimum reader version stated in the file.
+        required: Version,
+        /// Format version this reader implements.
+        supported: Version,
+    },
+    /// The input is shorter than the length declared in the header.
+    Truncated {
+        /// Length declared in the header.
+        declared: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// The input is longer than the length declared in the header.
+    TrailingBytes {
+        /// Length declared in the header.
+        declared: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// The CRC-32 trailer does not match the bytes before it.
+    BadChecksum {
+        /// Checksum stored in the trailer.
+        stored: u32,
+        /// Checksum computed over the file.
+        computed: u32,
+    },
+    /// A header field is inconsistent: a reserved field is not zero, or the
+    /// minimum reader version is newer than the file's own version.
+    BadHeader,
+    /// The model kind is unknown or reserved.
+    BadKind {
+        /// Kind code in the file.
+        code: u8,
+    },
+    /// The element type is unknown.
+    BadElementType {
+        /// Element type code in the file.
+        code: u8,
+    },
+    /// The section table does not fit the file, or its entries are not in
+    /// ascending, non-overlapping order inside the payload area.
+    BadSectionTable,
+    /// A known section has the wrong length, wrong flags, appears twice, or
+    /// does not belong to this model kind.
+    BadSection {
+        /// Section id.
+        id: u16,
+    },
+    /// A section marked required has an id this reader does not know.
+    UnknownRequiredSection {
+        /// Section id.
+        id: u16,
+    },
+    /// A section the model kind needs is absent.
+    MissingSection {
+        /// Section id.
+        id: u16,
+    },
+    /// A dimension is zero, does not match another, or its byte size
+    /// overflows.
+    BadDimensions,
+    /// A parameter is NaN or infinite, or (when writing `f32`) is finite in
+    /// `f64` but overflows `f32`.
+    NonFinite,
+    /// A feature scale is zero.
+    BadScale,
+    /// The kernel code is unknown, or a kernel parameter is outside its
+    /// domain (RBF `gamma <= 0`, polynomial degree 0, nonzero unused
+    /// parameters).
+    BadKernel,
+    /// The sparse basis is not well-formed CSR: `row_ptr` does not start at
+    /// 0, decreases, or does not end at the number of non-zeros; or a
+    /// column index is `>= d` or not strictly increasing within its row.
+    BadSparseIndex,
+    /// The metadata is not valid UTF-8.
+    BadMetadata,
+    /// The output buffer is shorter than the encoded model.
+    BufferTooSmall {
+        /// Bytes needed.
+        needed: usize,
+        /// Bytes given.
+        got: usize,
+    },
+    /// A scoring input does not have the model's dimension (dense input),
+    /// or the index and value slices differ in length (sparse input), or
+    /// an output slice does not match the number of rows.
+    DimensionMismatch {
+        /// Length expected.
+        expected: usize,
+        /// Length given.
+        got: usize,
+    },
+    /// A sparse scoring input has an index `>= d` or indices that are not
+    /// strictly increasing.
+    BadInputIndex,
+    /// A scoring input contains NaN or infinity.
+    NonFiniteInput,
+    /// The score overflowed to infinity (or to a value outside the `f32`
+    /// range for the `f32` entry points).
+    ScoreOverflow,
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FormatError::TooShort { len } => write!(f, "model too short to hold a header ({len} bytes)"),
+            FormatError::BadMagic => f.write_str("not a ranklet model (bad magic)"),
+            FormatError::UnsupportedVersion { found, supported } => {
+                write!(f, "unsupported model format version {found} (this reader supports {supported})")
+            }
+            FormatError::ReaderTooOld { required, supported } => {
+                write!(f, "model needs a reader of format version {required} or newer (this reader is {supported})")
+            }
+            FormatError::Truncated { declared, got } => {
+                write!(f, "model truncated: header declares {declared} bytes, {got} given")
+            }
+            FormatError::TrailingBytes { declared, got } => {
+                write!(f, "trailing bytes after model: header declares {declared} bytes, {got} given")
+            }
+            FormatError::BadChecksum { stored, computed } => {
+                write!(f, "model checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")
+            }
+            FormatError::BadHeader => f.write_str("inconsistent model header"),
+            FormatError::BadKind { code } => write!(f, "unknown model kind {code}"),
+            FormatError::BadElementType { code } => write!(f, "unknown element type {code}"),
+            FormatError::BadSectionTable => f.write_str("malformed section table"),
+            FormatError::BadSection { id } => write!(f, "malformed or misplaced section {id}"),
+            FormatError::UnknownRequiredSection { id } => write!(f, "unknown required section {id}"),
+            FormatError::MissingSection { id } => write!(f, "missing section {id}"),
+            FormatError::BadDimensions => f.write_str("bad or inconsistent model dimensions"),
+            FormatError::NonFinite => f.write_str("model parameter is NaN, infinite or out of range"),
+            FormatError::BadScale => f.write_str("feature scale is zero"),
+            FormatError::BadKernel => f.write_str("unknown kernel or kernel parameter out of domain"),
+            FormatError::BadSparseIndex => f.write_str("malformed sparse (CSR) basis"),
+            FormatError::BadMetadata => f.write_str("metadata is not valid UTF-8"),
+            FormatError::BufferTooSmall { needed, got } => {
+                write!(f, "output buffer too small: {needed} bytes needed, {got} given")
+            }
+            FormatError::DimensionMismatch { expected, got } => {
+                write!(f, "input length mismatch: expected {expected}, got {got}")
+            }
+            FormatError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
+            FormatError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
+            FormatError::ScoreOverflow => f.write_str("score overflowed"),
+        }
+    }
+}
+
+impl core::error::Error for FormatError {}
