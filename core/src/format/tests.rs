@@ -1,0 +1,862 @@
+//! Tests of the model format: byte-exact fixture, round trips, scoring
+//! against a direct f64 computation, corruption and truncation, versions,
+//! unknown sections, writer errors, and a never-panic property test.
+
+// Index loops mirror the formulas in docs/format.md.
+#![allow(clippy::needless_range_loop)]
+
+extern crate std;
+
+use std::vec;
+use std::vec::Vec;
+
+use super::crc32::crc32;
+use super::field;
+use super::*;
+
+/// The worked example of `docs/format.md`, also committed as a fixture.
+const FIXTURE_HEX: &str = include_str!("../../tests/fixtures/format/linear_tiny_f32.hex");
+const SPEC_MD: &str = include_str!("../../../docs/format.md");
+
+fn parse_hex(text: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let data = line.split('#').next().unwrap_or("");
+        for tok in data.split_whitespace() {
+            out.push(u8::from_str_radix(tok, 16).expect("hex byte"));
+        }
+    }
+    out
+}
+
+fn tiny_spec() -> ModelSpec<'static> {
+    const W: [f64; 3] = [0.5, -1.0, 2.0];
+    let mut spec = ModelSpec::new(Model::Linear(LinearModel { w: &W, offset: 0.25, centring: None }), ElementType::F32)
+        .with_metadata("algorithm=rankrls\n");
+    spec.producer = [0, 1, 0];
+    spec
+}
+
+fn emit(spec: &ModelSpec<'_>) -> Vec<u8> {
+    let mut buf = vec![0u8; spec.buffer_len()];
+    let n = spec.emit(&mut buf).expect("emit");
+    assert_eq!(n, buf.len());
+    buf
+}
+
+fn fix_crc(bytes: &mut [u8]) {
+    let at = bytes.len() - field::CRC_LEN;
+    let crc = crc32(&bytes[..at]);
+    bytes[at..].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// A small deterministic generator (xorshift64*), so failures reproduce.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    /// Uniform in [-1, 1).
+    fn f(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n as u64) as usize
+    }
+}
+
+fn round(v: f64, et: ElementType) -> f64 {
+    match et {
+        ElementType::F32 => v as f32 as f64,
+        ElementType::F64 => v,
+    }
+}
+
+/// Owned parameters of a kernel model, for building specs in tests.
+struct KernelData {
+    dim: usize,
+    kernel: Kernel,
+    dense: Vec<f64>,
+    row_ptr: Vec<u32>,
+    indices: Vec<u32>,
+    values: Vec<f64>,
+    coeffs: Vec<f64>,
+    offset: f64,
+    mean: Vec<f64>,
+    scale: Vec<f64>,
+    col_means: Vec<f64>,
+    grand_mean: f64,
+}
+
+impl KernelData {
+    fn random(rng: &mut Rng, m: usize, dim: usize, kernel: Kernel, density: f64) -> Self {
+        let mut dense = vec![0.0; m * dim];
+        let (mut row_ptr, mut indices, mut values) = (vec![0u32], Vec::new(), Vec::new());
+        for i in 0..m {
+            for j in 0..dim {
+                if (rng.f() + 1.0) / 2.0 < density {
+                    let v = rng.f();
+                    dense[i * dim + j] = v;
+                    indices.push(j as u32);
+                    values.push(v);
+                }
+            }
+            row_ptr.push(indices.len() as u32);
+        }
+        KernelData {
+            dim,
+            kernel,
+            dense,
+            row_ptr,
+            indices,
+            values,
+            coeffs: (0..m).map(|_| rng.f()).collect(),
+            offset: rng.f(),
+            mean: (0..dim).map(|_| 0.1 * rng.f()).collect(),
+            scale: (0..dim).map(|_| 0.5 + (rng.f() + 1.0)).collect(),
+            col_means: (0..m).map(|_| rng.f()).collect(),
+            grand_mean: rng.f(),
+        }
+    }
+
+    fn model(&self, sparse: bool, centring: bool, kcentring: bool) -> KernelModel<'_> {
+        KernelModel {
+            dim: self.dim,
+            kernel: self.kernel,
+            basis: if sparse {
+                Basis::Sparse { row_ptr: &self.row_ptr, indices: &self.indices, values: &self.values }
+            } else {
+                Basis::Dense(&self.dense)
+            },
+            coeffs: &self.coeffs,
+            offset: self.offset,
+            centring: centring.then_some(FeatureCentring { mean: &self.mean, scale: &self.scale }),
+            kernel_centring: kcentring
+                .then_some(KernelCentring { col_means: &self.col_means, grand_mean: self.grand_mean }),
+        }
+    }
+
+    /// Direct f64 evaluation of the model with parameters rounded to `et`,
+    /// as written in docs/format.md.
+    fn reference(&self, x: &[f64], et: ElementType, centring: bool, kcentring: bool) -> f64 {
+        let m = self.coeffs.len();
+        let xc: Vec<f64> = (0..self.dim)
+            .map(|j| if centring { (x[j] - round(self.mean[j], et)) / round(self.scale[j], et) } else { x[j] })
+            .collect();
+        let k: Vec<f64> = (0..m)
+            .map(|i| {
+                let row = &self.dense[i * self.dim..(i + 1) * self.dim];
+                let dot: f64 = row.iter().zip(&xc).map(|(&b, &x)| round(b, et) * x).sum();
+                let dist: f64 = row.iter().zip(&xc).map(|(&b, &x)| (x - round(b, et)).powi(2)).sum();
+                match self.kernel {
+                    Kernel::Linear => dot,
+                    Kernel::Rbf { gamma } => (-gamma * dist).exp(),
+                    Kernel::Polynomial { gamma, coef0, degree } => (gamma * dot + coef0).powi(degree as i32),
+                }
+            })
+            .collect();
+        let kmean = k.iter().sum::<f64>() / m as f64;
+        let mut s = self.offset;
+        for i in 0..m {
+            let kt = if kcentring { k[i] - kmean - round(self.col_means[i], et) + self.grand_mean } else { k[i] };
+            s += round(self.coeffs[i], et) * kt;
+        }
+        s
+    }
+}
+
+fn rel_err(got: f64, want: f64) -> f64 {
+    (got - want).abs() / want.abs().max(1e-300)
+}
+
+// ---------------------------------------------------------------- fixture
+
+#[test]
+fn fixture_emit_is_byte_exact() {
+    let bytes = emit(&tiny_spec());
+    let want = parse_hex(FIXTURE_HEX);
+    assert_eq!(bytes, want, "emitted:\n{}", hex_dump(&bytes));
+}
+
+#[test]
+fn fixture_parses_and_scores() {
+    let bytes = parse_hex(FIXTURE_HEX);
+    let v = ModelView::new_checked(&bytes).unwrap();
+    assert_eq!(v.format_version(), Version { major: 1, minor: 0 });
+    assert_eq!(v.min_reader_version(), Version { major: 1, minor: 0 });
+    assert_eq!(v.producer_version(), [0, 1, 0]);
+    assert_eq!(v.kind(), ModelKind::Linear);
+    assert_eq!(v.element_type(), ElementType::F32);
+    assert_eq!(v.dim(), 3);
+    assert_eq!(v.metadata(), "algorithm=rankrls\n");
+    assert_eq!(v.metadata_get("algorithm"), Some("rankrls"));
+    assert_eq!(v.metadata_get("lambda"), None);
+    let l = v.linear().unwrap();
+    assert_eq!(l.offset(), 0.25);
+    assert_eq!(l.weights().iter().collect::<Vec<_>>(), [0.5, -1.0, 2.0]);
+    assert!(v.kernel().is_none());
+    assert!(v.feature_centring().is_none());
+    // 0.25 + 0.5·1 − 1·2 + 2·3 = 4.75 (the worked example in docs/format.md)
+    assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), Ok(4.75));
+    assert_eq!(v.score_sparse(&[0, 2], &[1.0, 3.0]), Ok(6.75));
+    assert_eq!(v.into_inner(), &bytes[..]);
+}
+
+#[test]
+fn parser_accepts_any_alignment() {
+    let bytes = emit(&tiny_spec());
+    let mut shifted = vec![0u8; bytes.len() + 8];
+    for shift in 0..8 {
+        shifted[shift..shift + bytes.len()].copy_from_slice(&bytes);
+        let v = ModelView::new_checked(&shifted[shift..shift + bytes.len()]).unwrap();
+        assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), Ok(4.75));
+    }
+}
+
+fn hex_dump(b: &[u8]) -> std::string::String {
+    use std::fmt::Write;
+    let mut s = std::string::String::new();
+    for (i, chunk) in b.chunks(16).enumerate() {
+        let _ = write!(s, "{:04x}:", i * 16);
+        for x in chunk {
+            let _ = write!(s, " {x:02x}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn spec_tables_match_field_constants() {
+    let render = |fields: &[(&str, field::Field, &str, &str)]| {
+        for (name, r, ty, _) in fields {
+            let row = std::format!("| {}..{} | `{}` | {} |", r.start, r.end, name, ty);
+            assert!(SPEC_MD.contains(&row), "docs/format.md lacks the row `{row}`");
+        }
+    };
+    render(field::HEADER_FIELDS);
+    render(field::section::FIELDS);
+    render(field::kernel::FIELDS);
+    assert_eq!(field::HEADER_LEN, 28);
+    assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
+}
+
+// ------------------------------------------------------------ round trips
+
+#[test]
+fn linear_round_trip_all_variants() {
+    let mut rng = Rng(0x1234_5678);
+    for &et in &[ElementType::F32, ElementType::F64] {
+        for centring in [false, true] {
+            let d = 17;
+            let w: Vec<f64> = (0..d).map(|_| rng.f()).collect();
+            let mean: Vec<f64> = (0..d).map(|_| rng.f()).collect();
+            let scale: Vec<f64> = (0..d).map(|_| 0.5 + rng.f().abs()).collect();
+            let offset = rng.f();
+            let spec = ModelSpec::new(
+                Model::Linear(LinearModel {
+                    w: &w,
+                    offset,
+                    centring: centring.then_some(FeatureCentring { mean: &mean, scale: &scale }),
+                }),
+                et,
+            )
+            .with_metadata("algorithm=rankrls\nlambda=0.5\ncv=0.91,0.93\n");
+            let bytes = emit(&spec);
+            let v = ModelView::new_checked(&bytes).unwrap();
+            assert_eq!(v.element_type(), et);
+            assert_eq!(v.dim(), d);
+            assert_eq!(v.producer_version(), CRATE_VERSION);
+            assert_eq!(v.metadata_get("lambda"), Some("0.5"));
+            let l = v.linear().unwrap();
+            assert_eq!(l.offset(), offset);
+            for (a, b) in l.weights().iter().zip(&w) {
+                assert_eq!(a, round(*b, et));
+            }
+            assert_eq!(v.feature_centring().is_some(), centring);
+            for _ in 0..20 {
+                let x: Vec<f64> = (0..d).map(|_| rng.f() * 3.0).collect();
+                let x32: Vec<f32> = x.iter().map(|&v| v as f32).collect();
+                let xw: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+                let reference = |x: &[f64]| {
+                    offset
+                        + (0..d)
+                            .map(|j| {
+                                let xc =
+                                    if centring { (x[j] - round(mean[j], et)) / round(scale[j], et) } else { x[j] };
+                                round(w[j], et) * xc
+                            })
+                            .sum::<f64>()
+                };
+                let r64 = reference(&x);
+                assert!(rel_err(v.score_dense_f64(&x).unwrap(), r64) <= 1e-12);
+                let r32 = reference(&xw);
+                assert!(rel_err(v.score_dense(&x32).unwrap() as f64, r32) <= 1e-6);
+                // sparse input: every other feature
+                let idx: Vec<u32> = (0..d as u32).step_by(2).collect();
+                let vals: Vec<f32> = idx.iter().map(|&j| x32[j as usize]).collect();
+                let mut xs = vec![0.0; d];
+                for (&j, &val) in idx.iter().zip(&vals) {
+                    xs[j as usize] = val as f64;
+                }
+                assert!(rel_err(v.score_sparse(&idx, &vals).unwrap() as f64, reference(&xs)) <= 1e-6);
+            }
+        }
+    }
+}
+
+fn kernels() -> [Kernel; 4] {
+    [
+        Kernel::Linear,
+        Kernel::Rbf { gamma: 0.3 },
+        Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 },
+        Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 1 },
+    ]
+}
+
+#[test]
+fn kernel_round_trip_and_scores_all_variants() {
+    let mut rng = Rng(0xDEAD_BEEF);
+    let mut checked = 0;
+    for kernel in kernels() {
+        let data = KernelData::random(&mut rng, 7, 11, kernel, 0.4);
+        for &et in &[ElementType::F32, ElementType::F64] {
+            for sparse in [false, true] {
+                for centring in [false, true] {
+                    for kc in [false, true] {
+                        let spec = ModelSpec::new(Model::Kernel(data.model(sparse, centring, kc)), et);
+                        let bytes = emit(&spec);
+                        let v = ModelView::new_checked(&bytes).unwrap();
+                        assert_eq!(v.kind(), ModelKind::KernelExpansion);
+                        let k = v.kernel().unwrap();
+                        assert_eq!(k.kernel(), kernel);
+                        assert_eq!(k.rows(), 7);
+                        assert_eq!(k.offset(), data.offset);
+                        assert_eq!(k.centring().is_some(), kc);
+                        match (k.basis(), sparse) {
+                            (BasisView::Dense(a), false) => assert_eq!(a.len(), 7 * 11),
+                            (BasisView::Sparse { row_ptr, indices, values }, true) => {
+                                assert_eq!(row_ptr.iter().collect::<Vec<_>>(), data.row_ptr);
+                                assert_eq!(indices.iter().collect::<Vec<_>>(), data.indices);
+                                assert_eq!(values.len(), data.values.len());
+                            }
+                            _ => panic!("wrong basis storage"),
+                        }
+                        let tol = match et {
+                            ElementType::F32 => 1e-6,
+                            ElementType::F64 => 1e-12,
+                        };
+                        for _ in 0..10 {
+                            let x32: Vec<f32> = (0..11).map(|_| rng.f() as f32).collect();
+                            let x: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+                            let want = data.reference(&x, et, centring, kc);
+                            let got64 = v.score_dense_f64(&x).unwrap();
+                            assert!(rel_err(got64, want) <= tol, "{kernel:?} {et:?} {sparse} {centring} {kc}");
+                            let got32 = v.score_dense(&x32).unwrap() as f64;
+                            assert!(rel_err(got32, want) <= 1e-6, "{kernel:?} {et:?} {sparse} {centring} {kc}");
+                            // the same input, sparse
+                            let idx: Vec<u32> = (0..11u32).filter(|&j| j % 3 != 1).collect();
+                            let vals: Vec<f32> = idx.iter().map(|&j| x32[j as usize]).collect();
+                            let mut xs = vec![0.0; 11];
+                            for (&j, &val) in idx.iter().zip(&vals) {
+                                xs[j as usize] = val as f64;
+                            }
+                            let want_s = data.reference(&xs, et, centring, kc);
+                            let got_s = v.score_sparse(&idx, &vals).unwrap() as f64;
+                            assert!(rel_err(got_s, want_s) <= 1e-6, "{kernel:?} {et:?} {sparse} {centring} {kc}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 4 * 2 * 2 * 2 * 2 * 10);
+}
+
+#[test]
+fn f32_model_close_to_f64_parameters() {
+    // Against the *unrounded* parameters the f32 model is within 1e-5 of
+    // the f64 score, relative to Σ|a_i·k_i| + |offset| (cancellation-aware).
+    let mut rng = Rng(42);
+    for kernel in kernels() {
+        let data = KernelData::random(&mut rng, 9, 13, kernel, 0.5);
+        let spec = ModelSpec::new(Model::Kernel(data.model(false, false, false)), ElementType::F32);
+        let bytes = emit(&spec);
+        let v = ModelView::new_checked(&bytes).unwrap();
+        for _ in 0..10 {
+            let x32: Vec<f32> = (0..13).map(|_| rng.f() as f32).collect();
+            let x: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+            let want = data.reference(&x, ElementType::F64, false, false);
+            let scale = data.offset.abs() + data.coeffs.iter().map(|a| a.abs()).sum::<f64>() * 10.0;
+            assert!((v.score_dense(&x32).unwrap() as f64 - want).abs() <= 1e-5 * scale);
+        }
+    }
+}
+
+#[test]
+fn rows_entry_points_match_single_rows() {
+    let mut rng = Rng(7);
+    let data = KernelData::random(&mut rng, 5, 6, Kernel::Rbf { gamma: 0.7 }, 0.5);
+    let spec = ModelSpec::new(Model::Kernel(data.model(true, true, true)), ElementType::F32);
+    let bytes = emit(&spec);
+    let v = ModelView::new_checked(&bytes).unwrap();
+    let x: Vec<f32> = (0..4 * 6).map(|_| rng.f() as f32).collect();
+    let mut out = [0f32; 4];
+    v.score_dense_rows(&x, &mut out).unwrap();
+    for r in 0..4 {
+        assert_eq!(out[r], v.score_dense(&x[r * 6..(r + 1) * 6]).unwrap());
+    }
+    let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+    let mut out64 = [0f64; 4];
+    v.score_dense_rows_f64(&x64, &mut out64).unwrap();
+    assert_eq!(out64[1], v.score_dense_f64(&x64[6..12]).unwrap());
+    // sparse rows: row 0 = {1: 0.5}, row 1 = {}, row 2 = {0: 1, 5: -2}
+    let mut out3 = [0f32; 3];
+    v.score_sparse_rows(&[0, 1, 1, 3], &[1, 0, 5], &[0.5, 1.0, -2.0], &mut out3).unwrap();
+    assert_eq!(out3[0], v.score_sparse(&[1], &[0.5]).unwrap());
+    assert_eq!(out3[1], v.score_sparse(&[], &[]).unwrap());
+    assert_eq!(out3[2], v.score_sparse(&[0, 5], &[1.0, -2.0]).unwrap());
+    let mut untouched = [9f32; 3];
+    assert!(v.score_sparse_rows(&[0, 1, 1, 3], &[1, 5, 0], &[0.5, 1.0, -2.0], &mut untouched).is_err());
+    assert_eq!(untouched, [9.0; 3]);
+    assert!(v.score_dense_rows(&x[..23], &mut out).is_err());
+}
+
+#[test]
+fn wide_sparse_basis_195097_features() {
+    // 100 training rows over 195 097 features, ~50 non-zeros each: the
+    // sparse file stays small where a dense one would be 78 MB.
+    let (m, d) = (100usize, 195_097usize);
+    let mut rng = Rng(99);
+    let (mut row_ptr, mut indices, mut values) = (vec![0u32], Vec::new(), Vec::new());
+    for _ in 0..m {
+        let mut row: Vec<u32> = (0..50).map(|_| rng.below(d) as u32).collect();
+        row.sort_unstable();
+        row.dedup();
+        for j in row {
+            indices.push(j);
+            values.push(rng.f());
+        }
+        row_ptr.push(indices.len() as u32);
+    }
+    let coeffs: Vec<f64> = (0..m).map(|_| rng.f()).collect();
+    let model = KernelModel {
+        dim: d,
+        kernel: Kernel::Rbf { gamma: 0.1 },
+        basis: Basis::Sparse { row_ptr: &row_ptr, indices: &indices, values: &values },
+        coeffs: &coeffs,
+        offset: 0.0,
+        centring: None,
+        kernel_centring: None,
+    };
+    let bytes = emit(&ModelSpec::new(Model::Kernel(model), ElementType::F32));
+    assert!(bytes.len() < 100 * 50 * 8 + 2000, "{}", bytes.len());
+    let v = ModelView::new_checked(&bytes).unwrap();
+    // scoring a basis row itself: its own RBF term is exactly 1
+    let (s, e) = (row_ptr[3] as usize, row_ptr[4] as usize);
+    let xv: Vec<f32> = values[s..e].iter().map(|&v| v as f32).collect();
+    let got = v.score_sparse(&indices[s..e], &xv).unwrap() as f64;
+    let mut want = 0.0;
+    for i in 0..m {
+        let (a, b) = (row_ptr[i] as usize, row_ptr[i + 1] as usize);
+        let mut dense_x = std::collections::BTreeMap::new();
+        for k in s..e {
+            dense_x.insert(indices[k], (values[k] as f32) as f64);
+        }
+        let mut dist = 0.0;
+        let mut seen = std::collections::BTreeSet::new();
+        for k in a..b {
+            let xj = dense_x.get(&indices[k]).copied().unwrap_or(0.0);
+            dist += (xj - (values[k] as f32) as f64).powi(2);
+            seen.insert(indices[k]);
+        }
+        for (j, xj) in &dense_x {
+            if !seen.contains(j) {
+                dist += xj * xj;
+            }
+        }
+        want += (coeffs[i] as f32) as f64 * (-0.1 * dist).exp();
+    }
+    assert!(rel_err(got, want) <= 1e-6, "{got} {want}");
+    assert_eq!(v.score_sparse(&[195_097], &[1.0]), Err(FormatError::BadInputIndex));
+}
+
+#[test]
+fn linear_d136_f32_size() {
+    let w = [0.125f64; 136];
+    let bare = ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.0, centring: None }), ElementType::F32);
+    let short = bare.with_metadata("algorithm=rankrls\n");
+    let longer = bare.with_metadata("algorithm=rankrls\nlambda=0.5\n");
+    std::println!(
+        "linear d=136 f32: {} bytes bare, {} with 18 B metadata, {} with 29 B metadata",
+        bare.buffer_len(),
+        short.buffer_len(),
+        longer.buffer_len()
+    );
+    assert_eq!(bare.buffer_len(), 28 + 12 + 8 + 136 * 4 + 4);
+    assert!(short.buffer_len() <= 640);
+}
+
+// ------------------------------------------------- corruption, truncation
+
+fn sample_files() -> Vec<Vec<u8>> {
+    let mut rng = Rng(5);
+    let a = KernelData::random(&mut rng, 3, 4, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 2 }, 0.5);
+    let b = KernelData::random(&mut rng, 3, 5, Kernel::Rbf { gamma: 1.5 }, 0.6);
+    let w = [1.0, -2.0, 0.5, 0.25];
+    let (mean, scale) = ([0.1, 0.2, 0.3, 0.4], [1.0, 2.0, 4.0, 8.0]);
+    let lin = ModelSpec::new(
+        Model::Linear(LinearModel {
+            w: &w,
+            offset: -1.0,
+            centring: Some(FeatureCentring { mean: &mean, scale: &scale }),
+        }),
+        ElementType::F64,
+    )
+    .with_metadata("k=v\n");
+    vec![
+        emit(&tiny_spec()),
+        emit(&lin),
+        emit(&ModelSpec::new(Model::Kernel(a.model(false, true, true)), ElementType::F32).with_metadata("x=1")),
+        emit(&ModelSpec::new(Model::Kernel(b.model(true, false, true)), ElementType::F64)),
+    ]
+}
+
+#[test]
+fn every_single_byte_corruption_is_rejected() {
+    for file in sample_files() {
+        assert!(ModelView::new_checked(&file).is_ok());
+        let mut bad = file.clone();
+        for i in 0..file.len() {
+            for pattern in 1..=255u8 {
+                bad[i] = file[i] ^ pattern;
+                assert!(ModelView::new_checked(&bad).is_err(), "byte {i} ^ {pattern:#04x} accepted");
+                bad[i] = file[i];
+            }
+        }
+    }
+}
+
+#[test]
+fn every_truncation_and_extension_is_rejected() {
+    for file in sample_files() {
+        for n in 0..file.len() {
+            assert!(ModelView::new_checked(&file[..n]).is_err(), "prefix of {n} bytes accepted");
+        }
+        let mut longer = file.clone();
+        longer.push(0);
+        assert!(matches!(ModelView::new_checked(&longer), Err(FormatError::TrailingBytes { .. })));
+    }
+}
+
+#[test]
+fn specific_errors() {
+    let good = emit(&tiny_spec());
+    let check = |f: &dyn Fn(&mut Vec<u8>), want: FormatError| {
+        let mut b = good.clone();
+        f(&mut b);
+        fix_crc(&mut b);
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(want));
+    };
+    assert_eq!(ModelView::new_checked(&good[..10]).map(|_| ()), Err(FormatError::TooShort { len: 10 }));
+    check(&|b| b[0] = b'X', FormatError::BadMagic);
+    check(
+        &|b| b[field::FORMAT_MAJOR] = 2,
+        FormatError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION },
+    );
+    check(
+        &|b| b[field::FORMAT_MAJOR] = 0,
+        FormatError::UnsupportedVersion { found: Version { major: 0, minor: 0 }, supported: FORMAT_VERSION },
+    );
+    check(
+        &|b| {
+            b[field::FORMAT_MINOR] = 1;
+            b[field::MIN_READER_MINOR] = 1;
+        },
+        FormatError::ReaderTooOld { required: Version { major: 1, minor: 1 }, supported: FORMAT_VERSION },
+    );
+    // a 1.7 file readable by 1.0 readers is accepted
+    let mut b = good.clone();
+    b[field::FORMAT_MINOR] = 7;
+    fix_crc(&mut b);
+    assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
+    check(&|b| b[field::KIND] = KIND_RESERVED_BILINEAR, FormatError::BadKind { code: 3 });
+    check(&|b| b[field::KIND] = KIND_RESERVED_GP, FormatError::BadKind { code: 4 });
+    check(&|b| b[field::ELEMENT_TYPE] = 3, FormatError::BadElementType { code: 3 });
+    check(&|b| b[field::RESERVED.start] = 1, FormatError::BadHeader);
+    check(&|b| b[field::DIM.start] = 0, FormatError::BadDimensions);
+    check(&|b| b[field::DIM.start] = 4, FormatError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[field::SECTION_COUNT.start] = 40, FormatError::BadSectionTable);
+    let mut b = good.clone();
+    let n = b.len();
+    b[n - 1] ^= 0x80;
+    assert!(matches!(ModelView::new_checked(&b), Err(FormatError::BadChecksum { .. })));
+
+    // Section table of the fixture: entry 0 = META, entry 1 = LINEAR.
+    let e0 = field::HEADER_LEN;
+    let e1 = e0 + field::section::ENTRY_LEN;
+    // unknown optional section: skipped (the metadata disappears)
+    let mut b = good.clone();
+    b[e0 + field::section::ID.start] = 99;
+    fix_crc(&mut b);
+    let v = ModelView::new_checked(&b).unwrap();
+    assert_eq!(v.metadata(), "");
+    assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), Ok(4.75));
+    check(
+        &|b| {
+            b[e0 + field::section::ID.start] = 99;
+            b[e0 + field::section::FLAGS.start] = 1;
+        },
+        FormatError::UnknownRequiredSection { id: 99 },
+    );
+    check(&|b| b[e0 + field::section::FLAGS.start] = 1, FormatError::BadSection { id: section_id::META });
+    check(&|b| b[e1 + field::section::FLAGS.start] = 0, FormatError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e1 + field::section::FLAGS.start] = 3, FormatError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e0 + field::section::ID.start] = 3, FormatError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e1 + field::section::ID.start] = 1, FormatError::BadSection { id: section_id::META });
+    check(&|b| b[e1 + field::section::ID.start] = 4, FormatError::BadSection { id: section_id::KERNEL });
+    check(
+        &|b| {
+            b[e1 + field::section::ID.start] = 99;
+            b[e1 + field::section::FLAGS.start] = 0;
+        },
+        FormatError::MissingSection { id: section_id::LINEAR },
+    );
+    check(&|b| b[e1 + field::section::OFFSET.start] = 0, FormatError::BadSectionTable);
+    check(&|b| b[e1 + field::section::LEN.start] = 0xF0, FormatError::BadSectionTable);
+    // metadata: invalid UTF-8
+    let meta_at = good.windows(9).position(|w| w == b"algorithm").unwrap();
+    check(&|b| b[meta_at] = 0xFF, FormatError::BadMetadata);
+    // a NaN weight
+    let lin_at = u32::from_le_bytes(good[e1 + 4..e1 + 8].try_into().unwrap()) as usize;
+    check(&|b| b[lin_at + 8..lin_at + 12].copy_from_slice(&f32::NAN.to_le_bytes()), FormatError::NonFinite);
+    check(&|b| b[lin_at..lin_at + 8].copy_from_slice(&f64::INFINITY.to_le_bytes()), FormatError::NonFinite);
+}
+
+#[test]
+fn kernel_section_errors() {
+    let mut rng = Rng(11);
+    let data = KernelData::random(&mut rng, 3, 4, Kernel::Rbf { gamma: 1.0 }, 0.7);
+    let good = emit(&ModelSpec::new(Model::Kernel(data.model(true, false, false)), ElementType::F32));
+    let entry = |b: &[u8], id: u16| -> usize {
+        let n = u16::from_le_bytes([b[24], b[25]]) as usize;
+        (0..n)
+            .map(|e| field::HEADER_LEN + e * 12)
+            .find(|&at| u16::from_le_bytes([b[at], b[at + 1]]) == id)
+            .map(|at| u32::from_le_bytes(b[at + 4..at + 8].try_into().unwrap()) as usize)
+            .unwrap()
+    };
+    let ks = entry(&good, section_id::KERNEL);
+    let bs = entry(&good, section_id::BASIS_SPARSE);
+    let check = |f: &dyn Fn(&mut Vec<u8>), want: FormatError| {
+        let mut b = good.clone();
+        f(&mut b);
+        fix_crc(&mut b);
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(want));
+    };
+    check(
+        &|b| b[ks + field::kernel::GAMMA.start..][..8].copy_from_slice(&0.0f64.to_le_bytes()),
+        FormatError::BadKernel,
+    );
+    check(
+        &|b| b[ks + field::kernel::GAMMA.start..][..8].copy_from_slice(&(-1.0f64).to_le_bytes()),
+        FormatError::BadKernel,
+    );
+    check(
+        &|b| b[ks + field::kernel::COEF0.start..][..8].copy_from_slice(&1.0f64.to_le_bytes()),
+        FormatError::BadKernel,
+    );
+    check(&|b| b[ks + field::kernel::DEGREE] = 2, FormatError::BadKernel);
+    check(&|b| b[ks + field::kernel::KERNEL] = 9, FormatError::BadKernel);
+    check(&|b| b[ks + field::kernel::STORAGE] = 1, FormatError::BadSection { id: section_id::BASIS_SPARSE });
+    check(&|b| b[ks + field::kernel::STORAGE] = 7, FormatError::BadSection { id: section_id::KERNEL });
+    check(&|b| b[ks + field::kernel::ROWS.start] = 0, FormatError::BadDimensions);
+    check(&|b| b[ks + field::kernel::ROWS.start] = 4, FormatError::BadSection { id: section_id::COEFFS });
+    // row_ptr[0] != 0
+    check(&|b| b[bs] = 1, FormatError::BadSparseIndex);
+    // first column index out of range (d = 4)
+    let nnz_rows = 4 * 4;
+    check(&|b| b[bs + nnz_rows] = 4, FormatError::BadSparseIndex);
+    // polynomial degree 0 is rejected by the writer
+    let spec = ModelSpec::new(
+        Model::Kernel(KernelModel {
+            kernel: Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 },
+            ..data.model(true, false, false)
+        }),
+        ElementType::F32,
+    );
+    assert_eq!(spec.check(), Err(FormatError::BadKernel));
+}
+
+#[test]
+fn unsorted_sparse_basis_row_is_rejected() {
+    let (row_ptr, indices, values) = ([0u32, 2], [2u32, 1], [1.0, 2.0]);
+    let coeffs = [1.0];
+    let spec = |indices: &'static [u32]| KernelModel {
+        dim: 3,
+        kernel: Kernel::Linear,
+        basis: Basis::Sparse { row_ptr: &[0, 2], indices, values: &[1.0, 2.0] },
+        coeffs: &[1.0],
+        offset: 0.0,
+        centring: None,
+        kernel_centring: None,
+    };
+    let _ = (row_ptr, indices, values, coeffs);
+    let good = emit(&ModelSpec::new(Model::Kernel(spec(&[1, 2])), ElementType::F32));
+    for bad_idx in [&[2u32, 1][..], &[1, 1], &[1, 3]] {
+        assert_eq!(
+            ModelSpec::new(Model::Kernel(spec(bad_idx)), ElementType::F32).check(),
+            Err(FormatError::BadSparseIndex)
+        );
+        // same bytes written by hand: the parser rejects them too
+        let mut b = good.clone();
+        let pos = b.windows(8).position(|w| w == [1, 0, 0, 0, 2, 0, 0, 0]).unwrap();
+        b[pos] = bad_idx[0] as u8;
+        b[pos + 4] = bad_idx[1] as u8;
+        fix_crc(&mut b);
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(FormatError::BadSparseIndex));
+    }
+}
+
+// ------------------------------------------------------------- the writer
+
+#[test]
+fn writer_errors() {
+    let w = [1.0, 2.0];
+    let lin = |w: &'static [f64], et| ModelSpec::new(Model::Linear(LinearModel { w, offset: 0.0, centring: None }), et);
+    let spec = lin(&[1.0, 2.0], ElementType::F32);
+    let mut small = vec![0xAAu8; spec.buffer_len() - 1];
+    assert_eq!(spec.emit(&mut small), Err(FormatError::BufferTooSmall { needed: spec.buffer_len(), got: small.len() }));
+    assert!(small.iter().all(|&b| b == 0xAA), "nothing written on error");
+    let mut big = vec![0xAAu8; spec.buffer_len() + 5];
+    assert_eq!(spec.emit(&mut big), Ok(spec.buffer_len()));
+    assert!(big[spec.buffer_len()..].iter().all(|&b| b == 0xAA));
+    assert_eq!(lin(&[], ElementType::F32).check(), Err(FormatError::BadDimensions));
+    assert_eq!(lin(&[f64::NAN], ElementType::F64).check(), Err(FormatError::NonFinite));
+    assert_eq!(lin(&[f64::INFINITY], ElementType::F64).check(), Err(FormatError::NonFinite));
+    assert_eq!(lin(&[1e39], ElementType::F32).check(), Err(FormatError::NonFinite));
+    assert_eq!(lin(&[1e39], ElementType::F64).check(), Ok(()));
+    let mut buf = vec![0xAAu8; 256];
+    assert_eq!(lin(&[1e39], ElementType::F32).emit(&mut buf), Err(FormatError::NonFinite));
+    assert!(buf.iter().all(|&b| b == 0xAA), "nothing written on error");
+    let c = |mean: &'static [f64], scale: &'static [f64], et| {
+        ModelSpec::new(
+            Model::Linear(LinearModel { w: &[1.0, 2.0], offset: 0.0, centring: Some(FeatureCentring { mean, scale }) }),
+            et,
+        )
+        .check()
+    };
+    assert_eq!(c(&[0.0], &[1.0, 1.0], ElementType::F32), Err(FormatError::BadDimensions));
+    assert_eq!(c(&[0.0, 0.0], &[1.0, 0.0], ElementType::F32), Err(FormatError::BadScale));
+    assert_eq!(c(&[0.0, 0.0], &[1.0, 1e-50], ElementType::F32), Err(FormatError::BadScale));
+    assert_eq!(c(&[0.0, 0.0], &[1.0, 1e-50], ElementType::F64), Ok(()));
+    let _ = w;
+    let nan_offset =
+        ModelSpec::new(Model::Linear(LinearModel { w: &[1.0], offset: f64::NAN, centring: None }), ElementType::F64);
+    assert_eq!(nan_offset.check(), Err(FormatError::NonFinite));
+    let bad_dense = KernelModel {
+        dim: 2,
+        kernel: Kernel::Linear,
+        basis: Basis::Dense(&[1.0, 2.0, 3.0]),
+        coeffs: &[1.0, 2.0],
+        offset: 0.0,
+        centring: None,
+        kernel_centring: None,
+    };
+    assert_eq!(ModelSpec::new(Model::Kernel(bad_dense), ElementType::F32).check(), Err(FormatError::BadDimensions));
+    let bad_kc = KernelModel {
+        basis: Basis::Dense(&[1.0, 2.0, 3.0, 4.0]),
+        kernel_centring: Some(KernelCentring { col_means: &[1.0], grand_mean: 0.0 }),
+        ..bad_dense
+    };
+    assert_eq!(ModelSpec::new(Model::Kernel(bad_kc), ElementType::F32).check(), Err(FormatError::BadDimensions));
+    let rbf0 =
+        KernelModel { basis: Basis::Dense(&[1.0, 2.0, 3.0, 4.0]), kernel: Kernel::Rbf { gamma: 0.0 }, ..bad_dense };
+    assert_eq!(ModelSpec::new(Model::Kernel(rbf0), ElementType::F32).check(), Err(FormatError::BadKernel));
+}
+
+#[test]
+fn scoring_input_errors() {
+    let bytes = emit(&tiny_spec());
+    let v = ModelView::new_checked(&bytes).unwrap();
+    assert_eq!(v.score_dense(&[1.0, 2.0]), Err(FormatError::DimensionMismatch { expected: 3, got: 2 }));
+    assert_eq!(v.score_dense(&[1.0, f32::NAN, 0.0]), Err(FormatError::NonFiniteInput));
+    assert_eq!(v.score_dense_f64(&[1.0, f64::INFINITY, 0.0]), Err(FormatError::NonFiniteInput));
+    assert_eq!(v.score_sparse(&[0, 1], &[1.0]), Err(FormatError::DimensionMismatch { expected: 2, got: 1 }));
+    assert_eq!(v.score_sparse(&[3], &[1.0]), Err(FormatError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[1, 0], &[1.0, 1.0]), Err(FormatError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[1, 1], &[1.0, 1.0]), Err(FormatError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[], &[]), Ok(0.25));
+    // f32 overflow of a finite f64 score
+    assert_eq!(v.score_dense(&[0.0, 0.0, 3e38]), Err(FormatError::ScoreOverflow));
+    assert!(v.score_dense_f64(&[0.0, 0.0, 3e38]).is_ok());
+    assert_eq!(v.score_dense_f64(&[0.0, 0.0, f64::MAX]), Err(FormatError::ScoreOverflow));
+}
+
+#[test]
+fn errors_display() {
+    use std::string::ToString;
+    let e = FormatError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.0)");
+    let _: &dyn core::error::Error = &e;
+}
+
+// ---------------------------------------------------------- never panics
+
+/// Runs every accessor and scoring function of a view that parsed.
+fn exercise(v: &ModelView<'_>) {
+    let d = v.dim();
+    let _ = (v.kind(), v.element_type(), v.metadata(), v.metadata_get("a"), v.producer_version());
+    if let Some(l) = v.linear() {
+        assert_eq!(l.weights().len(), d);
+        assert!(l.weights().iter().all(f64::is_finite));
+    }
+    if let Some(k) = v.kernel() {
+        assert_eq!(k.coeffs().len(), k.rows());
+    }
+    if d <= 4096 {
+        let x = vec![0.5f32; d];
+        let _ = v.score_dense(&x);
+        let x64 = vec![-0.25f64; d];
+        let _ = v.score_dense_f64(&x64);
+    }
+    let _ = v.score_sparse(&[0], &[1.0]);
+}
+
+proptest::proptest! {
+    #[test]
+    fn new_checked_never_panics_on_arbitrary_bytes(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..600)) {
+        if let Ok(v) = ModelView::new_checked(&bytes) {
+            exercise(&v);
+        }
+    }
+
+    #[test]
+    fn new_checked_never_panics_on_mutated_files_with_fixed_crc(
+        which in 0usize..4,
+        edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
+        cut in proptest::option::of(proptest::num::usize::ANY),
+    ) {
+        let files = sample_files();
+        let mut b = files[which].clone();
+        for (at, val) in edits {
+            let n = b.len() - field::CRC_LEN;
+            b[at % n] = val;
+        }
+        if let Some(c) = cut {
+            let n = field::HEADER_LEN + field::CRC_LEN + c % (b.len() - field::HEADER_LEN - field::CRC_LEN);
+            b.truncate(n);
+            let len = b.len() as u32;
+            b[field::TOTAL_LEN].copy_from_slice(&len.to_le_bytes());
+        }
+        fix_crc(&mut b);
+        if let Ok(v) = ModelView::new_checked(&b) {
+            exercise(&v);
+        }
+    }
+}
