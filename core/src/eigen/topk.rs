@@ -188,7 +188,7 @@ impl XorShift {
 /// let n = 3;
 /// let a = [2.0, 0.0, 0.0, 0.0, 5.0, 0.0, 0.0, 0.0, 1.0];
 /// let mut op = DenseSymOp::new(MatRef::from_col_major(&a, n, n).unwrap()).unwrap();
-/// let mut vals = [0.0; 2];
+/// let mut vals = [0.0f64; 2];
 /// let mut v = [0.0; 6];
 /// let mut work = vec![0.0; top_k_workspace_len(n, 2)];
 /// sym_eigen_top_k(&mut op, &mut vals, MatMut::from_col_major(&mut v, n, 2).unwrap(), &mut work, &EigenParams::default())

@@ -109,7 +109,7 @@ pub(crate) fn pow2_scale<T: Real>(m: T) -> T {
 /// use ranklet_core::eigen::{tridiag, EigenParams};
 /// use ranklet_core::{MatMut, MatRef};
 /// let a = [2.0, 1.0, 1.0, 2.0]; // column-major [[2, 1], [1, 2]]
-/// let mut vals = [0.0; 2];
+/// let mut vals = [0.0f64; 2];
 /// let mut v = [0.0; 4];
 /// let mut work = vec![0.0; tridiag::sym_eigen_workspace_len(2)];
 /// tridiag::sym_eigen(
