@@ -46,6 +46,7 @@ pub mod graph;
 pub mod kernel;
 pub mod learn;
 pub mod linalg;
+pub mod metrics;
 pub mod real;
 
 pub use error::LinalgError;
