@@ -42,6 +42,7 @@
 pub mod backend;
 pub mod eigen;
 pub mod error;
+pub mod format;
 pub mod graph;
 pub mod kernel;
 pub mod learn;
