@@ -3,4 +3,5 @@
 //! learner, metric and the model format live in `ranklet-core`.
 
 pub mod bench;
+pub mod data;
 pub mod faer_backend;
