@@ -10,7 +10,7 @@
 //! Rayleigh–Ritz; Saad, *Numerical Methods for Large Eigenvalue Problems*
 //! 2nd ed. §5.3 and §7.3 for block and restarted variants):
 //!
-//! 1. the basis `V` (n × m, m = k + 4b, block size b = min(k, 16)) is kept
+//! 1. the basis `V` (n × m, m = k + 4b, block size b = clamp(k, 4, 16)) is kept
 //!    orthonormal by classical Gram–Schmidt applied twice ("twice is
 //!    enough") against every earlier basis vector, i.e. full
 //!    reorthogonalisation;
@@ -99,7 +99,7 @@ pub struct TopKInfo {
 
 /// Block size, kept Ritz pairs and basis size for `k` wanted pairs.
 fn sizes(k: usize) -> (usize, usize, usize) {
-    let b = k.clamp(1, 16);
+    let b = k.clamp(4, 16);
     let p = k + b;
     (b, p, p + 3 * b)
 }
@@ -111,7 +111,7 @@ fn use_dense(n: usize, k: usize) -> bool {
 
 /// Workspace length (elements of `T`) that [`sym_eigen_top_k`] needs for
 /// dimension `n` and `k` wanted pairs: `n·(2m + p) + 2m² + 2m +
-/// sym_eigen_workspace_len(m)` with `b = min(k, 16)`, `p = k + b`,
+/// sym_eigen_workspace_len(m)` with `b = clamp(k, 4, 16)`, `p = k + b`,
 /// `m = p + 3b`, or `2n² + n + sym_eigen_workspace_len(n)` when `2m > n`
 /// (dense path). For k ≪ n this is O(n·k).
 pub fn top_k_workspace_len(n: usize, k: usize) -> usize {

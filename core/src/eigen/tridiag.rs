@@ -307,7 +307,7 @@ fn tridiagonalize<T: Real>(w: &mut [T], n: usize, d: &mut [T], e: &mut [T], tau:
             }
             d[k + 1] = col[0];
         }
-        if k + 1 <= n - 3 {
+        if k + 3 < n {
             // Next reflector from the updated column k+1.
             let (beta, t2) = reflector(&mut w[(k + 1) * n + k + 2..(k + 2) * n]);
             e[k + 1] = beta;
@@ -558,10 +558,8 @@ fn ql_implicit<T: Real>(
                     cnt += 1;
                 }
             }
-            if vecs.is_some() {
-                if let Some((_, buf)) = vecs.as_mut() {
-                    buf[sweep_at + 1] = T::from_f64(cnt as f64);
-                }
+            if let Some((_, buf)) = vecs.as_mut() {
+                buf[sweep_at + 1] = T::from_f64(cnt as f64);
             }
             if early {
                 continue;
