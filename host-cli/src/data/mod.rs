@@ -30,10 +30,10 @@
 
 use std::{collections::HashMap, fmt, fs, io, path::Path};
 
-mod csv;
-mod orders;
-mod pairs;
-mod svmlight;
+pub mod csv;
+pub mod orders;
+pub mod pairs;
+pub mod svmlight;
 
 pub use self::csv::{parse_csv_str, read_csv, CsvOptions};
 pub use self::orders::{parse_items_str, parse_orders_str, read_items, read_orders, Items};
