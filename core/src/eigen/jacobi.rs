@@ -22,7 +22,7 @@ use crate::{LinalgError, MatMut, MatRef, Real};
 /// Workspace length (elements of `T`) that [`jacobi_eigen`] needs for an
 /// `n × n` matrix: `2n²` (the working matrix and the rotations).
 pub fn jacobi_eigen_workspace_len(n: usize) -> usize {
-    2 * n * n
+    n.saturating_mul(n).saturating_mul(2)
 }
 
 /// All eigenvalues (ascending) and optionally eigenvectors of the symmetric

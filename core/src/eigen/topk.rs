@@ -100,13 +100,13 @@ pub struct TopKInfo {
 /// Block size, kept Ritz pairs and basis size for `k` wanted pairs.
 fn sizes(k: usize) -> (usize, usize, usize) {
     let b = k.clamp(4, 16);
-    let p = k + b;
-    (b, p, p + 3 * b)
+    let p = k.saturating_add(b);
+    (b, p, p.saturating_add(3 * b))
 }
 
 fn use_dense(n: usize, k: usize) -> bool {
     let (_, _, m) = sizes(k);
-    2 * m > n
+    m > n / 2 // ⇔ 2m > n, without overflow
 }
 
 /// Workspace length (elements of `T`) that [`sym_eigen_top_k`] needs for
@@ -118,11 +118,16 @@ pub fn top_k_workspace_len(n: usize, k: usize) -> usize {
     if k == 0 {
         return 0;
     }
+    // Saturating: an absurd n gives usize::MAX (then WorkspaceTooSmall).
     if use_dense(n, k) {
-        2 * n * n + n + sym_eigen_workspace_len(n)
+        n.saturating_mul(n).saturating_mul(2).saturating_add(n).saturating_add(sym_eigen_workspace_len(n))
     } else {
         let (_, p, m) = sizes(k);
-        n * (2 * m + p) + 2 * m * m + 2 * m + sym_eigen_workspace_len(m)
+        let m2 = m.saturating_mul(2);
+        n.saturating_mul(m2.saturating_add(p))
+            .saturating_add(m.saturating_mul(m2))
+            .saturating_add(m2)
+            .saturating_add(sym_eigen_workspace_len(m))
     }
 }
 
@@ -489,6 +494,29 @@ mod tests {
                 assert!(r.sqrt() < 1e-9 * want[0], "k={k} i={i} res={}", r.sqrt());
             }
         }
+    }
+
+    #[test]
+    fn workspace_lengths_saturate_instead_of_overflowing() {
+        assert_eq!(top_k_workspace_len(usize::MAX, 3), usize::MAX);
+        assert_eq!(top_k_workspace_len(usize::MAX, usize::MAX), usize::MAX);
+        assert_eq!(sym_eigen_workspace_len(usize::MAX / 2), usize::MAX);
+        assert_eq!(crate::eigen::jacobi::jacobi_eigen_workspace_len(usize::MAX), usize::MAX);
+        // Zero strides make a huge view over one element legal; still no panic.
+        let one = [1.0f64];
+        let a = MatRef::new(&one, 1 << 40, 1 << 40, 0, 0).unwrap();
+        let mut vals = [0.0; 1];
+        let r = crate::eigen::tridiag::sym_eigen(a, &mut vals, None, &mut [], &EigenParams::default());
+        assert_eq!(r, Err(LinalgError::DimensionMismatch));
+        let mut op = DenseSymOp::new(a).unwrap();
+        let r = sym_eigen_top_k(
+            &mut op,
+            &mut vals,
+            MatMut::from_col_major(&mut [0.0], 1, 1).unwrap(),
+            &mut [],
+            &EigenParams::default(),
+        );
+        assert_eq!(r, Err(LinalgError::DimensionMismatch));
     }
 
     #[test]

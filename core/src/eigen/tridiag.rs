@@ -41,19 +41,21 @@ const RB: usize = 32;
 
 /// Length of the rotation buffer (in elements) for order `n`.
 fn rot_len(n: usize) -> usize {
-    8 * n + 16
+    n.saturating_mul(8).saturating_add(16)
 }
 
 /// Workspace length (elements of `T`) that [`sym_eigen`] needs for an
 /// `n × n` matrix **with** eigenvectors: `2n² + 14n + 16`.
+/// Saturates at `usize::MAX` for absurd `n`.
 pub fn sym_eigen_workspace_len(n: usize) -> usize {
-    2 * n * n + 6 * n + rot_len(n)
+    let nn = n.saturating_mul(n);
+    nn.saturating_mul(2).saturating_add(n.saturating_mul(6)).saturating_add(rot_len(n))
 }
 
 /// Workspace length that [`sym_eigen`] needs when `vecs` is `None`
 /// (eigenvalues only): `n² + 6n`.
 pub fn sym_eigenvalues_workspace_len(n: usize) -> usize {
-    n * n + 6 * n
+    n.saturating_mul(n).saturating_add(n.saturating_mul(6))
 }
 
 /// Power of two close to `m > 0` (finite), computed exactly.
