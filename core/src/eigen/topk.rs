@@ -497,6 +497,31 @@ mod tests {
     }
 
     #[test]
+    fn f32_top_k_within_its_default_tolerance() {
+        let n = 120;
+        let a = rbf(n, 3.0);
+        let want = full_desc(&a, n);
+        let a32: Vec<f32> = a.iter().map(|&x| x as f32).collect();
+        let k = 6;
+        let mut op = DenseSymOp::new(MatRef::from_col_major(&a32, n, n).unwrap()).unwrap();
+        let mut vals = vec![0.0f32; k];
+        let mut v = vec![0.0f32; n * k];
+        let mut work = vec![0.0f32; top_k_workspace_len(n, k)];
+        let info = sym_eigen_top_k(
+            &mut op,
+            &mut vals,
+            MatMut::from_col_major(&mut v, n, k).unwrap(),
+            &mut work,
+            &EigenParams::default(),
+        )
+        .unwrap();
+        assert!(info.iterations > 0 && info.max_residual <= 1000.0 * f32::EPSILON as f64);
+        for i in 0..k {
+            assert!((vals[i] as f64 - want[i]).abs() < 1e-5 * want[0], "i={i}");
+        }
+    }
+
+    #[test]
     fn workspace_lengths_saturate_instead_of_overflowing() {
         assert_eq!(top_k_workspace_len(usize::MAX, 3), usize::MAX);
         assert_eq!(top_k_workspace_len(usize::MAX, usize::MAX), usize::MAX);
