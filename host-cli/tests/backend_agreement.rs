@@ -1,0 +1,624 @@
+//! The faer backend against closed forms, and against core's portable backend
+//! on the same inputs: the two must agree to ~1e-9 relative (DESIGN.md).
+//!
+//! Eigenvectors are compared through residuals, reconstructions and
+//! |vᵢᵀwᵢ| ≈ 1 for well-separated eigenvalues (their signs are arbitrary).
+
+use ranklet::faer_backend::FaerBackend;
+use ranklet_core::backend::{Backend, Portable};
+use ranklet_core::{LinalgError, MatMut, MatRef};
+
+// ---------------------------------------------------------------------------
+// Helpers.
+
+/// splitmix64: reproducible inputs without a `rand` dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [-1, 1).
+    fn uniform(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (2.0 / (1u64 << 53) as f64) - 1.0
+    }
+}
+
+/// Column-major `m × n` matrix.
+#[derive(Clone, Debug)]
+struct M {
+    m: usize,
+    n: usize,
+    d: Vec<f64>,
+}
+
+impl M {
+    fn zeros(m: usize, n: usize) -> Self {
+        Self { m, n, d: vec![0.0; m * n] }
+    }
+    fn random(m: usize, n: usize, rng: &mut Rng) -> Self {
+        Self { m, n, d: (0..m * n).map(|_| rng.uniform()).collect() }
+    }
+    fn sym_random(n: usize, rng: &mut Rng) -> Self {
+        let mut a = Self::random(n, n, rng);
+        for j in 0..n {
+            for i in 0..j {
+                let v = a.d[i + j * n];
+                a.d[j + i * n] = v;
+            }
+        }
+        a
+    }
+    fn get(&self, i: usize, j: usize) -> f64 {
+        self.d[i + j * self.m]
+    }
+    fn r(&self) -> MatRef<'_, f64> {
+        MatRef::from_col_major(&self.d, self.m, self.n).unwrap()
+    }
+    fn w(&mut self) -> MatMut<'_, f64> {
+        MatMut::from_col_major(&mut self.d, self.m, self.n).unwrap()
+    }
+    fn max_abs(&self) -> f64 {
+        self.d.iter().fold(0.0, |a, &x| a.max(x.abs()))
+    }
+    fn diff_max(&self, o: &M) -> f64 {
+        assert_eq!((self.m, self.n), (o.m, o.n));
+        self.d.iter().zip(&o.d).fold(0.0, |a, (x, y)| a.max((x - y).abs()))
+    }
+}
+
+/// `A·B` by the textbook triple loop (the reference for gemm/syrk).
+fn naive_mul(a: &M, b: &M) -> M {
+    let mut c = M::zeros(a.m, b.n);
+    for j in 0..b.n {
+        for l in 0..a.n {
+            let blj = b.get(l, j);
+            for i in 0..a.m {
+                c.d[i + j * a.m] += a.get(i, l) * blj;
+            }
+        }
+    }
+    c
+}
+
+fn transpose(a: &M) -> M {
+    let mut t = M::zeros(a.n, a.m);
+    for j in 0..a.n {
+        for i in 0..a.m {
+            t.d[j + i * a.n] = a.get(i, j);
+        }
+    }
+    t
+}
+
+/// RBF kernel exp(−γ‖xᵢ−xⱼ‖²) over `n` points in R^`dim`; `dup` extra
+/// copies of earlier points make it exactly rank-deficient.
+fn rbf(n: usize, dim: usize, gamma: f64, dup: usize, rng: &mut Rng) -> M {
+    let distinct = n - dup;
+    let mut x: Vec<Vec<f64>> = (0..distinct).map(|_| (0..dim).map(|_| rng.uniform()).collect()).collect();
+    for i in 0..dup {
+        x.push(x[i % distinct].clone());
+    }
+    let mut k = M::zeros(n, n);
+    for j in 0..n {
+        for i in 0..n {
+            let d2: f64 = x[i].iter().zip(&x[j]).map(|(a, b)| (a - b) * (a - b)).sum();
+            k.d[i + j * n] = (-gamma * d2).exp();
+        }
+    }
+    k
+}
+
+fn portable_work(n: usize) -> Vec<f64> {
+    vec![0.0; Portable::workspace_len(n)]
+}
+
+/// Full eigendecomposition with either backend.
+fn eig(be: &mut dyn Backend, a: &M) -> (Vec<f64>, M) {
+    let n = a.n;
+    let mut vals = vec![0.0; n];
+    let mut v = M::zeros(n, n);
+    be.sym_eigen(a.r(), &mut vals, v.w()).unwrap();
+    (vals, v)
+}
+
+fn top_k(be: &mut dyn Backend, a: &M, k: usize) -> (Vec<f64>, M) {
+    let n = a.n;
+    let mut vals = vec![0.0; k];
+    let mut v = M::zeros(n, k);
+    be.sym_eigen_top_k(a.r(), &mut vals, v.w()).unwrap();
+    (vals, v)
+}
+
+/// max over columns of ‖A·vᵢ − λᵢ·vᵢ‖∞.
+fn residual(a: &M, vals: &[f64], v: &M) -> f64 {
+    let av = naive_mul(a, v);
+    let mut r: f64 = 0.0;
+    for (j, &l) in vals.iter().enumerate() {
+        for i in 0..a.n {
+            r = r.max((av.get(i, j) - l * v.get(i, j)).abs());
+        }
+    }
+    r
+}
+
+/// max |VᵀV − I|.
+fn orth_err(v: &M) -> f64 {
+    let g = naive_mul(&transpose(v), v);
+    let mut e: f64 = 0.0;
+    for j in 0..g.n {
+        for i in 0..g.m {
+            e = e.max((g.get(i, j) - if i == j { 1.0 } else { 0.0 }).abs());
+        }
+    }
+    e
+}
+
+/// For every eigenvalue separated from its neighbours by more than
+/// `gap_min`, |vᵢᵀwᵢ| must be ≈ 1.
+fn check_vectors_match(vals: &[f64], v: &M, w: &M, gap_min: f64, tol: f64, what: &str) {
+    let k = vals.len();
+    for j in 0..k {
+        let gap = (0..k).filter(|&l| l != j).map(|l| (vals[l] - vals[j]).abs()).fold(f64::INFINITY, f64::min);
+        if gap <= gap_min {
+            continue;
+        }
+        let dot: f64 = (0..v.m).map(|i| v.get(i, j) * w.get(i, j)).sum();
+        assert!((dot.abs() - 1.0).abs() < tol, "{what}: |v{j}·w{j}| = {} (gap {gap:e})", dot.abs());
+    }
+}
+
+const SIZES: &[usize] = &[1, 2, 3, 4, 5, 7, 10, 16, 31, 50, 64, 100, 127, 200, 300];
+
+// ---------------------------------------------------------------------------
+// faer against closed forms.
+
+#[test]
+fn faer_eigen_closed_forms() {
+    let mut f = FaerBackend::new();
+    // [[2, 1], [1, 2]]: 1, 3.
+    let a = M { m: 2, n: 2, d: vec![2.0, 1.0, 1.0, 2.0] };
+    let (vals, v) = eig(&mut f, &a);
+    assert!((vals[0] - 1.0).abs() < 1e-15 && (vals[1] - 3.0).abs() < 1e-15, "{vals:?}");
+    assert!(residual(&a, &vals, &v) < 1e-14);
+
+    // 1 × 1.
+    let a = M { m: 1, n: 1, d: vec![-4.5] };
+    let (vals, v) = eig(&mut f, &a);
+    assert_eq!(vals, vec![-4.5]);
+    assert!((v.d[0].abs() - 1.0).abs() < 1e-15);
+
+    // tridiag(−1, 2, −1): λ_k = 2 − 2cos(kπ/(n+1)), ascending.
+    for n in [3usize, 10, 57, 200] {
+        let mut a = M::zeros(n, n);
+        for i in 0..n {
+            a.d[i + i * n] = 2.0;
+            if i + 1 < n {
+                a.d[i + 1 + i * n] = -1.0;
+                a.d[i + (i + 1) * n] = -1.0;
+            }
+        }
+        let (vals, v) = eig(&mut f, &a);
+        for (k, &l) in vals.iter().enumerate() {
+            let exact = 2.0 - 2.0 * ((k + 1) as f64 * std::f64::consts::PI / (n + 1) as f64).cos();
+            assert!((l - exact).abs() < 1e-13, "n={n} k={k}: {l} vs {exact}");
+        }
+        assert!(residual(&a, &vals, &v) < 1e-13);
+        assert!(orth_err(&v) < 1e-13);
+        // Top 3, descending. At n = 200 the top eigenvalues are clustered
+        // (relative gaps ~1e-4) and core's Krylov solver runs out of cycles;
+        // the faer backend then falls back to its full decomposition.
+        let (tv, tw) = top_k(&mut f, &a, 3);
+        for (i, &l) in tv.iter().enumerate() {
+            assert!((l - vals[n - 1 - i]).abs() < 1e-12, "n={n} top {i}: {l} vs {}", vals[n - 1 - i]);
+        }
+        assert!(residual(&a, &tv, &tw) < 1e-11);
+    }
+
+    // Zero matrix: all eigenvalues 0, orthonormal vectors.
+    let a = M::zeros(6, 6);
+    let (vals, v) = eig(&mut f, &a);
+    assert!(vals.iter().all(|&x| x == 0.0));
+    assert!(orth_err(&v) < 1e-15);
+}
+
+#[test]
+fn faer_reads_only_the_lower_triangle() {
+    let mut rng = Rng(7);
+    let n = 40;
+    let a = M::sym_random(n, &mut rng);
+    let mut garbage = a.clone();
+    for j in 0..n {
+        for i in 0..j {
+            garbage.d[i + j * n] = f64::NAN;
+        }
+    }
+    let mut f = FaerBackend::new();
+    let (v1, _) = eig(&mut f, &a);
+    let (v2, w2) = eig(&mut f, &garbage);
+    for (x, y) in v1.iter().zip(&v2) {
+        assert!((x - y).abs() < 1e-12);
+    }
+    assert!(residual(&a, &v2, &w2) < 1e-12);
+    let (t1, _) = top_k(&mut f, &a, 3);
+    let (t2, _) = top_k(&mut f, &garbage, 3);
+    for (x, y) in t1.iter().zip(&t2) {
+        assert!((x - y).abs() < 1e-12);
+    }
+
+    // Cholesky and the indefinite solve read only the lower triangle too.
+    let b = M::random(n, n, &mut rng);
+    let mut spd = naive_mul(&b, &transpose(&b));
+    for i in 0..n {
+        spd.d[i + i * n] += n as f64;
+    }
+    let mut spd_g = spd.clone();
+    for j in 0..n {
+        for i in 0..j {
+            spd_g.d[i + j * n] = f64::NAN;
+        }
+    }
+    let mut l1 = spd.clone();
+    f.cholesky_in_place(l1.w()).unwrap();
+    let mut l2 = spd_g.clone();
+    f.cholesky_in_place(l2.w()).unwrap();
+    assert!(l1.diff_max(&l2) < 1e-13);
+    let rhs = M::random(n, 2, &mut rng);
+    let mut x = rhs.clone();
+    f.sym_solve_in_place(garbage.r(), x.w()).unwrap();
+    let ax = naive_mul(&a, &x);
+    assert!(ax.diff_max(&rhs) < 1e-8, "{}", ax.diff_max(&rhs));
+}
+
+#[test]
+fn faer_cholesky_and_solves_closed_forms() {
+    let mut f = FaerBackend::new();
+    // [[4, 2], [2, 3]] = L·Lᵀ with L = [[2, 0], [1, √2]].
+    let mut a = M { m: 2, n: 2, d: vec![4.0, 2.0, 2.0, 3.0] };
+    f.cholesky_in_place(a.w()).unwrap();
+    let expect = [2.0, 1.0, 0.0, 2f64.sqrt()];
+    for (x, y) in a.d.iter().zip(expect) {
+        assert!((x - y).abs() < 1e-15, "{:?}", a.d);
+    }
+    // Solve (L·Lᵀ) x = [4+2, 2+3]ᵀ → x = [1, 1].
+    let mut b = M { m: 2, n: 1, d: vec![6.0, 5.0] };
+    f.cholesky_solve_in_place(a.r(), b.w()).unwrap();
+    assert!((b.d[0] - 1.0).abs() < 1e-15 && (b.d[1] - 1.0).abs() < 1e-15, "{:?}", b.d);
+
+    // Indefinite with a zero diagonal (needs a 2×2 pivot): [[0, 1], [1, 0]].
+    let a = M { m: 2, n: 2, d: vec![0.0, 1.0, 1.0, 0.0] };
+    let mut b = M { m: 2, n: 1, d: vec![3.0, 7.0] };
+    f.sym_solve_in_place(a.r(), b.w()).unwrap();
+    assert!((b.d[0] - 7.0).abs() < 1e-15 && (b.d[1] - 3.0).abs() < 1e-15, "{:?}", b.d);
+}
+
+#[test]
+fn faer_errors_never_panic() {
+    let mut f = FaerBackend::new();
+    let nan = M { m: 2, n: 2, d: vec![1.0, f64::NAN, 0.0, 1.0] };
+    let mut vals = [0.0; 2];
+    let mut v = M::zeros(2, 2);
+    assert_eq!(f.sym_eigen(nan.r(), &mut vals, v.w()), Err(LinalgError::NonFinite));
+    let mut v1 = M::zeros(2, 1);
+    assert_eq!(f.sym_eigen_top_k(nan.r(), &mut vals[..1], v1.w()), Err(LinalgError::NonFinite));
+    let mut c = nan.clone();
+    assert_eq!(f.cholesky_in_place(c.w()), Err(LinalgError::NonFinite));
+    let mut b = M::zeros(2, 1);
+    assert_eq!(f.sym_solve_in_place(nan.r(), b.w()), Err(LinalgError::NonFinite));
+    let id = M { m: 2, n: 2, d: vec![1.0, 0.0, 0.0, 1.0] };
+    let mut out = M::zeros(2, 2);
+    assert_eq!(f.gemm(1.0, nan.r(), id.r(), 0.0, out.w()), Err(LinalgError::NonFinite));
+    let mut binf = M { m: 2, n: 1, d: vec![f64::INFINITY, 0.0] };
+    assert_eq!(f.cholesky_solve_in_place(id.r(), binf.w()), Err(LinalgError::NonFinite));
+
+    // Not positive definite: [[1, 2], [2, 1]] fails at pivot 1.
+    let mut a = M { m: 2, n: 2, d: vec![1.0, 2.0, 2.0, 1.0] };
+    assert_eq!(f.cholesky_in_place(a.w()), Err(LinalgError::NotPositiveDefinite { index: 1 }));
+    let mut a = M { m: 2, n: 2, d: vec![-1.0, 0.0, 0.0, 1.0] };
+    assert_eq!(f.cholesky_in_place(a.w()), Err(LinalgError::NotPositiveDefinite { index: 0 }));
+
+    // Exactly singular symmetric system.
+    let s = M { m: 2, n: 2, d: vec![1.0, 1.0, 1.0, 1.0] };
+    let mut b = M { m: 2, n: 1, d: vec![1.0, 2.0] };
+    assert!(matches!(f.sym_solve_in_place(s.r(), b.w()), Err(LinalgError::Singular { .. })));
+    let z = M::zeros(3, 3);
+    let mut b = M::zeros(3, 1);
+    assert!(matches!(f.sym_solve_in_place(z.r(), b.w()), Err(LinalgError::Singular { .. })));
+
+    // Shapes.
+    let rect = M::zeros(2, 3);
+    assert_eq!(f.sym_eigen(rect.r(), &mut vals, v.w()), Err(LinalgError::DimensionMismatch));
+    let mut vals3 = [0.0; 3];
+    assert_eq!(f.sym_eigen(id.r(), &mut vals3, v.w()), Err(LinalgError::DimensionMismatch));
+    let mut v23 = M::zeros(2, 3);
+    assert_eq!(f.sym_eigen_top_k(id.r(), &mut vals3, v23.w()), Err(LinalgError::InvalidParameter));
+    assert_eq!(f.sym_eigen_top_k(id.r(), &mut vals[..1], v.w()), Err(LinalgError::DimensionMismatch));
+    let mut out = M::zeros(2, 2);
+    assert_eq!(f.gemm(1.0, rect.r(), id.r(), 0.0, out.w()), Err(LinalgError::DimensionMismatch));
+    assert_eq!(f.syrk(1.0, rect.r(), 0.0, M::zeros(3, 3).w()), Err(LinalgError::DimensionMismatch));
+    let mut r = rect.clone();
+    assert_eq!(f.cholesky_in_place(r.w()), Err(LinalgError::DimensionMismatch));
+    let mut b3 = M::zeros(3, 1);
+    assert_eq!(f.cholesky_solve_in_place(id.r(), b3.w()), Err(LinalgError::DimensionMismatch));
+    assert_eq!(f.sym_solve_in_place(id.r(), b3.w()), Err(LinalgError::DimensionMismatch));
+
+    // Empty problems are fine.
+    let e = M::zeros(0, 0);
+    let mut ev = M::zeros(0, 0);
+    assert_eq!(f.sym_eigen(e.r(), &mut [], ev.w()), Ok(()));
+    let mut ee = e.clone();
+    assert_eq!(f.cholesky_in_place(ee.w()), Ok(()));
+    assert_eq!(f.sym_eigen_top_k(id.r(), &mut [], M::zeros(2, 0).w()), Ok(()));
+}
+
+#[test]
+fn faer_accepts_any_stride() {
+    let mut rng = Rng(11);
+    let n = 23;
+    let a = M::sym_random(n, &mut rng);
+    let mut f = FaerBackend::new();
+    let (vals, _) = eig(&mut f, &a);
+
+    // A row-major copy with a padded leading dimension, and a view with no
+    // unit stride at all (every other element of a bigger buffer).
+    let ld = n + 3;
+    let mut rm = vec![0.0; n * ld];
+    let mut odd = vec![0.0; 2 * n * n];
+    for i in 0..n {
+        for j in 0..n {
+            rm[i * ld + j] = a.get(i, j);
+            odd[2 * i + 2 * n * j] = a.get(i, j);
+        }
+    }
+    for view in [MatRef::new(&rm, n, n, ld, 1).unwrap(), MatRef::new(&odd, n, n, 2, 2 * n).unwrap()] {
+        let mut vals2 = vec![0.0; n];
+        // Output eigenvectors into a row-major buffer and a strided one.
+        let mut out_rm = vec![0.0; n * n];
+        f.sym_eigen(view, &mut vals2, MatMut::from_row_major(&mut out_rm, n, n).unwrap()).unwrap();
+        for (x, y) in vals.iter().zip(&vals2) {
+            assert!((x - y).abs() < 1e-13);
+        }
+        let mut out_odd = vec![0.0; 3 * n * n];
+        let mut vals3 = vec![0.0; n];
+        f.sym_eigen(view, &mut vals3, MatMut::new(&mut out_odd, n, n, 3, 3 * n).unwrap()).unwrap();
+        let (mut w, mut w_rm) = (M::zeros(n, n), M::zeros(n, n));
+        for j in 0..n {
+            for i in 0..n {
+                w.d[i + j * n] = out_odd[3 * i + 3 * n * j];
+                w_rm.d[i + j * n] = out_rm[i * n + j];
+            }
+        }
+        assert!(residual(&a, &vals3, &w) < 1e-12, "strided output: {}", residual(&a, &vals3, &w));
+        assert!(residual(&a, &vals2, &w_rm) < 1e-12, "row-major output: {}", residual(&a, &vals2, &w_rm));
+        check_vectors_match(&vals, &w, &w_rm, 1e-6, 1e-10, "strided vs row-major output");
+    }
+
+    // gemm with transposed views: C = Aᵀ·B where A is stored row-major.
+    let x = M::random(7, 5, &mut rng);
+    let y = M::random(7, 4, &mut rng);
+    let mut c = M::random(5, 4, &mut rng);
+    let c0 = c.clone();
+    f.gemm(2.0, x.r().t(), y.r(), -0.5, c.w()).unwrap();
+    let mut expect = naive_mul(&transpose(&x), &y);
+    for (e, c0) in expect.d.iter_mut().zip(&c0.d) {
+        *e = 2.0 * *e - 0.5 * c0;
+    }
+    assert!(c.diff_max(&expect) < 1e-14);
+    // Same product written into a row-major C.
+    let mut crm = vec![0.0; 20];
+    f.gemm(1.0, x.r().t(), y.r(), 0.0, MatMut::from_row_major(&mut crm, 5, 4).unwrap()).unwrap();
+    let plain = naive_mul(&transpose(&x), &y);
+    for i in 0..5 {
+        for j in 0..4 {
+            assert!((crm[i * 4 + j] - plain.get(i, j)).abs() < 1e-14);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// faer against core's portable backend.
+
+#[test]
+fn agree_full_eigen_random() {
+    let mut rng = Rng(1);
+    let mut f = FaerBackend::new();
+    for &n in SIZES {
+        let a = M::sym_random(n, &mut rng);
+        let mut work = portable_work(n);
+        let mut p = Portable::new(&mut work);
+        let (fv, fw) = eig(&mut f, &a);
+        let (pv, pw) = eig(&mut p, &a);
+        let scale = a.max_abs().max(1.0) * n as f64;
+        for (x, y) in fv.iter().zip(&pv) {
+            assert!((x - y).abs() <= 1e-9 * scale.max(x.abs()), "n={n}: {x} vs {y}");
+            assert!((x - y).abs() <= 1e-12 * scale, "n={n}: {x} vs {y} (tighter)");
+        }
+        assert!(fv.windows(2).all(|w| w[0] <= w[1]), "faer not ascending at n={n}");
+        assert!(residual(&a, &fv, &fw) < 1e-12 * scale, "faer residual n={n}");
+        assert!(residual(&a, &pv, &pw) < 1e-12 * scale, "portable residual n={n}");
+        assert!(orth_err(&fw) < 1e-12 * n as f64);
+        check_vectors_match(&fv, &fw, &pw, 1e-3 * scale / n as f64, 1e-9, &format!("full n={n}"));
+    }
+}
+
+#[test]
+fn agree_top_k_random() {
+    let mut rng = Rng(2);
+    let mut f = FaerBackend::new();
+    for &n in SIZES {
+        let a = M::sym_random(n, &mut rng);
+        let mut work = portable_work(n);
+        let (full_v, full_w) = eig(&mut f, &a);
+        let scale = a.max_abs().max(1.0) * n as f64;
+        let mut ks = vec![1, 5, 10, 50, n];
+        ks.retain(|&k| k <= n);
+        ks.dedup();
+        for k in ks {
+            let mut p = Portable::new(&mut work);
+            let (fv, fw) = top_k(&mut f, &a, k);
+            let (pv, pw) = top_k(&mut p, &a, k);
+            for i in 0..k {
+                let exact = full_v[n - 1 - i];
+                assert!((fv[i] - exact).abs() <= 1e-11 * scale, "faer top-{k} n={n} i={i}: {} vs {exact}", fv[i]);
+                assert!((fv[i] - pv[i]).abs() <= 1e-11 * scale, "top-{k} n={n} i={i}: {} vs {}", fv[i], pv[i]);
+            }
+            assert!(fv.windows(2).all(|w| w[0] >= w[1]), "faer top-k not descending");
+            assert!(residual(&a, &fv, &fw) < 1e-10 * scale, "faer top-{k} residual n={n}");
+            assert!(residual(&a, &pv, &pw) < 1e-10 * scale, "portable top-{k} residual n={n}");
+            assert!(orth_err(&fw) < 1e-10);
+            let mut full_top = M::zeros(n, k);
+            for i in 0..k {
+                for r in 0..n {
+                    full_top.d[r + i * n] = full_w.get(r, n - 1 - i);
+                }
+            }
+            let gap = 1e-3 * scale / n as f64;
+            check_vectors_match(&fv, &fw, &pw, gap, 1e-8, &format!("top-{k} n={n}"));
+            check_vectors_match(&fv, &fw, &full_top, gap, 1e-8, &format!("top-{k} vs full n={n}"));
+        }
+    }
+}
+
+#[test]
+fn agree_on_rank_deficient_rbf_kernel() {
+    let mut rng = Rng(3);
+    let mut f = FaerBackend::new();
+    // 300 points in R^3, 40 of them duplicates: rank ≤ 260 exactly, and the
+    // smooth kernel makes most of the remaining spectrum numerically zero.
+    let n = 300;
+    let k = rbf(n, 3, 0.5, 40, &mut rng);
+    let mut work = portable_work(n);
+    let mut p = Portable::new(&mut work);
+    let (fv, fw) = eig(&mut f, &k);
+    let (pv, pw) = eig(&mut p, &k);
+    let lmax = fv[n - 1];
+    for (x, y) in fv.iter().zip(&pv) {
+        assert!((x - y).abs() <= 1e-12 * lmax, "{x} vs {y}");
+    }
+    assert!(fv[0] > -1e-12 * lmax, "PSD kernel: smallest {}", fv[0]);
+    // At least the 40 duplicate directions are zero.
+    assert!(fv[39].abs() < 1e-12 * lmax);
+    assert!(residual(&k, &fv, &fw) < 1e-12 * lmax);
+    assert!(residual(&k, &pv, &pw) < 1e-12 * lmax);
+    check_vectors_match(&fv, &fw, &pw, 1e-6 * lmax, 1e-8, "rbf full");
+
+    for kk in [1usize, 10, 50] {
+        let mut p = Portable::new(&mut work);
+        let (tf, tfw) = top_k(&mut f, &k, kk);
+        let (tp, tpw) = top_k(&mut p, &k, kk);
+        for i in 0..kk {
+            assert!((tf[i] - fv[n - 1 - i]).abs() <= 1e-12 * lmax);
+            assert!((tf[i] - tp[i]).abs() <= 1e-12 * lmax, "top-{kk} i={i}: {} vs {}", tf[i], tp[i]);
+        }
+        assert!(residual(&k, &tf, &tfw) < 1e-11 * lmax);
+        check_vectors_match(&tf, &tfw, &tpw, 1e-4 * lmax, 1e-8, &format!("rbf top-{kk}"));
+    }
+
+    // Cholesky of the regularised kernel, and solves, agree too.
+    let mut reg = k.clone();
+    for i in 0..n {
+        reg.d[i + i * n] += 1e-3;
+    }
+    let mut lf = reg.clone();
+    let mut lp = reg.clone();
+    f.cholesky_in_place(lf.w()).unwrap();
+    Portable::new(&mut work).cholesky_in_place(lp.w()).unwrap();
+    assert!(lf.diff_max(&lp) <= 1e-9 * lp.max_abs(), "{}", lf.diff_max(&lp));
+    let b = M::random(n, 3, &mut rng);
+    let (mut xf, mut xp) = (b.clone(), b.clone());
+    f.cholesky_solve_in_place(lf.r(), xf.w()).unwrap();
+    Portable::new(&mut work).cholesky_solve_in_place(lp.r(), xp.w()).unwrap();
+    assert!(xf.diff_max(&xp) <= 1e-9 * xp.max_abs(), "{}", xf.diff_max(&xp) / xp.max_abs());
+}
+
+#[test]
+fn agree_cholesky_and_solves_random() {
+    let mut rng = Rng(4);
+    let mut f = FaerBackend::new();
+    for &n in SIZES {
+        let mut work = portable_work(n);
+        let b = M::random(n, n, &mut rng);
+        let mut spd = naive_mul(&b, &transpose(&b));
+        for i in 0..n {
+            spd.d[i + i * n] += 1.0;
+        }
+        // Cholesky factors are unique: compare entrywise.
+        let (mut lf, mut lp) = (spd.clone(), spd.clone());
+        f.cholesky_in_place(lf.w()).unwrap();
+        Portable::new(&mut work).cholesky_in_place(lp.w()).unwrap();
+        assert!(lf.diff_max(&lp) <= 1e-9 * lp.max_abs(), "chol n={n}: {}", lf.diff_max(&lp));
+        for j in 0..n {
+            for i in 0..j {
+                assert_eq!(lf.get(i, j), 0.0, "upper triangle not zeroed");
+            }
+        }
+
+        let rhs = M::random(n, 3, &mut rng);
+        let (mut xf, mut xp) = (rhs.clone(), rhs.clone());
+        f.cholesky_solve_in_place(lf.r(), xf.w()).unwrap();
+        Portable::new(&mut work).cholesky_solve_in_place(lp.r(), xp.w()).unwrap();
+        assert!(xf.diff_max(&xp) <= 1e-9 * xp.max_abs(), "chol solve n={n}: {}", xf.diff_max(&xp) / xp.max_abs());
+
+        // Symmetric indefinite.
+        let s = M::sym_random(n, &mut rng);
+        let (mut yf, mut yp) = (rhs.clone(), rhs.clone());
+        f.sym_solve_in_place(s.r(), yf.w()).unwrap();
+        Portable::new(&mut work).sym_solve_in_place(s.r(), yp.w()).unwrap();
+        // Both are backward stable; agreement is limited by κ(S)·ε.
+        let res = naive_mul(&s, &yf).diff_max(&rhs);
+        assert!(res < 1e-10 * (n as f64) * yf.max_abs().max(1.0), "sym solve residual n={n}: {res}");
+        assert!(yf.diff_max(&yp) <= 1e-9 * yp.max_abs(), "sym solve n={n}: {}", yf.diff_max(&yp) / yp.max_abs());
+    }
+}
+
+#[test]
+fn agree_gemm_and_syrk() {
+    let mut rng = Rng(5);
+    let mut f = FaerBackend::new();
+    for &(m, k, n) in &[(1, 1, 1), (3, 7, 2), (17, 1, 9), (64, 64, 64), (100, 37, 300), (300, 300, 5), (5, 0, 4)] {
+        let a = M::random(m, k, &mut rng);
+        let b = M::random(k, n, &mut rng);
+        let c0 = M::random(m, n, &mut rng);
+        for &(alpha, beta) in &[(1.0, 0.0), (-0.7, 1.0), (2.5, -0.3)] {
+            let (mut cf, mut cp) = (c0.clone(), c0.clone());
+            f.gemm(alpha, a.r(), b.r(), beta, cf.w()).unwrap();
+            Portable::new(&mut []).gemm(alpha, a.r(), b.r(), beta, cp.w()).unwrap();
+            let tol = 1e-13 * (k.max(1) as f64) * alpha.abs().max(1.0);
+            assert!(cf.diff_max(&cp) <= tol, "gemm {m}x{k}x{n}: {}", cf.diff_max(&cp));
+            let mut expect = naive_mul(&a, &b);
+            for (e, c) in expect.d.iter_mut().zip(&c0.d) {
+                *e = alpha * *e + beta * c;
+            }
+            assert!(cf.diff_max(&expect) <= tol);
+        }
+        // Transposed operands: C = Bᵀ·Aᵀ.
+        let mut cf = M::zeros(n, m);
+        let mut cp = M::zeros(n, m);
+        f.gemm(1.0, b.r().t(), a.r().t(), 0.0, cf.w()).unwrap();
+        Portable::new(&mut []).gemm(1.0, b.r().t(), a.r().t(), 0.0, cp.w()).unwrap();
+        assert!(cf.diff_max(&cp) <= 1e-13 * k.max(1) as f64);
+
+        // syrk: C = α·A·Aᵀ + β·C (C's lower triangle read), both triangles written.
+        let mut c0s = M::sym_random(m, &mut rng);
+        for j in 0..m {
+            for i in 0..j {
+                c0s.d[i + j * m] = 1e300; // upper triangle must be ignored
+            }
+        }
+        for &(alpha, beta) in &[(1.0, 0.0), (0.5, 2.0)] {
+            let (mut sf, mut sp) = (c0s.clone(), c0s.clone());
+            f.syrk(alpha, a.r(), beta, sf.w()).unwrap();
+            Portable::new(&mut []).syrk(alpha, a.r(), beta, sp.w()).unwrap();
+            assert!(sf.diff_max(&sp) <= 1e-13 * k.max(1) as f64 * 2.0, "syrk {m}x{k}: {}", sf.diff_max(&sp));
+            for j in 0..m {
+                for i in 0..m {
+                    assert_eq!(sf.get(i, j), sf.get(j, i), "syrk result not symmetric");
+                }
+            }
+        }
+    }
+}
