@@ -347,7 +347,8 @@ mod tests {
         let d = [0.0f64; 6];
         assert!(MatRef::from_col_major(&d, 2, 3).is_ok());
         assert_eq!(MatRef::from_col_major(&d, 2, 4).unwrap_err(), LinalgError::DimensionMismatch);
-        assert!(MatRef::new(&d, 2, 2, 1, 4).is_err());
+        assert!(MatRef::new(&d, 2, 2, 1, 4).is_ok()); // last offset 5 < 6
+        assert!(MatRef::new(&d, 2, 2, 1, 5).is_err());
         assert!(MatRef::new(&d, 2, 2, 1, usize::MAX).is_err());
         assert!(MatRef::new(&d[..0], 0, 5, 1, 0).is_ok());
     }
