@@ -258,6 +258,16 @@ mod tests {
     }
 
     #[test]
+    fn rbf_matrix_matches_the_numpy_script() {
+        // Values printed by `bench/eigen_numpy.py`'s `rbf_matrix(5, 42)`
+        // (numpy computes the distances differently: agreement to rounding).
+        let a = bench_matrix(BenchMatrix::Rbf, 5, 42);
+        assert!((a[1] - 0.8613749979534274).abs() < 1e-14, "{}", a[1]);
+        assert!((a[4 + 2 * 5] - 0.8362747576125135).abs() < 1e-14, "{}", a[4 + 2 * 5]);
+        assert!((a.iter().sum::<f64>() - 22.008091082649774).abs() < 1e-12);
+    }
+
+    #[test]
     fn bench_eigen_prints_one_json_line() {
         for (backend, top) in [(BenchBackend::Faer, 0), (BenchBackend::Portable, 3), (BenchBackend::Faer, 2)] {
             let args = EigenArgs { n: 30, backend, top, repeat: 3, warmup: 0, seed: 1, matrix: BenchMatrix::Random };
