@@ -3,5 +3,12 @@
 //! learner, metric and the model format live in `ranklet-core`.
 
 pub mod bench;
+pub mod commands;
+pub mod cv;
 pub mod data;
+pub mod error;
 pub mod faer_backend;
+pub mod fit;
+pub mod hostbackend;
+pub mod metric;
+pub mod table;

@@ -1,15 +1,16 @@
 //! `ranklet`: train, evaluate, export and benchmark ranklet models.
 //!
-//! `main` maps the result of [`run`] to an exit code: 0 success, 2 bad input
-//! (a file, a flag or a value the user can fix), 1 any other failure. Errors
-//! are printed once to stderr with the `ranklet: ` prefix; results go to
-//! stdout.
+//! `main` maps the result of a command to an exit code: 0 success, 2 bad
+//! input (a file, a flag or a value the user can fix), 1 any other failure.
+//! Errors are printed once to stderr with the `ranklet: ` prefix; results go
+//! to stdout, progress to stderr.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ranklet::bench;
+use ranklet::commands::{self, EvalArgs, ScoreArgs, TrainArgs};
+use ranklet::{bench, error::CliError};
 
 /// Learn rankings and preferences, export them as compact model files.
 #[derive(Parser, Debug)]
@@ -21,24 +22,41 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Train a ranker (or regressor) and write it as a .rkl model file.
+    Train(TrainArgs),
+    /// Score every row of a data file with a model (one score per line, input order).
+    Score(ScoreArgs),
+    /// Evaluate a model on a data file (lines `metric<TAB>value`).
+    Eval(EvalArgs),
     /// Benchmarks of the numerical core.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Bench(cmd) => bench::run(cmd),
+        Command::Train(a) => commands::train(a),
+        Command::Score(a) => commands::score(a),
+        Command::Eval(a) => commands::eval(a),
+        Command::Bench(cmd) => bench::run(cmd).map_err(CliError::input),
     }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap prints usage errors itself; they are bad input (exit 2),
+            // --help and --version are not errors.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(msg) => {
-            eprintln!("ranklet: {msg}");
-            ExitCode::from(1)
+        Err(e) => {
+            eprintln!("ranklet: {e}");
+            ExitCode::from(e.code)
         }
     }
 }

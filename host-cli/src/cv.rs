@@ -1,0 +1,402 @@
+//! Model selection: k-fold cross-validation that never splits a query
+//! (folds over pairs for pair data), and the closed-form leave-one-out /
+//! leave-query-out shortcuts of RLS / RankRLS.
+//!
+//! KPCR / KPCRank decompose each fold's training kernel once, for the
+//! largest p of the grid, and evaluate every (λ, p) from that one
+//! decomposition (000 §4.2; `ranklet_core::learn` explains the
+//! leading-block solve).
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ranklet_core::backend::Backend;
+use ranklet_core::graph::Pair;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn;
+use ranklet_core::{MatMut, MatRef};
+
+use crate::error::CliError;
+use crate::fit::{self, Algo, FitError, KpcFit, Params, Target};
+use crate::metric::Metric;
+use crate::table::Table;
+
+/// How held-out predictions are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// k folds: whole queries; rows when the data is one query; pairs for
+    /// pair data.
+    KFold(usize),
+    /// Closed-form leave-one-out (RLS) / leave-query-out (RankRLS).
+    Loo,
+}
+
+/// The hyperparameter grid (a cartesian product).
+#[derive(Clone, Debug)]
+pub struct Grid {
+    /// Kernels.
+    pub kernels: Vec<Kernel>,
+    /// Ridge parameters.
+    pub lambdas: Vec<f64>,
+    /// Component counts (KPC learners; `[0]` otherwise).
+    pub components: Vec<usize>,
+}
+
+impl Grid {
+    /// Every point of the grid, kernel-major.
+    pub fn points(&self) -> Vec<Params> {
+        let mut v = Vec::new();
+        for &kernel in &self.kernels {
+            for &lambda in &self.lambdas {
+                for &components in &self.components {
+                    v.push(Params { kernel, lambda, components });
+                }
+            }
+        }
+        v
+    }
+    /// Whether there is more than one point.
+    pub fn is_grid(&self) -> bool {
+        self.kernels.len() * self.lambdas.len() * self.components.len() > 1
+    }
+}
+
+/// The result for one grid point.
+#[derive(Clone, Debug)]
+pub struct CvPoint {
+    /// The hyperparameters.
+    pub params: Params,
+    /// Metric per fold (NaN where the point could not be fitted).
+    pub folds: Vec<f64>,
+    /// Why the point failed on some fold, if it did.
+    pub failure: Option<String>,
+}
+
+impl CvPoint {
+    /// Mean over folds (NaN if any fold failed).
+    pub fn mean(&self) -> f64 {
+        self.folds.iter().sum::<f64>() / self.folds.len() as f64
+    }
+    /// Sample standard deviation over folds (0 for one fold).
+    pub fn std(&self) -> f64 {
+        let k = self.folds.len();
+        if k < 2 {
+            return 0.0;
+        }
+        let m = self.mean();
+        (self.folds.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / (k - 1) as f64).sqrt()
+    }
+}
+
+/// The whole cross-validation table.
+#[derive(Clone, Debug)]
+pub struct CvReport {
+    /// One entry per grid point, in grid order.
+    pub points: Vec<CvPoint>,
+    /// The metric used.
+    pub metric: Metric,
+    /// Description of the scheme ("5-fold over queries", …).
+    pub scheme: String,
+}
+
+impl CvReport {
+    /// Index of the best point (by mean; failed points never win).
+    pub fn best(&self) -> Option<usize> {
+        let sign = if self.metric.higher_is_better() { 1.0 } else { -1.0 };
+        self.points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.mean().is_finite())
+            .max_by(|a, b| (sign * a.1.mean()).total_cmp(&(sign * b.1.mean())))
+            .map(|(i, _)| i)
+    }
+}
+
+/// A deterministic shuffle (splitmix64-driven Fisher–Yates), so folds are
+/// reproducible from `--seed`.
+pub fn shuffle(v: &mut [usize], seed: u64) {
+    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..v.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        v.swap(i, j);
+    }
+}
+
+/// Splits `0..m` into `k` folds of shuffled items (sizes differ by ≤ 1).
+pub fn folds_of(m: usize, k: usize, seed: u64) -> Vec<Vec<usize>> {
+    let mut items: Vec<usize> = (0..m).collect();
+    shuffle(&mut items, seed);
+    let mut folds = vec![Vec::new(); k];
+    for (i, it) in items.into_iter().enumerate() {
+        folds[i % k].push(it);
+    }
+    folds.iter_mut().for_each(|f| f.sort_unstable());
+    folds
+}
+
+fn progress(len: u64, what: &str) -> ProgressBar {
+    let pb = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})") {
+        pb.set_style(style.progress_chars("=> "));
+    }
+    pb.set_message(what.to_string());
+    pb
+}
+
+/// One train/validation split.
+struct Split {
+    train: Table,
+    val: Table,
+    /// Training and validation pairs (pair data), indexing the tables' rows.
+    train_pairs: Vec<Pair>,
+    val_pairs: Vec<Pair>,
+}
+
+/// The k splits of a table.
+fn splits(table: &Table, target: &Target<'_>, k: usize, seed: u64) -> Result<(Vec<Split>, String), CliError> {
+    match target {
+        Target::Pairs(pairs) => {
+            if k > pairs.len() {
+                return Err(CliError::input(format!("--cv {k} needs at least {k} pairs, there are {}", pairs.len())));
+            }
+            let folds = folds_of(pairs.len(), k, seed);
+            let s = folds
+                .iter()
+                .map(|f| {
+                    let mut is_val = vec![false; pairs.len()];
+                    f.iter().for_each(|&i| is_val[i] = true);
+                    Split {
+                        train: table.clone(),
+                        val: table.clone(),
+                        train_pairs: pairs.iter().zip(&is_val).filter(|(_, v)| !**v).map(|(p, _)| *p).collect(),
+                        val_pairs: f.iter().map(|&i| pairs[i]).collect(),
+                    }
+                })
+                .collect();
+            Ok((s, format!("{k}-fold over pairs")))
+        }
+        Target::Labels(_) if table.n_queries() > 1 => {
+            let nq = table.n_queries();
+            if k > nq {
+                return Err(CliError::input(format!("--cv {k} needs at least {k} queries, the data has {nq}")));
+            }
+            let folds = folds_of(nq, k, seed);
+            let s = folds
+                .iter()
+                .map(|f| {
+                    let rest: Vec<usize> = (0..nq).filter(|q| f.binary_search(q).is_err()).collect();
+                    Split {
+                        train: table.subset_queries(&rest).0,
+                        val: table.subset_queries(f).0,
+                        train_pairs: Vec::new(),
+                        val_pairs: Vec::new(),
+                    }
+                })
+                .collect();
+            Ok((s, format!("{k}-fold over {nq} queries")))
+        }
+        Target::Labels(_) => {
+            let n = table.n();
+            if k > n {
+                return Err(CliError::input(format!("--cv {k} needs at least {k} rows, the data has {n}")));
+            }
+            let folds = folds_of(n, k, seed);
+            let s = folds
+                .iter()
+                .map(|f| {
+                    let rest: Vec<usize> = (0..n).filter(|r| f.binary_search(r).is_err()).collect();
+                    Split {
+                        train: table.subset(&rest, vec![0, rest.len()]),
+                        val: table.subset(f, vec![0, f.len()]),
+                        train_pairs: Vec::new(),
+                        val_pairs: Vec::new(),
+                    }
+                })
+                .collect();
+            Ok((s, format!("{k}-fold over rows (the data is one query)")))
+        }
+    }
+}
+
+fn score_split(metric: Metric, split: &Split, preds: &[f64]) -> Result<f64, CliError> {
+    if split.val_pairs.is_empty() {
+        metric.eval_labels(&split.val.labels, preds, &split.val.query_ptr)
+    } else {
+        metric.eval_pairs(preds, &split.val_pairs)
+    }
+}
+
+fn split_target<'a>(target: &Target<'_>, split: &'a Split) -> Target<'a> {
+    match target {
+        Target::Pairs(_) => Target::Pairs(&split.train_pairs),
+        Target::Labels(w) => Target::Labels(*w),
+    }
+}
+
+/// Runs the grid under the scheme and returns the table of results.
+pub fn cross_validate<B: Backend>(
+    backend: &mut B,
+    algo: Algo,
+    grid: &Grid,
+    table: &Table,
+    target: &Target<'_>,
+    scheme: Scheme,
+    metric: Metric,
+    seed: u64,
+) -> Result<CvReport, CliError> {
+    match scheme {
+        Scheme::Loo => holdout(backend, algo, grid, table, target, metric),
+        Scheme::KFold(k) => {
+            if k < 2 {
+                return Err(CliError::input("--cv needs at least 2 folds"));
+            }
+            let (splits, desc) = splits(table, target, k, seed)?;
+            let mut points: Vec<CvPoint> = grid
+                .points()
+                .into_iter()
+                .map(|params| CvPoint { params, folds: vec![f64::NAN; k], failure: None })
+                .collect();
+            let pb = progress((grid.kernels.len() * k) as u64, "cross-validating");
+            for (ki, kernel) in grid.kernels.iter().enumerate() {
+                for (f, split) in splits.iter().enumerate() {
+                    let per_kernel = grid.lambdas.len() * grid.components.len();
+                    let block = &mut points[ki * per_kernel..(ki + 1) * per_kernel];
+                    if algo.is_kpc() {
+                        kpc_fold(backend, algo, grid, *kernel, split, target, metric, f, block)?;
+                    } else {
+                        for pt in block.iter_mut() {
+                            let tgt = split_target(target, split);
+                            match fit::fit(backend, algo, &pt.params, &split.train, &tgt) {
+                                Ok(model) => {
+                                    let preds = model
+                                        .predict(backend, &split.val)
+                                        .map_err(|e| CliError::failure(e.to_string()))?;
+                                    pt.folds[f] = score_split(metric, split, &preds)?;
+                                }
+                                Err(e) => pt.failure = Some(e.to_string()),
+                            }
+                        }
+                    }
+                    pb.inc(1);
+                }
+            }
+            pb.finish_and_clear();
+            Ok(CvReport { points, metric, scheme: desc })
+        }
+    }
+}
+
+/// All (λ, p) of one kernel on one fold from one decomposition.
+fn kpc_fold<B: Backend>(
+    backend: &mut B,
+    algo: Algo,
+    grid: &Grid,
+    kernel: Kernel,
+    split: &Split,
+    target: &Target<'_>,
+    metric: Metric,
+    f: usize,
+    block: &mut [CvPoint],
+) -> Result<(), CliError> {
+    let p_max = grid.components.iter().copied().max().unwrap_or(1);
+    let (tr, va) = (&split.train, &split.val);
+    let lin = |e: ranklet_core::LinalgError| CliError::failure(e.to_string());
+    let k = fit::kernel_between(backend, &kernel, tr, tr).map_err(lin)?;
+    let kfit = match KpcFit::new(backend, MatRef::from_col_major(&k, tr.n(), tr.n()).map_err(lin)?, p_max.min(tr.n())) {
+        Ok(v) => v,
+        Err(e) => {
+            block.iter_mut().for_each(|pt| pt.failure = Some(e.to_string()));
+            return Ok(());
+        }
+    };
+    // Projections of the validation rows onto all computed components.
+    let (nt, n) = (va.n(), tr.n());
+    let kt = fit::kernel_between(backend, &kernel, va, tr).map_err(lin)?;
+    let mut ktc = vec![0.0; nt * n];
+    learn::center_test_kernel(
+        MatRef::from_col_major(&kt, nt, n).map_err(lin)?,
+        &kfit.colmean,
+        kfit.grand,
+        MatMut::from_col_major(&mut ktc, nt, n).map_err(lin)?,
+    )
+    .map_err(lin)?;
+    let pc = kfit.rank.min(p_max);
+    let mut proj = vec![0.0; nt * pc];
+    learn::kpc_project(
+        backend,
+        MatRef::from_col_major(&ktc, nt, n).map_err(lin)?,
+        &kfit.vals[..pc],
+        kfit.vecs().map_err(lin)?,
+        MatMut::from_col_major(&mut proj, nt, pc).map_err(lin)?,
+    )
+    .map_err(lin)?;
+    let tgt = split_target(target, split);
+    let g = fit::graph(algo, tr, &tgt);
+    let offset = if algo.is_ranker() { 0.0 } else { learn::mean(&tr.labels) };
+    for (li, &lambda) in grid.lambdas.iter().enumerate() {
+        let sol = kfit.solve_all(backend, &g, &tr.labels, lambda, p_max).map_err(lin)?;
+        for (pi, &p) in grid.components.iter().enumerate() {
+            let pt = &mut block[li * grid.components.len() + pi];
+            if p > sol.usable {
+                pt.failure = Some(FitError::TooManyComponents { requested: p, rank: sol.usable }.to_string());
+                continue;
+            }
+            let w = sol.weights(p).map_err(lin)?;
+            let mut preds = vec![0.0; nt];
+            learn::kpc_predict_projected(MatRef::from_col_major(&proj, nt, pc).map_err(lin)?, &w, &mut preds)
+                .map_err(lin)?;
+            preds.iter_mut().for_each(|v| *v += offset);
+            pt.folds[f] = score_split(metric, split, &preds)?;
+        }
+    }
+    Ok(())
+}
+
+/// Closed-form leave-one-out / leave-query-out over the grid.
+fn holdout<B: Backend>(
+    backend: &mut B,
+    algo: Algo,
+    grid: &Grid,
+    table: &Table,
+    target: &Target<'_>,
+    metric: Metric,
+) -> Result<CvReport, CliError> {
+    if algo.is_kpc() || matches!(target, Target::Pairs(_)) {
+        return Err(CliError::input("--cv loo is the closed-form shortcut of rls and rankrls on scored data"));
+    }
+    let n = table.n();
+    let g = fit::graph(algo, table, target);
+    let lin = |e: ranklet_core::LinalgError| CliError::failure(e.to_string());
+    let mb = if algo.is_ranker() { table.query_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1) } else { 1 };
+    let mut points = Vec::new();
+    let pts = grid.points();
+    let pb = progress(pts.len() as u64, "leave-out");
+    for params in pts {
+        let mut preds = vec![0.0; n];
+        let res = if fit::use_primal(algo, &params, table) {
+            let x = table.dense().ok_or_else(|| CliError::failure("dense rows expected"))?;
+            let mut work = vec![0.0; learn::ls_primal_holdout_workspace_len(n, table.d(), mb)];
+            learn::ls_primal_holdout(backend, x, &g, &table.labels, params.lambda, &mut preds, &mut work)
+        } else {
+            let k = fit::kernel_between(backend, &params.kernel, table, table).map_err(lin)?;
+            let mut work = vec![0.0; learn::ls_dual_holdout_workspace_len(n, mb)];
+            let kv = MatRef::from_col_major(&k, n, n).map_err(lin)?;
+            learn::ls_dual_holdout(backend, kv, &g, &table.labels, params.lambda, &mut preds, &mut work)
+        };
+        let mut pt = CvPoint { params, folds: vec![f64::NAN], failure: None };
+        match res {
+            Ok(()) => pt.folds[0] = metric.eval_labels(&table.labels, &preds, &table.query_ptr)?,
+            Err(e) => pt.failure = Some(FitError::Linalg(e).to_string()),
+        }
+        points.push(pt);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let scheme = if algo.is_ranker() { "leave-query-out (closed form)" } else { "leave-one-out (closed form)" };
+    Ok(CvReport { points, metric, scheme: scheme.into() })
+}

@@ -1,0 +1,62 @@
+//! The CLI's error: a message and the exit code it maps to.
+//!
+//! Exit codes (stable): 0 success, 2 bad input the user can fix (a file, a
+//! flag, a value), 1 any other failure (numerical breakdown, I/O on output).
+
+use std::fmt;
+
+use crate::data::DataError;
+
+/// An error that ends a command.
+#[derive(Debug)]
+pub struct CliError {
+    /// Process exit code: 2 for bad input, 1 otherwise.
+    pub code: u8,
+    /// One-line message, naming the file and line where there is one.
+    pub msg: String,
+}
+
+impl CliError {
+    /// Bad input (exit code 2).
+    pub fn input(msg: impl Into<String>) -> Self {
+        CliError { code: 2, msg: msg.into() }
+    }
+    /// Any other failure (exit code 1).
+    pub fn failure(msg: impl Into<String>) -> Self {
+        CliError { code: 1, msg: msg.into() }
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.msg)
+    }
+}
+
+impl std::error::Error for CliError {}
+
+impl From<DataError> for CliError {
+    fn from(e: DataError) -> Self {
+        CliError { code: if e.is_bad_input() { 2 } else { 1 }, msg: e.to_string() }
+    }
+}
+
+/// Writes `bytes` to `path` atomically: to a temporary file in the same
+/// directory, flushed, then renamed over `path`. A failure leaves no file
+/// at `path` (and removes the temporary).
+pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError> {
+    use std::io::Write;
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let name = path.file_name().ok_or_else(|| CliError::input(format!("{}: not a file name", path.display())))?;
+    let tmp = dir.join(format!(".{}.tmp-{}", name.to_string_lossy(), std::process::id()));
+    let result = (|| -> std::io::Result<()> {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    result.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        CliError::failure(format!("{}: cannot write: {e}", path.display()))
+    })
+}

@@ -1,0 +1,95 @@
+//! The backend the CLI trains with: faer (default, both cores) or core's
+//! portable one (`--backend portable`), behind one type.
+
+use ranklet_core::backend::{Backend, Portable};
+use ranklet_core::{LinalgError, MatMut, MatRef};
+
+use crate::faer_backend::FaerBackend;
+
+/// Which implementation of the heavy linear algebra to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum BackendChoice {
+    /// faer, multi-threaded.
+    Faer,
+    /// ranklet-core's allocation-free single-threaded implementation.
+    Portable,
+}
+
+/// A backend chosen at run time.
+pub enum HostBackend {
+    /// faer.
+    Faer(FaerBackend),
+    /// Core's portable backend with a growable workspace.
+    Portable(Vec<f64>),
+}
+
+impl HostBackend {
+    /// The chosen backend.
+    pub fn new(choice: BackendChoice) -> Self {
+        match choice {
+            BackendChoice::Faer => HostBackend::Faer(FaerBackend::new()),
+            BackendChoice::Portable => HostBackend::Portable(Vec::new()),
+        }
+    }
+}
+
+/// Runs `$op` on the faer backend or on a `Portable` over a workspace
+/// sized for order `$n`.
+macro_rules! dispatch {
+    ($self:ident, $n:expr, |$b:ident| $op:expr) => {
+        match $self {
+            HostBackend::Faer($b) => $op,
+            HostBackend::Portable(work) => {
+                let need = $n;
+                if work.len() < need {
+                    work.resize(need, 0.0);
+                }
+                let $b = &mut Portable::new(work);
+                $op
+            }
+        }
+    };
+}
+
+impl Backend for HostBackend {
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        b: MatRef<'_, f64>,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.gemm(alpha, a, b, beta, c))
+    }
+    fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, c: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.syrk(alpha, a, beta, c))
+    }
+    fn sym_eigen(&mut self, a: MatRef<'_, f64>, vals: &mut [f64], vecs: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = a.nrows();
+        dispatch!(self, ranklet_core::eigen::tridiag::sym_eigen_workspace_len(n), |be| be.sym_eigen(a, vals, vecs))
+    }
+    fn sym_eigen_top_k(
+        &mut self,
+        a: MatRef<'_, f64>,
+        vals: &mut [f64],
+        vecs: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let (n, k) = (a.nrows(), vals.len());
+        dispatch!(self, ranklet_core::eigen::topk::top_k_workspace_len(n, k), |be| be.sym_eigen_top_k(a, vals, vecs))
+    }
+    fn cholesky_in_place(&mut self, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.cholesky_in_place(a))
+    }
+    fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.cholesky_solve_in_place(l, b))
+    }
+    fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = a.nrows();
+        dispatch!(self, ranklet_core::linalg::ldlt::sym_indefinite_solve_workspace_len(n), |be| be
+            .sym_solve_in_place(a, b))
+    }
+    fn lu_solve_in_place(&mut self, a: MatMut<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.lu_solve_in_place(a, b))
+    }
+}

@@ -1,0 +1,139 @@
+//! Metric names on the command line and their evaluation through
+//! `ranklet_core::metrics`.
+
+use ranklet_core::graph::Pair;
+use ranklet_core::metrics::{self, IdcgZero, MapParams, NdcgParams};
+
+use crate::error::CliError;
+
+/// A metric the CLI can report or select hyperparameters by.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Metric {
+    /// Normalised pairwise disagreement per query, averaged (000 eq. 4).
+    Disagreement,
+    /// Concordance index per query, averaged.
+    Cindex,
+    /// Kendall τ-b per query, averaged.
+    Kendall,
+    /// Spearman ρ per query, averaged.
+    Spearman,
+    /// AUC of `label > threshold` over all rows.
+    Auc(f64),
+    /// NDCG@k per query (`k = usize::MAX`: whole query), LETOR conventions.
+    Ndcg(usize),
+    /// Mean average precision (relevant: label > 0).
+    Map,
+    /// Fraction of explicit pairs ordered wrongly (ties ½).
+    PairError,
+}
+
+impl Metric {
+    /// Parses `disagreement`, `cindex`, `kendall`, `spearman`, `auc[:T]`,
+    /// `ndcg[@k]`, `map`, `pairerror`.
+    pub fn parse(s: &str) -> Result<Metric, CliError> {
+        let s = s.trim();
+        let bad = || {
+            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror)"))
+        };
+        Ok(match s {
+            "disagreement" => Metric::Disagreement,
+            "cindex" => Metric::Cindex,
+            "kendall" => Metric::Kendall,
+            "spearman" => Metric::Spearman,
+            "auc" => Metric::Auc(0.0),
+            "ndcg" => Metric::Ndcg(usize::MAX),
+            "map" => Metric::Map,
+            "pairerror" => Metric::PairError,
+            _ => {
+                if let Some(t) = s.strip_prefix("auc:") {
+                    Metric::Auc(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?)
+                } else if let Some(k) = s.strip_prefix("ndcg@") {
+                    Metric::Ndcg(k.parse::<usize>().ok().filter(|&k| k > 0).ok_or_else(bad)?)
+                } else {
+                    return Err(bad());
+                }
+            }
+        })
+    }
+
+    /// Parses a comma list.
+    pub fn parse_list(s: &str) -> Result<Vec<Metric>, CliError> {
+        s.split(',').filter(|t| !t.trim().is_empty()).map(Metric::parse).collect()
+    }
+
+    /// Whether larger values are better (false for the error metrics).
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, Metric::Disagreement | Metric::PairError)
+    }
+
+    /// The name as printed.
+    pub fn name(self) -> String {
+        match self {
+            Metric::Disagreement => "disagreement".into(),
+            Metric::Cindex => "cindex".into(),
+            Metric::Kendall => "kendall".into(),
+            Metric::Spearman => "spearman".into(),
+            Metric::Auc(t) if t == 0.0 => "auc".into(),
+            Metric::Auc(t) => format!("auc:{t}"),
+            Metric::Ndcg(usize::MAX) => "ndcg".into(),
+            Metric::Ndcg(k) => format!("ndcg@{k}"),
+            Metric::Map => "map".into(),
+            Metric::PairError => "pairerror".into(),
+        }
+    }
+
+    /// Evaluates on scored rows grouped by `query_ptr`.
+    pub fn eval_labels(self, labels: &[f64], preds: &[f64], query_ptr: &[usize]) -> Result<f64, CliError> {
+        let n = labels.len();
+        let mut work = vec![0usize; metrics::index_workspace_len(n)];
+        let err = |e: metrics::MetricError| CliError::failure(format!("{}: {e}", self.name()));
+        match self {
+            Metric::Disagreement => {
+                metrics::disagreement(labels, preds, query_ptr, &mut work).map(|q| q.value).map_err(err)
+            }
+            Metric::Cindex => {
+                metrics::concordance_index_by_query(labels, preds, query_ptr, &mut work).map(|q| q.value).map_err(err)
+            }
+            Metric::Kendall | Metric::Spearman => {
+                let mut fwork = vec![0.0; metrics::real_workspace_len(n)];
+                let (mut sum, mut used) = (0.0, 0usize);
+                for q in query_ptr.windows(2) {
+                    let (l, p) = (&labels[q[0]..q[1]], &preds[q[0]..q[1]]);
+                    let r = if self == Metric::Kendall {
+                        metrics::kendall_tau_b(l, p, &mut work)
+                    } else {
+                        metrics::spearman_rho(l, p, &mut work, &mut fwork)
+                    };
+                    // Undefined on a query of constant labels (or one row):
+                    // skipped, like the pairwise metrics skip such queries.
+                    if let Ok(v) = r {
+                        sum += v;
+                        used += 1;
+                    }
+                }
+                if used == 0 {
+                    return Err(CliError::failure(format!("{}: undefined on every query", self.name())));
+                }
+                Ok(sum / used as f64)
+            }
+            Metric::Auc(t) => metrics::auc(labels, preds, t, &mut work).map_err(err),
+            Metric::Ndcg(k) => {
+                let params = NdcgParams::at(k.min(n.max(1))).with_idcg_zero(IdcgZero::One);
+                metrics::ndcg(labels, preds, query_ptr, &params, &mut work).map(|q| q.value).map_err(err)
+            }
+            Metric::Map => metrics::mean_average_precision(labels, preds, query_ptr, &MapParams::default(), &mut work)
+                .map(|q| q.value)
+                .map_err(err),
+            Metric::PairError => Err(CliError::input("pairerror needs --pairs")),
+        }
+    }
+
+    /// Evaluates on explicit pairs (only `pairerror` is defined there).
+    pub fn eval_pairs(self, preds: &[f64], pairs: &[Pair]) -> Result<f64, CliError> {
+        if self != Metric::PairError {
+            return Err(CliError::input(format!("with --pairs the only metric is pairerror, not {}", self.name())));
+        }
+        let idx: Vec<(usize, usize)> = pairs.iter().map(|p| (p.winner, p.loser)).collect();
+        metrics::pair_error(preds, &idx, None).map_err(|e| CliError::failure(format!("pairerror: {e}")))
+    }
+}

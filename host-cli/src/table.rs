@@ -1,0 +1,142 @@
+//! Training tables: a data set's rows grouped by query, in the layout the
+//! core learners take (rows of a query contiguous, dense or CSR features).
+
+use ranklet_core::kernel::{CsrRef, Rows};
+use ranklet_core::{LinalgError, MatRef};
+
+use crate::data::Dataset;
+
+/// Dense storage is used when the row-major matrix holds at most this many
+/// elements and `d` is at most [`DENSE_MAX_D`] (wider data stays sparse: a
+/// parse-ranking set has 200 000 mostly-empty features).
+pub const DENSE_MAX_LEN: usize = 1 << 27;
+/// Widest feature space stored densely.
+pub const DENSE_MAX_D: usize = 4096;
+
+/// Rows of a data set in learner order.
+#[derive(Clone, Debug)]
+pub struct Table {
+    d: usize,
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    dense: Option<Vec<f64>>,
+    /// Score (label) of each row.
+    pub labels: Vec<f64>,
+    /// Query boundaries over the rows of this table.
+    pub query_ptr: Vec<usize>,
+    /// Row of the source data set each table row came from.
+    pub orig: Vec<usize>,
+}
+
+impl Table {
+    /// All rows of `ds`, grouped by query (`by_query`) or in file order as
+    /// one query (explicit pairs refer to file rows).
+    pub fn from_dataset(ds: &Dataset, by_query: bool) -> Table {
+        let n = ds.n_rows();
+        let (rows, qptr) = if by_query {
+            let g = ds.query_groups();
+            (g.rows().to_vec(), g.query_ptr().to_vec())
+        } else {
+            ((0..n).collect(), vec![0, n])
+        };
+        Self::gather(ds.n_features(), |i| ds.row(i), ds.labels(), &rows, qptr)
+    }
+
+    fn gather<'a>(
+        d: usize,
+        row: impl Fn(usize) -> (&'a [u32], &'a [f64]),
+        labels: &[f64],
+        rows: &[usize],
+        query_ptr: Vec<usize>,
+    ) -> Table {
+        let mut row_ptr = Vec::with_capacity(rows.len() + 1);
+        row_ptr.push(0);
+        let (mut col, mut val) = (Vec::new(), Vec::new());
+        for &r in rows {
+            let (c, v) = row(r);
+            col.extend_from_slice(c);
+            val.extend_from_slice(v);
+            row_ptr.push(col.len());
+        }
+        let mut t = Table {
+            d,
+            row_ptr,
+            col,
+            val,
+            dense: None,
+            labels: rows.iter().map(|&r| labels[r]).collect(),
+            query_ptr,
+            orig: rows.to_vec(),
+        };
+        t.densify_if_small();
+        t
+    }
+
+    fn densify_if_small(&mut self) {
+        let n = self.n();
+        if self.d > DENSE_MAX_D || n.saturating_mul(self.d) > DENSE_MAX_LEN {
+            return;
+        }
+        let mut x = vec![0.0; n * self.d];
+        for i in 0..n {
+            let (c, v) = self.row(i);
+            for (&c, &v) in c.iter().zip(v) {
+                x[i * self.d + c as usize] = v;
+            }
+        }
+        self.dense = Some(x);
+    }
+
+    /// The rows at table positions `rows` (in that order), with the given
+    /// query boundaries over them. `orig` keeps pointing at the source data.
+    pub fn subset(&self, rows: &[usize], query_ptr: Vec<usize>) -> Table {
+        let mut t = Self::gather(self.d, |i| self.row(i), &self.labels, rows, query_ptr);
+        t.orig = rows.iter().map(|&r| self.orig[r]).collect();
+        t
+    }
+
+    /// The queries `qs` (indices into `query_ptr`), each kept whole.
+    pub fn subset_queries(&self, qs: &[usize]) -> (Table, Vec<usize>) {
+        let mut rows = Vec::new();
+        let mut qptr = vec![0];
+        for &q in qs {
+            rows.extend(self.query_ptr[q]..self.query_ptr[q + 1]);
+            qptr.push(rows.len());
+        }
+        (self.subset(&rows, qptr), rows)
+    }
+
+    /// Number of rows.
+    pub fn n(&self) -> usize {
+        self.row_ptr.len() - 1
+    }
+    /// Number of features.
+    pub fn d(&self) -> usize {
+        self.d
+    }
+    /// Number of queries.
+    pub fn n_queries(&self) -> usize {
+        self.query_ptr.len() - 1
+    }
+    /// Row `i` as sparse (indices, values).
+    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let (s, e) = (self.row_ptr[i], self.row_ptr[i + 1]);
+        (&self.col[s..e], &self.val[s..e])
+    }
+    /// The dense row-major matrix, if the table is stored densely.
+    pub fn dense(&self) -> Option<MatRef<'_, f64>> {
+        self.dense.as_deref().and_then(|x| MatRef::from_row_major(x, self.n(), self.d).ok())
+    }
+    /// The rows as the core learners take them.
+    ///
+    /// # Errors
+    /// Only if the CSR invariants were broken, which a validated `Dataset`
+    /// rules out.
+    pub fn rows(&self) -> Result<Rows<'_>, LinalgError> {
+        match self.dense() {
+            Some(m) => Ok(Rows::Dense(m)),
+            None => Ok(Rows::Sparse(CsrRef::new(self.d, &self.row_ptr, &self.col, &self.val)?)),
+        }
+    }
+}
