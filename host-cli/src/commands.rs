@@ -126,6 +126,11 @@ pub struct TrainArgs {
     pub query_weight: String,
     #[command(flatten)]
     pub data: DataArgs,
+    /// Standardise every feature to mean 0 and standard deviation 1 over the
+    /// training rows; the model stores the transform and applies it when
+    /// scoring. Dense data only (centring would fill sparse rows).
+    #[arg(long)]
+    pub standardize: bool,
     /// Linear-algebra backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
     pub backend: BackendChoice,
@@ -286,7 +291,22 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
             a.data.data.display()
         )));
     }
-    let table = Table::from_dataset(&ds, pairs.is_none());
+    let mut table = Table::from_dataset(&ds, pairs.is_none());
+    let stats = if a.standardize {
+        if table.dense().is_none() {
+            return Err(CliError::input(format!(
+                "--standardize needs dense data; {} has {} features",
+                a.data.data.display(),
+                table.d()
+            )));
+        }
+        // Statistics of all training rows (also used inside CV folds).
+        let (mean, scale) = table.feature_stats();
+        table = table.standardized(&mean, &scale);
+        Some((mean, scale))
+    } else {
+        None
+    };
     let target = match &pairs {
         Some(p) => Target::Pairs(p),
         None => Target::Labels(plan.weight),
@@ -341,7 +361,11 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
         chosen.lambda,
         if plan.algo.is_kpc() { format!(" components={}", chosen.components) } else { String::new() }
     );
-    let bytes = model_bytes(&fitted, ds.n_features(), plan.element, &meta)?;
+    if stats.is_some() {
+        meta.push_str("standardize=1\n");
+    }
+    let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
+    let bytes = model_bytes(&fitted, ds.n_features(), plan.element, &meta, centring)?;
     write_atomic(&a.output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
     Ok(())
@@ -380,14 +404,18 @@ fn to_format_kernel(k: &Kernel) -> Result<format::Kernel, CliError> {
 }
 
 /// Serialises a fitted model.
-pub fn model_bytes(fitted: &Fitted, d: usize, element: ElementType, meta: &str) -> Result<Vec<u8>, CliError> {
+pub fn model_bytes(
+    fitted: &Fitted,
+    d: usize,
+    element: ElementType,
+    meta: &str,
+    centring: Option<format::FeatureCentring<'_>>,
+) -> Result<Vec<u8>, CliError> {
     let fmt_err = |e: format::FormatError| CliError::failure(format!("cannot write the model: {e}"));
     let (sparse_ptr, sparse_idx, sparse_val, dense_basis);
     let model = match fitted {
-        Fitted::Linear { w, offset } => {
-            format::Model::Linear(format::LinearModel { w, offset: *offset, centring: None })
-        }
-        Fitted::Kernel { kernel, basis, alpha, offset, centring } => {
+        Fitted::Linear { w, offset } => format::Model::Linear(format::LinearModel { w, offset: *offset, centring }),
+        Fitted::Kernel { kernel, basis, alpha, offset, centring: kc } => {
             let b = match basis.dense() {
                 Some(_) => {
                     dense_basis = (0..basis.n())
@@ -422,10 +450,8 @@ pub fn model_bytes(fitted: &Fitted, d: usize, element: ElementType, meta: &str) 
                 basis: b,
                 coeffs: alpha,
                 offset: *offset,
-                centring: None,
-                kernel_centring: centring
-                    .as_ref()
-                    .map(|(c, g)| format::KernelCentring { col_means: c, grand_mean: *g }),
+                centring,
+                kernel_centring: kc.as_ref().map(|(c, g)| format::KernelCentring { col_means: c, grand_mean: *g }),
             })
         }
     };

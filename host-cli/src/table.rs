@@ -139,4 +139,70 @@ impl Table {
             None => Ok(Rows::Sparse(CsrRef::new(self.d, &self.row_ptr, &self.col, &self.val)?)),
         }
     }
+
+    /// Per-feature mean and scale (population standard deviation; 1 for a
+    /// constant feature) of the rows, for `--standardize`.
+    pub fn feature_stats(&self) -> (Vec<f64>, Vec<f64>) {
+        let (n, d) = (self.n().max(1) as f64, self.d);
+        let mut mean = vec![0.0; d];
+        let mut sq = vec![0.0; d];
+        for i in 0..self.n() {
+            let (c, v) = self.row(i);
+            for (&c, &v) in c.iter().zip(v) {
+                mean[c as usize] += v;
+            }
+        }
+        mean.iter_mut().for_each(|m| *m /= n);
+        for i in 0..self.n() {
+            // Two-pass variance; absent (zero) entries contribute mean².
+            let (c, v) = self.row(i);
+            for (&c, &v) in c.iter().zip(v) {
+                let t = v - mean[c as usize];
+                sq[c as usize] += t * t;
+            }
+        }
+        // Add the zeros that CSR does not store.
+        let mut nnz = vec![0usize; d];
+        self.col.iter().for_each(|&c| nnz[c as usize] += 1);
+        for j in 0..d {
+            sq[j] += (self.n() - nnz[j]) as f64 * mean[j] * mean[j];
+        }
+        let scale = sq.iter().map(|s| (s / n).sqrt()).map(|s| if s > 0.0 && s.is_finite() { s } else { 1.0 }).collect();
+        (mean, scale)
+    }
+
+    /// The rows with `x'_j = (x_j − mean_j) / scale_j` (dense result).
+    pub fn standardized(&self, mean: &[f64], scale: &[f64]) -> Table {
+        let (n, d) = (self.n(), self.d);
+        let mut x = vec![0.0; n * d];
+        for i in 0..n {
+            for j in 0..d {
+                x[i * d + j] = -mean[j] / scale[j];
+            }
+            let (c, v) = self.row(i);
+            for (&c, &v) in c.iter().zip(v) {
+                x[i * d + c as usize] = (v - mean[c as usize]) / scale[c as usize];
+            }
+        }
+        let mut row_ptr = Vec::with_capacity(n + 1);
+        let (mut col, mut val) = (Vec::with_capacity(n * d), Vec::with_capacity(n * d));
+        row_ptr.push(0);
+        for i in 0..n {
+            for j in 0..d {
+                col.push(j as u32);
+                val.push(x[i * d + j]);
+            }
+            row_ptr.push(col.len());
+        }
+        Table {
+            d,
+            row_ptr,
+            col,
+            val,
+            dense: Some(x),
+            labels: self.labels.clone(),
+            query_ptr: self.query_ptr.clone(),
+            orig: self.orig.clone(),
+        }
+    }
 }
