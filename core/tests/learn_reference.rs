@@ -118,10 +118,8 @@ fn dual_rls_and_rankrls_match_numpy() {
     let k = kmat(&kernel, data.x(), data.x());
     let kt = kmat(&kernel, data.xt(), data.x());
     let (_, _, praw) = data.fx.get("pairs");
-    let pairs: Vec<Pair> = praw
-        .chunks(3)
-        .map(|c| Pair { winner: c[0] as usize, loser: c[1] as usize, magnitude: c[2] })
-        .collect();
+    let pairs: Vec<Pair> =
+        praw.chunks(3).map(|c| Pair { winner: c[0] as usize, loser: c[1] as usize, magnitude: c[2] }).collect();
     let cases = [
         ("rankrls_dual_rbf_equal_pred", Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal }),
         ("rankrls_dual_rbf_pairs_pred", Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Pairs }),
@@ -330,7 +328,8 @@ fn holdout_shortcuts_equal_refitting_without_each_block() {
             let mut work = vec![0.0; ls_primal_workspace_len(m, d)];
             ls_primal(&mut be, xv, &g2, &ss, 0.5, &mut w, &mut work).unwrap();
             let mut a = vec![0.0; m];
-            let ks: Vec<f64> = keep.iter().flat_map(|&j| keep.iter().map(move |&i| (i, j))).map(|(i, j)| k[j * n + i]).collect();
+            let ks: Vec<f64> =
+                keep.iter().flat_map(|&j| keep.iter().map(move |&i| (i, j))).map(|(i, j)| k[j * n + i]).collect();
             let mut work = vec![0.0; ls_dual_workspace_len(m)];
             ls_dual(&mut be, MatRef::from_col_major(&ks, m, m).unwrap(), &g2, &ss, 0.1, &mut a, &mut work).unwrap();
             for r in r0..r1 {
