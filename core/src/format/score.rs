@@ -1,14 +1,49 @@
 //! Scoring on a validated [`ModelView`]: the device path. Nothing here
 //! allocates, and nothing panics.
 //!
-//! All arithmetic is in `f64` whatever the element type: `f32` parameters
-//! and inputs widen exactly, sums accumulate in `f64`, and the `f32` entry
-//! points round once, at the end. On a device without a double-precision
-//! FPU this costs speed, but it makes an `f32` model's score equal the `f64`
-//! evaluation of the same stored parameters to within one `f32` rounding.
+//! # Precision
+//!
+//! The arithmetic type follows the model and the input:
+//!
+//! | model element type | entry point | computed in |
+//! |---|---|---|
+//! | `f32` | `f32` inputs ([`score_dense`](ModelView::score_dense), [`score_sparse`](ModelView::score_sparse), `…_rows`) | `f32` |
+//! | `f64` | `f32` inputs | `f64`, rounded to `f32` once |
+//! | either | `f64` inputs (`…_f64`) | `f64` |
+//!
+//! An `f32` model on a device therefore never touches `f64` arithmetic
+//! (which a single-precision FPU such as the Cortex-M4F's would emulate in
+//! software), except for the stored `f64` offsets and kernel parameters,
+//! which are rounded to `f32` once per score.
+//!
+//! To keep `f32` sums accurate, every sum is *blocked*: the hot dot-product
+//! loops run four independent lanes over blocks of [`BLOCK`] terms, and the
+//! block sums are combined pairwise (a binary cascade), so the rounding
+//! error grows with `BLOCK/4 + log2(n/BLOCK)` rather than with `n`.
+//!
+//! ## Accuracy bound
+//!
+//! For an `f32` linear model with `d ≤ 2²⁰` features, the score `s₃₂` and the
+//! `f64` training-side prediction `s₆₄` (same `f32` input, *unrounded* `f64`
+//! parameters) satisfy
+//!
+//! `|s₃₂ − s₆₄| ≤ 1e-5 · (|b| + Σ_j |w_j·x'_j|)`
+//!
+//! (the sum is the condition scale of the dot product: parameter rounding
+//! contributes `2⁻²⁴`, each product and the centring `≈ 3·2⁻²⁴`, the blocked
+//! sum at most `(BLOCK/4 + 2 + log2(d/BLOCK))·2⁻²⁴ ≈ 34·2⁻²⁴`). When the terms
+//! do not cancel (`|s₆₄|` comparable to the scale), this is a relative error
+//! of 1e-5. Kernel expansions obey the same bound with the scale
+//! `|b| + Σ_i |a_i|·(|k_i| + |c_i| + |k̄| + |g|)`, times the kernel's own
+//! amplification (RBF: `1 + γ‖x' − x_i‖²`; polynomial of degree p: `p`). The
+//! tests in this module check both bounds on random models.
 
 use super::view::{BasisView, Body, KernelView, LinearView, ModelView};
-use super::{Array, FormatError, Kernel};
+use super::{Array, ElementType, FormatError, Kernel};
+use crate::real::Real;
+
+/// Terms per block of the blocked sums (see the module docs).
+pub const BLOCK: usize = 64;
 
 /// A scoring input, checked by [`Input::check`].
 #[derive(Clone, Copy)]
@@ -57,41 +92,215 @@ impl Input<'_> {
     }
 }
 
-/// Reads the centred input `x'_j = (x_j − mean_j) / scale_j` (or `x_j`) for
-/// non-decreasing `j`.
-struct Cursor<'v, 'x> {
-    input: Input<'x>,
-    centring: Option<(Array<'v>, Array<'v>)>,
-    p: usize,
+/// Element `i` of a parameter array in the arithmetic type `R` (0 out of
+/// range, which cannot happen after validation). For `R = f32` and an `f32`
+/// array the widening and narrowing fold away.
+#[inline(always)]
+fn elem<R: Real>(a: &Array<'_>, i: usize) -> R {
+    let b = a.as_bytes();
+    match a.element_type() {
+        ElementType::F32 => {
+            let v = i.checked_mul(4).and_then(|at| b.get(at..at.checked_add(4)?));
+            let v = v.and_then(|s| <[u8; 4]>::try_from(s).ok()).map_or(0.0, f32::from_le_bytes);
+            R::from_f64(v as f64)
+        }
+        ElementType::F64 => R::from_f64(a.at(i)),
+    }
 }
 
-impl<'v, 'x> Cursor<'v, 'x> {
-    fn new(input: Input<'x>, centring: Option<(Array<'v>, Array<'v>)>) -> Self {
-        Cursor { input, centring, p: 0 }
+/// The arithmetic types scoring runs in, with the one loop that is
+/// specialised per type: a dense `f32` input against the weights.
+trait Arith: Real {
+    /// `Σ_j w_j·x_j` over all `j < w.len()`.
+    fn dense_dot(w: &Array<'_>, x: &[f32]) -> Self;
+}
+
+impl Arith for f32 {
+    #[inline]
+    fn dense_dot(w: &Array<'_>, x: &[f32]) -> f32 {
+        match w.element_type() {
+            ElementType::F32 => dot_f32_f32(w.as_bytes(), x),
+            ElementType::F64 => blocked_sum(w.len(), |j| elem::<f32>(w, j) * x.get(j).copied().unwrap_or(0.0)),
+        }
+    }
+}
+
+impl Arith for f64 {
+    #[inline]
+    fn dense_dot(w: &Array<'_>, x: &[f32]) -> f64 {
+        blocked_sum(w.len(), |j| elem::<f64>(w, j) * x.get(j).map_or(0.0, |&v| v as f64))
+    }
+}
+
+/// A running sum with bounded error growth: terms accumulate sequentially
+/// inside a block of [`BLOCK`] terms, and block sums are combined pairwise
+/// (a binary counter of partial sums), so the error bound grows as
+/// `BLOCK + log2(n/BLOCK)` units of rounding rather than `n`. No allocation:
+/// the cascade has one slot per bit of the block counter.
+#[derive(Clone, Copy)]
+struct Sum<R> {
+    block: R,
+    in_block: usize,
+    stack: [R; 64],
+    depth: usize,
+    blocks: u64,
+}
+
+impl<R: Real> Sum<R> {
+    fn new() -> Self {
+        Sum { block: R::ZERO, in_block: 0, stack: [R::ZERO; 64], depth: 0, blocks: 0 }
     }
 
     #[inline]
-    fn raw(&mut self, j: usize) -> f64 {
+    fn add(&mut self, v: R) {
+        self.block += v;
+        self.in_block += 1;
+        if self.in_block == BLOCK {
+            self.push_block(self.block);
+            self.block = R::ZERO;
+            self.in_block = 0;
+        }
+    }
+
+    /// Pushes a finished block sum, merging equal-sized partial sums.
+    #[inline]
+    fn push_block(&mut self, v: R) {
+        let mut v = v;
+        let mut c = self.blocks;
+        while c & 1 == 1 && self.depth > 0 {
+            self.depth -= 1;
+            v = self.stack.get(self.depth).copied().unwrap_or(R::ZERO) + v;
+            c >>= 1;
+        }
+        if let Some(slot) = self.stack.get_mut(self.depth) {
+            *slot = v;
+            self.depth += 1;
+        }
+        self.blocks = self.blocks.wrapping_add(1);
+    }
+
+    fn total(&self) -> R {
+        let mut t = self.block;
+        for &s in self.stack.iter().take(self.depth).rev() {
+            t = s + t;
+        }
+        t
+    }
+}
+
+/// `Σ_j term(j)` for `j < n`, four lanes per block of [`BLOCK`], blocks
+/// combined pairwise.
+#[inline(always)]
+fn blocked_sum<R: Real>(n: usize, mut term: impl FnMut(usize) -> R) -> R {
+    let mut sum = Sum::<R>::new();
+    let mut j = 0;
+    while j < n {
+        let end = if n - j > BLOCK { j + BLOCK } else { n };
+        let (mut l0, mut l1, mut l2, mut l3) = (R::ZERO, R::ZERO, R::ZERO, R::ZERO);
+        while j + 4 <= end {
+            l0 += term(j);
+            l1 += term(j + 1);
+            l2 += term(j + 2);
+            l3 += term(j + 3);
+            j += 4;
+        }
+        while j < end {
+            l0 += term(j);
+            j += 1;
+        }
+        sum.push_block((l0 + l1) + (l2 + l3));
+    }
+    sum.total()
+}
+
+/// `⟨w, x⟩` for an `f32` weight array and an `f32` input, both of length
+/// `n`: the hot loop of an `f32` linear model, over 16-byte/4-lane chunks
+/// (no bounds checks, any alignment of the weight bytes).
+#[inline]
+fn dot_f32_f32(w: &[u8], x: &[f32]) -> f32 {
+    let mut sum = Sum::<f32>::new();
+    for (wb, xb) in w.chunks(BLOCK * 4).zip(x.chunks(BLOCK)) {
+        let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+        let (wc, xc) = (wb.chunks_exact(16), xb.chunks_exact(4));
+        let (wr, xr) = (wc.remainder(), xc.remainder());
+        for (w4, x4) in wc.zip(xc) {
+            let w4: &[u8; 16] = match w4.try_into() {
+                Ok(a) => a,
+                Err(_) => continue,
+            };
+            let x4: &[f32; 4] = match x4.try_into() {
+                Ok(a) => a,
+                Err(_) => continue,
+            };
+            l0 += f32::from_le_bytes([w4[0], w4[1], w4[2], w4[3]]) * x4[0];
+            l1 += f32::from_le_bytes([w4[4], w4[5], w4[6], w4[7]]) * x4[1];
+            l2 += f32::from_le_bytes([w4[8], w4[9], w4[10], w4[11]]) * x4[2];
+            l3 += f32::from_le_bytes([w4[12], w4[13], w4[14], w4[15]]) * x4[3];
+        }
+        for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
+            if let Ok(w1) = <[u8; 4]>::try_from(w1) {
+                l0 += f32::from_le_bytes(w1) * x1;
+            }
+        }
+        sum.push_block((l0 + l1) + (l2 + l3));
+    }
+    sum.total()
+}
+
+/// Reads the raw input value `x_j` in the arithmetic type, for
+/// non-decreasing `j` (sparse inputs keep a cursor).
+struct Cursor<'x> {
+    input: Input<'x>,
+    p: usize,
+}
+
+impl<'x> Cursor<'x> {
+    fn new(input: Input<'x>) -> Self {
+        Cursor { input, p: 0 }
+    }
+
+    #[inline(always)]
+    fn raw<R: Real>(&mut self, j: usize) -> R {
         match self.input {
-            Input::D32(x) => x.get(j).map_or(0.0, |&v| v as f64),
-            Input::D64(x) => x.get(j).copied().unwrap_or(0.0),
+            Input::D32(x) => R::from_f64(x.get(j).map_or(0.0, |&v| v as f64)),
+            Input::D64(x) => R::from_f64(x.get(j).copied().unwrap_or(0.0)),
             Input::Sparse(idx, val) => {
                 while idx.get(self.p).is_some_and(|&i| (i as usize) < j) {
                     self.p += 1;
                 }
                 match (idx.get(self.p), val.get(self.p)) {
-                    (Some(&i), Some(&v)) if i as usize == j => v as f64,
-                    _ => 0.0,
+                    (Some(&i), Some(&v)) if i as usize == j => R::from_f64(v as f64),
+                    _ => R::ZERO,
                 }
             }
         }
     }
+}
 
-    #[inline]
-    fn at(&mut self, j: usize) -> f64 {
-        let r = self.raw(j);
+/// The centred input `x'_j = (x_j − mean_j) / scale_j` (or `x_j`).
+#[derive(Clone, Copy)]
+struct Centred<'v, 'x> {
+    input: Input<'x>,
+    centring: Option<(Array<'v>, Array<'v>)>,
+}
+
+impl Centred<'_, '_> {
+    fn cursor(&self) -> CentredCursor<'_, '_> {
+        CentredCursor { cur: Cursor::new(self.input), centring: self.centring }
+    }
+}
+
+struct CentredCursor<'v, 'x> {
+    cur: Cursor<'x>,
+    centring: Option<(Array<'v>, Array<'v>)>,
+}
+
+impl CentredCursor<'_, '_> {
+    #[inline(always)]
+    fn at<R: Real>(&mut self, j: usize) -> R {
+        let r: R = self.cur.raw(j);
         match self.centring {
-            Some((mean, scale)) => (r - mean.at(j)) / scale.at(j),
+            Some((mean, scale)) => (r - elem::<R>(&mean, j)) / elem::<R>(&scale, j),
             None => r,
         }
     }
@@ -117,7 +326,8 @@ fn finite_f64(s: f64) -> Result<f64, FormatError> {
 impl ModelView<'_> {
     /// Scores one dense input of length [`dim`](Self::dim).
     ///
-    /// Computed in `f64` (see the module docs) and rounded to `f32` once.
+    /// Computed in `f32` for an `f32` model, in `f64` (rounded once) for an
+    /// `f64` model; see the module docs for the accuracy bound.
     ///
     /// # Errors
     ///
@@ -125,21 +335,26 @@ impl ModelView<'_> {
     /// [`FormatError::NonFiniteInput`] if `x` holds NaN or infinity,
     /// [`FormatError::ScoreOverflow`] if the score is not a finite `f32`.
     pub fn score_dense(&self, x: &[f32]) -> Result<f32, FormatError> {
-        finite_f32(self.score_input(Input::D32(x))?)
+        self.score_f32(Input::D32(x))
     }
 
-    /// Scores one dense `f64` input; as [`score_dense`](Self::score_dense)
-    /// but without the final rounding to `f32`.
+    /// Scores one dense `f64` input, computing in `f64` whatever the
+    /// element type.
     ///
     /// # Errors
     ///
-    /// As [`score_dense`](Self::score_dense).
+    /// As [`score_dense`](Self::score_dense), with the overflow test on
+    /// `f64`.
     pub fn score_dense_f64(&self, x: &[f64]) -> Result<f64, FormatError> {
-        finite_f64(self.score_input(Input::D64(x))?)
+        let input = Input::D64(x);
+        input.check(self.dim())?;
+        finite_f64(self.eval::<f64>(input))
     }
 
     /// Scores one sparse input: `indices` 0-based and strictly increasing,
     /// `values[k]` the value of feature `indices[k]`, all other features 0.
+    ///
+    /// Precision as [`score_dense`](Self::score_dense).
     ///
     /// # Errors
     ///
@@ -148,7 +363,7 @@ impl ModelView<'_> {
     /// indices are not strictly increasing, [`FormatError::NonFiniteInput`],
     /// [`FormatError::ScoreOverflow`].
     pub fn score_sparse(&self, indices: &[u32], values: &[f32]) -> Result<f32, FormatError> {
-        finite_f32(self.score_input(Input::Sparse(indices, values))?)
+        self.score_f32(Input::Sparse(indices, values))
     }
 
     /// Scores `out.len()` dense rows stored row-major in `x`
@@ -169,13 +384,13 @@ impl ModelView<'_> {
             return Err(FormatError::NonFiniteInput);
         }
         for (row, o) in x.chunks_exact(self.dim()).zip(out.iter_mut()) {
-            *o = self.score_dense(row)?;
+            *o = self.score_f32_unchecked(Input::D32(row))?;
         }
         Ok(())
     }
 
     /// [`score_dense_rows`](Self::score_dense_rows) for `f64` inputs and
-    /// outputs.
+    /// outputs (computed in `f64`).
     ///
     /// # Errors
     ///
@@ -189,7 +404,7 @@ impl ModelView<'_> {
             return Err(FormatError::NonFiniteInput);
         }
         for (row, o) in x.chunks_exact(self.dim()).zip(out.iter_mut()) {
-            *o = self.score_dense_f64(row)?;
+            *o = finite_f64(self.eval::<f64>(Input::D64(row)))?;
         }
         Ok(())
     }
@@ -237,153 +452,387 @@ impl ModelView<'_> {
         }
         for (r, o) in out.iter_mut().enumerate() {
             let (i, v) = row(r)?;
-            *o = self.score_sparse(i, v)?;
+            *o = self.score_f32_unchecked(Input::Sparse(i, v))?;
         }
         Ok(())
     }
 
-    fn score_input(&self, input: Input<'_>) -> Result<f64, FormatError> {
+    fn score_f32(&self, input: Input<'_>) -> Result<f32, FormatError> {
         input.check(self.dim())?;
-        let centring = self.feature_centring();
-        Ok(match self.body {
-            Body::Linear(ref l) => score_linear(l, input, centring),
-            Body::Kernel(ref k) => score_kernel(k, input, centring, self.dim()),
-        })
+        self.score_f32_unchecked(input)
+    }
+
+    /// The `f32` entry points after the input check: `f32` arithmetic for
+    /// an `f32` model, `f64` rounded once for an `f64` model.
+    fn score_f32_unchecked(&self, input: Input<'_>) -> Result<f32, FormatError> {
+        match self.element_type() {
+            ElementType::F32 => {
+                let s = self.eval::<f32>(input);
+                if s.is_finite() {
+                    Ok(s)
+                } else {
+                    Err(FormatError::ScoreOverflow)
+                }
+            }
+            ElementType::F64 => finite_f32(self.eval::<f64>(input)),
+        }
+    }
+
+    /// The score in the arithmetic type `R`, on a checked input.
+    fn eval<R: Arith>(&self, input: Input<'_>) -> R {
+        let x = Centred { input, centring: self.feature_centring() };
+        match self.body {
+            Body::Linear(ref l) => score_linear::<R>(l, x),
+            Body::Kernel(ref k) => score_kernel::<R>(k, x, self.dim()),
+        }
     }
 }
 
-fn score_linear(l: &LinearView<'_>, input: Input<'_>, centring: Option<(Array<'_>, Array<'_>)>) -> f64 {
+fn score_linear<R: Arith>(l: &LinearView<'_>, x: Centred<'_, '_>) -> R {
     let w = l.weights;
-    let mut s = 0.0;
-    match (input, centring) {
-        (Input::Sparse(idx, val), None) => {
-            for (&j, &v) in idx.iter().zip(val) {
-                s += w.at(j as usize) * v as f64;
-            }
-        }
-        (Input::D32(x), None) => {
-            for (wj, &xj) in w.iter().zip(x) {
-                s += wj * xj as f64;
-            }
-        }
-        (Input::D64(x), None) => {
-            for (wj, &xj) in w.iter().zip(x) {
-                s += wj * xj;
-            }
-        }
+    let n = w.len();
+    let s: R = match (x.input, x.centring) {
+        (Input::D32(xs), None) => R::dense_dot(&w, xs),
+        (Input::D64(xs), None) => blocked_sum(n, |j| elem::<R>(&w, j) * R::from_f64(xs.get(j).copied().unwrap_or(0.0))),
+        (Input::Sparse(idx, val), None) => blocked_sum(idx.len(), |k| {
+            let j = idx.get(k).map_or(usize::MAX, |&j| j as usize);
+            elem::<R>(&w, j) * R::from_f64(val.get(k).map_or(0.0, |&v| v as f64))
+        }),
         _ => {
-            let mut cur = Cursor::new(input, centring);
-            for (j, wj) in w.iter().enumerate() {
-                s += wj * cur.at(j);
-            }
+            let mut cur = x.cursor();
+            blocked_sum(n, |j| elem::<R>(&w, j) * cur.at::<R>(j))
         }
-    }
-    l.offset + s
+    };
+    R::from_f64(l.offset) + s
 }
 
 /// `(⟨x', b⟩, ‖x' − b‖²)` for one basis row.
-fn row_stats(
-    basis: &BasisView<'_>,
-    i: usize,
-    dim: usize,
-    input: Input<'_>,
-    centring: Option<(Array<'_>, Array<'_>)>,
-    xnorm2: f64,
-) -> (f64, f64) {
-    let (mut dot, mut dist) = (0.0, 0.0);
+fn row_stats<R: Real>(basis: &BasisView<'_>, i: usize, dim: usize, x: Centred<'_, '_>, xnorm2: R) -> (R, R) {
     match *basis {
         BasisView::Dense(rows) => {
             let row = rows.slice(i.saturating_mul(dim), dim);
-            let mut cur = Cursor::new(input, centring);
-            for (j, b) in row.iter().enumerate() {
-                let xv = cur.at(j);
-                dot += xv * b;
-                dist += (xv - b) * (xv - b);
+            let mut cur = x.cursor();
+            let (mut dot, mut dist) = (Sum::<R>::new(), Sum::<R>::new());
+            for j in 0..dim {
+                let xv: R = cur.at(j);
+                let b: R = elem(&row, j);
+                dot.add(xv * b);
+                dist.add((xv - b) * (xv - b));
             }
+            (dot.total(), dist.total())
         }
         BasisView::Sparse { row_ptr, indices, values } => {
             let s = row_ptr.get(i).unwrap_or(0) as usize;
             let e = row_ptr.get(i + 1).unwrap_or(0) as usize;
             let n = e.saturating_sub(s);
             let (ri, rv) = (indices.slice(s, n), values.slice(s, n));
-            match (input, centring) {
+            let (mut dot, mut dist) = (Sum::<R>::new(), Sum::<R>::new());
+            match (x.input, x.centring) {
                 (Input::Sparse(xi, xv), None) => {
                     // Merge two sorted index lists; the sum runs over their union.
-                    let (mut p, mut ri_it, mut rv_it) = (0usize, ri.iter().peekable(), rv.iter());
+                    let (mut p, mut q) = (0usize, 0usize);
                     loop {
                         let xj = xi.get(p).map(|&j| j as usize);
-                        let bj = ri_it.peek().map(|&j| j as usize);
+                        let bj = ri.get(q).map(|j| j as usize);
+                        let xval = || R::from_f64(xv.get(p).map_or(0.0, |&v| v as f64));
                         match (xj, bj) {
                             (None, None) => break,
                             (Some(a), Some(b)) if a == b => {
-                                let x = xv.get(p).map_or(0.0, |&v| v as f64);
-                                let y = rv_it.next().unwrap_or(0.0);
-                                ri_it.next();
+                                let (xa, yb): (R, R) = (xval(), elem(&rv, q));
+                                dot.add(xa * yb);
+                                dist.add((xa - yb) * (xa - yb));
                                 p += 1;
-                                dot += x * y;
-                                dist += (x - y) * (x - y);
+                                q += 1;
                             }
                             (Some(a), b) if b.is_none_or(|b| a < b) => {
-                                let x = xv.get(p).map_or(0.0, |&v| v as f64);
+                                let xa: R = xval();
+                                dist.add(xa * xa);
                                 p += 1;
-                                dist += x * x;
                             }
                             _ => {
-                                let y = rv_it.next().unwrap_or(0.0);
-                                ri_it.next();
-                                dist += y * y;
+                                let yb: R = elem(&rv, q);
+                                dist.add(yb * yb);
+                                q += 1;
                             }
                         }
                     }
+                    (dot.total(), dist.total())
                 }
                 _ => {
                     // x' is dense here: ‖x' − b‖² = ‖x'‖² + Σ_{j∈row} ((x'_j − b_j)² − x'_j²).
-                    let mut cur = Cursor::new(input, centring);
-                    for (j, b) in ri.iter().zip(rv.iter()) {
-                        let xv = cur.at(j as usize);
-                        dot += xv * b;
-                        dist += (xv - b) * (xv - b) - xv * xv;
+                    let mut cur = x.cursor();
+                    dist.add(xnorm2);
+                    for (q, j) in ri.iter().enumerate() {
+                        let xa: R = cur.at(j as usize);
+                        let yb: R = elem(&rv, q);
+                        dot.add(xa * yb);
+                        dist.add((xa - yb) * (xa - yb) - xa * xa);
                     }
-                    dist = (dist + xnorm2).max(0.0);
+                    (dot.total(), dist.total().max(R::ZERO))
                 }
             }
         }
     }
-    (dot, dist)
 }
 
-fn score_kernel(k: &KernelView<'_>, input: Input<'_>, centring: Option<(Array<'_>, Array<'_>)>, dim: usize) -> f64 {
+fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> R {
     let needs_xnorm = matches!(k.basis, BasisView::Sparse { .. })
         && matches!(k.kernel, Kernel::Rbf { .. })
-        && !matches!((input, centring), (Input::Sparse(..), None));
+        && !matches!((x.input, x.centring), (Input::Sparse(..), None));
     let xnorm2 = if needs_xnorm {
-        let mut cur = Cursor::new(input, centring);
-        (0..dim).map(|j| cur.at(j)).map(|v| v * v).sum()
+        let mut cur = x.cursor();
+        blocked_sum(dim, |j| {
+            let v: R = cur.at(j);
+            v * v
+        })
     } else {
-        0.0
+        R::ZERO
     };
-    let (mut s1, mut sk, mut sa, mut sac) = (0.0, 0.0, 0.0, 0.0);
+    // With test-kernel centring (000 §6.1) the score is
+    //   b + Σ_i a_i·(k_i − k̄ − c_i + g) = b + Σ_i a_i·(k_i − c_i) + (Σ_i a_i)·(g − k̄),
+    // grouped so that the large, nearly cancelling terms meet early.
+    let (mut s1, mut sk, mut sa) = (Sum::<R>::new(), Sum::<R>::new(), Sum::<R>::new());
     let col_means = k.centring.map(|c| c.col_means);
-    for (i, a) in k.coeffs.iter().enumerate() {
-        let (dot, dist) = row_stats(&k.basis, i, dim, input, centring, xnorm2);
+    for i in 0..k.coeffs.len() {
+        let a: R = elem(&k.coeffs, i);
+        let (dot, dist) = row_stats::<R>(&k.basis, i, dim, x, xnorm2);
         let kv = match k.kernel {
             Kernel::Linear => dot,
-            Kernel::Rbf { gamma } => libm::exp(-gamma * dist),
+            Kernel::Rbf { gamma } => (-R::from_f64(gamma) * dist).exp(),
             Kernel::Polynomial { gamma, coef0, degree } => {
-                let base = gamma * dot + coef0;
-                (0..degree).fold(1.0, |acc, _| acc * base)
+                let base = R::from_f64(gamma) * dot + R::from_f64(coef0);
+                (0..degree).fold(R::ONE, |acc, _| acc * base)
             }
         };
-        s1 += a * kv;
-        if let Some(cm) = col_means {
-            sk += kv;
-            sa += a;
-            sac += a * cm.at(i);
+        match col_means {
+            Some(cm) => {
+                s1.add(a * (kv - elem::<R>(&cm, i)));
+                sk.add(kv);
+                sa.add(a);
+            }
+            None => s1.add(a * kv),
         }
     }
+    let b = R::from_f64(k.offset);
     match k.centring {
-        // Σ_i a_i·(k_i − mean_j k_j − c_i + g) = s1 − sa·mean_k − sac + sa·g
-        Some(c) => k.offset + s1 - sa * (sk / k.rows as f64) - sac + sa * c.grand_mean,
-        None => k.offset + s1,
+        Some(c) => {
+            let kbar = sk.total() / R::from_f64(k.rows as f64);
+            b + (s1.total() + sa.total() * (R::from_f64(c.grand_mean) - kbar))
+        }
+        None => b + s1.total(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The accuracy bound of the module docs, on random models: `f32`
+    //! scores against the `f64` training-side prediction (unrounded `f64`
+    //! parameters, the same `f32` input).
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::super::{
+        Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec,
+        ModelView,
+    };
+    use super::{blocked_sum, dot_f32_f32, Sum, BLOCK};
+
+    struct Rng(u64);
+    impl Rng {
+        fn f(&mut self) -> f64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            let u = self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11;
+            u as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        }
+    }
+
+    fn emit(spec: &ModelSpec<'_>) -> Vec<u8> {
+        let mut buf = vec![0u8; spec.buffer_len()];
+        spec.emit(&mut buf).unwrap();
+        buf
+    }
+
+    #[test]
+    fn sums_are_exact_on_integers_and_match_f64() {
+        for n in [0usize, 1, 3, 4, 5, 63, 64, 65, 255, 256, 257, 1000, 4099] {
+            let s: f64 = blocked_sum(n, |j| j as f64);
+            assert_eq!(s, (n * n.saturating_sub(1) / 2) as f64, "n = {n}");
+            let mut acc = Sum::<f64>::new();
+            (0..n).for_each(|j| acc.add(j as f64));
+            assert_eq!(acc.total(), s, "n = {n}");
+            let w: Vec<u8> = (0..n).flat_map(|j| ((j % 7) as f32).to_le_bytes()).collect();
+            let x: Vec<f32> = (0..n).map(|j| (j % 5) as f32).collect();
+            let want: f64 = (0..n).map(|j| ((j % 7) * (j % 5)) as f64).sum();
+            assert_eq!(dot_f32_f32(&w, &x) as f64, want, "n = {n}");
+            // any alignment of the weight bytes
+            let mut shifted = vec![0u8; 1];
+            shifted.extend_from_slice(&w);
+            assert_eq!(dot_f32_f32(&shifted[1..], &x) as f64, want);
+        }
+        assert!(BLOCK % 4 == 0);
+    }
+
+    /// `(max |s32 − s64| / scale, max |s32 − s64| / |s64| over rows with
+    /// |s64| ≥ scale / 4)` for random linear models.
+    fn linear_errors(d: usize, centring: bool, sparse: bool, seed: u64) -> (f64, f64) {
+        let mut rng = Rng(seed);
+        let w: Vec<f64> = (0..d).map(|_| rng.f()).collect();
+        let mean: Vec<f64> = (0..d).map(|_| 0.3 * rng.f()).collect();
+        let scale: Vec<f64> = (0..d).map(|_| 0.5 + rng.f().abs()).collect();
+        let b = rng.f();
+        let c = centring.then_some(FeatureCentring { mean: &mean, scale: &scale });
+        let bytes =
+            emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: b, centring: c }), ElementType::F32));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        let (mut abs_max, mut rel_max) = (0.0f64, 0.0f64);
+        for _ in 0..40 {
+            // Inputs with a positive bias, so that many scores do not cancel.
+            let x32: Vec<f32> =
+                (0..d).map(|j| if sparse && j % 3 != 0 { 0.0 } else { (rng.f() * 2.0 + 0.5) as f32 }).collect();
+            let xc = |j: usize| {
+                let x = x32[j] as f64;
+                if centring {
+                    (x - mean[j]) / scale[j]
+                } else {
+                    x
+                }
+            };
+            let s64 = b + (0..d).map(|j| w[j] * xc(j)).sum::<f64>();
+            let cond = b.abs() + (0..d).map(|j| (w[j] * xc(j)).abs()).sum::<f64>();
+            let s32 = if sparse {
+                let idx: Vec<u32> = (0..d as u32).filter(|&j| x32[j as usize] != 0.0).collect();
+                let vals: Vec<f32> = idx.iter().map(|&j| x32[j as usize]).collect();
+                v.score_sparse(&idx, &vals).unwrap()
+            } else {
+                v.score_dense(&x32).unwrap()
+            } as f64;
+            let err = (s32 - s64).abs();
+            abs_max = abs_max.max(err / cond);
+            if s64.abs() >= cond / 4.0 {
+                rel_max = rel_max.max(err / s64.abs());
+            }
+        }
+        (abs_max, rel_max)
+    }
+
+    #[test]
+    fn f32_linear_within_bound_of_f64_prediction() {
+        let mut worst = (0.0f64, 0.0f64);
+        for (i, &d) in [1usize, 3, 17, 64, 100, 1000, 4096, 20_000].iter().enumerate() {
+            for centring in [false, true] {
+                for sparse in [false, true] {
+                    let (a, r) = linear_errors(d, centring, sparse, 7 + i as u64);
+                    assert!(a <= 1e-5, "d={d} centring={centring} sparse={sparse}: {a:e} of the scale");
+                    assert!(r <= 1e-5, "d={d} centring={centring} sparse={sparse}: relative {r:e}");
+                    worst = (worst.0.max(a), worst.1.max(r));
+                }
+            }
+        }
+        std::eprintln!("f32 linear: worst error {:.2e} of Σ|w·x|+|b|, {:.2e} relative", worst.0, worst.1);
+    }
+
+    #[test]
+    fn f32_kernel_within_bound_of_f64_prediction() {
+        let mut rng = Rng(99);
+        let kernels =
+            [Kernel::Linear, Kernel::Rbf { gamma: 0.05 }, Kernel::Polynomial { gamma: 0.1, coef0: 1.0, degree: 3 }];
+        let mut worst = 0.0f64;
+        for kernel in kernels {
+            for (m, d) in [(5usize, 3usize), (40, 30), (200, 100)] {
+                for sparse in [false, true] {
+                    for kc in [false, true] {
+                        let dense: Vec<f64> =
+                            (0..m * d).map(|t| if sparse && t % 3 == 1 { 0.0 } else { rng.f() }).collect();
+                        let (mut row_ptr, mut indices, mut values) = (vec![0u32], Vec::new(), Vec::new());
+                        for i in 0..m {
+                            for j in 0..d {
+                                if dense[i * d + j] != 0.0 {
+                                    indices.push(j as u32);
+                                    values.push(dense[i * d + j]);
+                                }
+                            }
+                            row_ptr.push(indices.len() as u32);
+                        }
+                        let coeffs: Vec<f64> = (0..m).map(|_| rng.f()).collect();
+                        let col_means: Vec<f64> = (0..m).map(|_| 0.5 * rng.f()).collect();
+                        let grand = 0.3 * rng.f();
+                        let b = rng.f();
+                        let basis = if sparse {
+                            Basis::Sparse { row_ptr: &row_ptr, indices: &indices, values: &values }
+                        } else {
+                            Basis::Dense(&dense)
+                        };
+                        let model = KernelModel {
+                            dim: d,
+                            kernel,
+                            basis,
+                            coeffs: &coeffs,
+                            offset: b,
+                            centring: None,
+                            kernel_centring: kc.then_some(KernelCentring { col_means: &col_means, grand_mean: grand }),
+                        };
+                        let bytes = emit(&ModelSpec::new(Model::Kernel(model), ElementType::F32));
+                        let v = ModelView::new_checked(&bytes).unwrap();
+                        for _ in 0..10 {
+                            let x32: Vec<f32> = (0..d).map(|_| rng.f() as f32).collect();
+                            let x: Vec<f64> = x32.iter().map(|&v| v as f64).collect();
+                            let (mut k, mut amp) = (vec![0.0; m], 1.0f64);
+                            for i in 0..m {
+                                let row = &dense[i * d..(i + 1) * d];
+                                let dot: f64 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+                                let dist: f64 = row.iter().zip(&x).map(|(a, b)| (a - b) * (a - b)).sum();
+                                k[i] = match kernel {
+                                    Kernel::Linear => dot,
+                                    Kernel::Rbf { gamma } => {
+                                        amp = amp.max(1.0 + gamma * dist);
+                                        (-gamma * dist).exp()
+                                    }
+                                    Kernel::Polynomial { gamma, coef0, degree } => {
+                                        amp = amp.max(degree as f64);
+                                        (gamma * dot + coef0).powi(degree as i32)
+                                    }
+                                };
+                            }
+                            let kbar = k.iter().sum::<f64>() / m as f64;
+                            let (mut s64, mut cond) = (b, b.abs());
+                            for i in 0..m {
+                                let kt = if kc { k[i] - kbar - col_means[i] + grand } else { k[i] };
+                                s64 += coeffs[i] * kt;
+                                let mag = if kc {
+                                    k[i].abs() + kbar.abs() + col_means[i].abs() + grand.abs()
+                                } else {
+                                    k[i].abs()
+                                };
+                                cond += coeffs[i].abs() * mag;
+                            }
+                            let s32 = if sparse {
+                                let idx: Vec<u32> = (0..d as u32).collect();
+                                v.score_sparse(&idx, &x32).unwrap()
+                            } else {
+                                v.score_dense(&x32).unwrap()
+                            } as f64;
+                            let e = (s32 - s64).abs() / (cond * amp);
+                            assert!(e <= 1e-5, "{kernel:?} m={m} d={d} sparse={sparse} kc={kc}: {e:e}");
+                            worst = worst.max(e);
+                        }
+                    }
+                }
+            }
+        }
+        std::eprintln!("f32 kernel: worst error {worst:.2e} of the scale");
+    }
+
+    #[test]
+    fn f64_models_still_compute_in_f64() {
+        let w = [1.0, 1e-9, -1.0];
+        let bytes =
+            emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.0, centring: None }), ElementType::F64));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        // 1e8 + 1 − 1e8: the f64 path keeps the 1 that an f32 sum would lose.
+        assert_eq!(v.score_dense_f64(&[1e8, 1e9, 1e8]).unwrap(), 1.0);
+        assert_eq!(v.score_dense(&[1e8, 1e9, 1e8]).unwrap(), 1.0);
     }
 }
