@@ -30,6 +30,8 @@ use crate::faer_backend::FaerBackend;
 pub enum BenchCommand {
     /// Time the symmetric eigendecomposition (full or top-k) of a kernel matrix.
     Eigen(EigenArgs),
+    /// Time one training run of a learner on generated data.
+    Train(crate::bench_train::TrainBenchArgs),
 }
 
 /// Which backend the benchmark runs on.
@@ -102,15 +104,20 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
             println!("{line}");
             Ok(())
         }
+        BenchCommand::Train(args) => {
+            let line = crate::bench_train::bench_train(&args)?;
+            println!("{line}");
+            Ok(())
+        }
     }
 }
 
 /// splitmix64 (Steele, Lea & Flood 2014): tiny, reproducible, and easy to
 /// replicate in the numpy comparison script.
-struct SplitMix64(u64);
+pub(crate) struct SplitMix64(pub(crate) u64);
 
 impl SplitMix64 {
-    fn next_u64(&mut self) -> u64 {
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -119,7 +126,7 @@ impl SplitMix64 {
     }
 
     /// Uniform in [0, 1) with 53 random bits.
-    fn next_f64(&mut self) -> f64 {
+    pub(crate) fn next_f64(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 }

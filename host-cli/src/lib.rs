@@ -3,6 +3,7 @@
 //! learner, metric and the model format live in `ranklet-core`.
 
 pub mod bench;
+pub mod bench_train;
 pub mod commands;
 pub mod cv;
 pub mod data;
@@ -11,4 +12,6 @@ pub mod faer_backend;
 pub mod fit;
 pub mod hostbackend;
 pub mod metric;
+pub mod ordinal;
+pub mod plot;
 pub mod table;

@@ -140,6 +140,27 @@ impl Table {
         }
     }
 
+    /// A table from a dense row-major `n × d` matrix, with scores and query
+    /// boundaries over its rows (for generated data).
+    pub fn from_dense(x: Vec<f64>, d: usize, labels: Vec<f64>, query_ptr: Vec<usize>) -> Table {
+        let n = labels.len();
+        let mut row_ptr = Vec::with_capacity(n + 1);
+        row_ptr.push(0);
+        for i in 0..n {
+            row_ptr.push((i + 1) * d);
+        }
+        Table {
+            d,
+            row_ptr,
+            col: (0..n).flat_map(|_| 0..d as u32).collect(),
+            val: x.clone(),
+            dense: Some(x),
+            labels,
+            query_ptr,
+            orig: (0..n).collect(),
+        }
+    }
+
     /// Per-feature mean and scale (population standard deviation; 1 for a
     /// constant feature) of the rows, for `--standardize`.
     pub fn feature_stats(&self) -> (Vec<f64>, Vec<f64>) {

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""numpy side of bench/rankers_vs_numpy.sh.
+
+Rebuilds the data of `ranklet bench train` (splitmix64, seed S: n·d
+coordinates uniform in [0, 1) point by point, then n scores; queries are
+consecutive blocks of `query_size` rows) and times, on the same arrays:
+
+  eigh N        numpy.linalg.eigh of the RBF kernel exp(-0.1‖xi-xj‖²) (K built
+                outside the timing) — the paper's KPCRank needs this full
+                decomposition, and it is the yardstick of the rankers issue;
+  linear N D    the closed form of linear RankRLS with the query-wise graph
+                L = blockdiag(I − 11ᵀ/l_q): w = solve(XᵀLX + λI, XᵀLs), with LX
+                formed by subtracting query means (np.add.reduceat) and XᵀLX
+                by one BLAS product.
+
+Prints one JSON line per measurement: {"what":…, "n":…, "median_s":…}.
+"""
+import json
+import sys
+import time
+
+import numpy as np
+
+MASK = (1 << 64) - 1
+
+
+def splitmix(seed, count):
+    out = np.empty(count)
+    s = seed
+    for i in range(count):
+        s = (s + 0x9E3779B97F4A7C15) & MASK
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
+        z ^= z >> 31
+        out[i] = (z >> 11) * (1.0 / (1 << 53))
+    return out
+
+
+def splitmix_fast(seed, count):
+    """Vectorised splitmix64 (uint64 arithmetic wraps mod 2^64)."""
+    with np.errstate(over="ignore"):
+        k = np.arange(1, count + 1, dtype=np.uint64)
+        s = np.uint64(seed) + k * np.uint64(0x9E3779B97F4A7C15)
+        z = s
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
+
+
+def data(n, d, seed):
+    v = splitmix_fast(seed, n * d + n)
+    return v[: n * d].reshape(n, d), v[n * d :]
+
+
+def timed(f, repeat):
+    ts = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        ts.append(time.perf_counter() - t0)
+    ts.sort()
+    return ts[len(ts) // 2]
+
+
+def main():
+    assert np.allclose(splitmix(42, 5), splitmix_fast(42, 5), rtol=0, atol=0)
+    what, n = sys.argv[1], int(sys.argv[2])
+    repeat = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    seed = 42
+    if what == "eigh":
+        x, _ = data(n, 10, seed)
+        sq = (x * x).sum(1)
+        K = np.exp(-0.1 * np.maximum(sq[:, None] + sq[None, :] - 2 * x @ x.T, 0))
+        med = timed(lambda: np.linalg.eigh(K), repeat)
+        print(json.dumps({"what": "eigh", "n": n, "median_s": med}))
+    elif what == "linear":
+        d = int(sys.argv[3])
+        x, s = data(n, d, seed)
+        starts = np.arange(0, n, 10)
+        sizes = np.diff(np.append(starts, n))
+        lam = 1.0
+
+        def closed_form():
+            xm = np.repeat(np.add.reduceat(x, starts, axis=0) / sizes[:, None], sizes, axis=0)
+            sm = np.repeat(np.add.reduceat(s, starts) / sizes, sizes)
+            lx = x - xm
+            a = lx.T @ lx + lam * np.eye(d)
+            return np.linalg.solve(a, lx.T @ (s - sm))
+
+        med = timed(closed_form, repeat)
+        print(json.dumps({"what": "linear", "n": n, "d": d, "median_s": med}))
+    else:
+        raise SystemExit(f"unknown measurement {what}")
+
+
+if __name__ == "__main__":
+    main()

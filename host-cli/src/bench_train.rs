@@ -1,0 +1,105 @@
+//! `ranklet bench train …`: time one training run of a learner on a fixed,
+//! reproducible data set, excluding data generation:
+//!
+//! ```text
+//! ranklet bench train --algo kpcrank --kernel rbf:0.1 --n 2000 --components 50
+//! {"algo":"kpcrank","kernel":"rbf:0.1","n":2000,"d":10,"query_size":10,"components":50,"lambda":0,"backend":"faer","repeat":3,"median_s":…,"min_s":…,"max_s":…}
+//! ```
+//!
+//! Data: `n` points of R^d with coordinates uniform in [0, 1) drawn point by
+//! point from splitmix64 seeded with `S`, then `n` scores uniform in [0, 1)
+//! from the same stream; queries are consecutive blocks of `query_size`
+//! rows. `bench/rankers_numpy.py` rebuilds exactly these arrays.
+
+use std::time::Instant;
+
+use clap::Args;
+
+use crate::bench::SplitMix64;
+use crate::commands::{kernel_name, parse_kernels};
+use crate::fit::{self, Algo, Params, Target};
+use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::table::Table;
+
+/// Arguments of `ranklet bench train`.
+#[derive(Args, Debug)]
+pub struct TrainBenchArgs {
+    /// Learner.
+    #[arg(long, value_enum)]
+    pub algo: Algo,
+    /// Kernel (`linear`, `rbf:G`, `poly:D[:G[:C]]`).
+    #[arg(long, default_value = "rbf:0.1")]
+    pub kernel: String,
+    /// Rows.
+    #[arg(long)]
+    pub n: usize,
+    /// Features.
+    #[arg(long, default_value_t = 10)]
+    pub d: usize,
+    /// Rows per query.
+    #[arg(long, default_value_t = 10)]
+    pub query_size: usize,
+    /// Components (kpcr/kpcrank).
+    #[arg(long, default_value_t = 50)]
+    pub components: usize,
+    /// Ridge λ (default 1 for rls/rankrls, 0 for kpcr/kpcrank).
+    #[arg(long)]
+    pub lambda: Option<f64>,
+    /// Backend.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    pub backend: BackendChoice,
+    /// Timed repetitions (median reported).
+    #[arg(long, default_value_t = 3)]
+    pub repeat: usize,
+    /// Seed of the data.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+}
+
+/// The benchmark data set (see the module docs).
+pub fn bench_table(n: usize, d: usize, query_size: usize, seed: u64) -> Table {
+    let mut rng = SplitMix64(seed);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.next_f64()).collect();
+    let s: Vec<f64> = (0..n).map(|_| rng.next_f64()).collect();
+    let q = query_size.max(1);
+    let mut query_ptr: Vec<usize> = (0..n).step_by(q).collect();
+    query_ptr.push(n);
+    Table::from_dense(x, d, s, query_ptr)
+}
+
+/// Runs the benchmark and returns its JSON line.
+pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
+    if a.n < 2 || a.d == 0 || a.repeat == 0 {
+        return Err("need --n ≥ 2, --d ≥ 1, --repeat ≥ 1".into());
+    }
+    let kernel = *parse_kernels(&a.kernel).map_err(|e| e.msg)?.first().ok_or("no kernel")?;
+    let lambda = a.lambda.unwrap_or(if a.algo.is_kpc() { 0.0 } else { 1.0 });
+    let params = Params { kernel, lambda, components: if a.algo.is_kpc() { a.components } else { 0 } };
+    let table = bench_table(a.n, a.d, a.query_size, a.seed);
+    let target = Target::Labels(Default::default());
+    let mut backend = HostBackend::new(a.backend);
+    let mut times = Vec::with_capacity(a.repeat);
+    for _ in 0..a.repeat {
+        let t0 = Instant::now();
+        let model = fit::fit(&mut backend, a.algo, &params, &table, &target).map_err(|e| e.to_string())?;
+        times.push(t0.elapsed().as_secs_f64());
+        std::hint::black_box(&model);
+    }
+    times.sort_by(f64::total_cmp);
+    let median = times[times.len() / 2];
+    Ok(format!(
+        "{{\"algo\":\"{}\",\"kernel\":\"{}\",\"n\":{},\"d\":{},\"query_size\":{},\"components\":{},\"lambda\":{},\"backend\":\"{}\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{}}}",
+        a.algo.name(),
+        kernel_name(&kernel),
+        a.n,
+        a.d,
+        a.query_size,
+        params.components,
+        lambda,
+        if a.backend == BackendChoice::Faer { "faer" } else { "portable" },
+        a.repeat,
+        median,
+        times[0],
+        times[times.len() - 1]
+    ))
+}
