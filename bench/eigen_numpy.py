@@ -195,6 +195,11 @@ def cmd_report(a):
             else ""
         )
     )
+    try:
+        load_end = " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        load_end = "unknown"
+    lines.append(f"- load average (1/5/15 min) at start: {a.load_start}; at end: {load_end} (above {info['nproc']} = other jobs competing for the CPUs)")
     lines.append("- the machine is shared and noisy: compare ratios, not absolute times; min/max are in the raw JSON below")
     lines.append("")
     lines.append("| n | task | faer (s) | portable (s) | numpy/scipy (s) | faer / numpy | portable / numpy | faer full / faer top-k |")
@@ -245,6 +250,7 @@ def main():
     r.add_argument("--results", required=True)
     r.add_argument("--out", required=True)
     r.add_argument("--cmd", required=True)
+    r.add_argument("--load-start", default="unknown")
     a = p.parse_args()
     if a.cmd_name == "time":
         cmd_time(a)

@@ -26,6 +26,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}"
 cargo build --release -p ranklet >&2
 RANKLET="$CARGO_TARGET_DIR/release/ranklet"
 
+LOAD_START="$(cut -d" " -f1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 RESULTS="$(mktemp)"
 trap 'rm -f "$RESULTS"' EXIT
 
@@ -43,5 +44,5 @@ for n in $SIZES; do
     done
 done
 
-"$PY" bench/eigen_numpy.py report --results "$RESULTS" --out docs/performance.md \
+"$PY" bench/eigen_numpy.py report --results "$RESULTS" --out docs/performance.md --load-start "$LOAD_START" \
     --cmd "bench/eigen_vs_numpy.sh $REPEAT (SIZES=\"$SIZES\" TOPS=\"$TOPS\" PORTABLE_REPEAT_2000=$PORTABLE_REPEAT_2000)"
