@@ -1,0 +1,193 @@
+/* The C ABI from C11: parse models into caller storage, score dense and
+ * sparse rows, batches, rank and top-k, model info, and hostile inputs.
+ * Expected values come from fixtures.h, which ffi/tests/c_consumers.rs
+ * generates with ranklet-core (the scorer behind `ranklet score`).
+ * Exit status 0 = every check passed; otherwise the failing line. */
+#include <math.h>
+#include <stdalign.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ranklet.h"
+#include "fixtures.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                        \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond); \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+#define CHECK_STATUS(call, want)                                           \
+    do {                                                                   \
+        rk_status st_ = (call);                                            \
+        if (st_ != (want)) {                                               \
+            fprintf(stderr, "%s:%d: %s gave %u (%s), want %u\n", __FILE__, __LINE__, #call, \
+                    (unsigned)st_, rk_status_str(st_), (unsigned)(want));   \
+            failures++;                                                    \
+        }                                                                  \
+    } while (0)
+
+static int close_rel(float got, float want) {
+    double tol = 1e-6 * fabs((double)want);
+    if (tol < 1e-30) tol = 1e-30;
+    return fabs((double)got - (double)want) <= tol;
+}
+
+/* Storage for up to two models: static, no heap, deliberately misaligned by
+ * one byte to show any alignment works. */
+static unsigned char storage[2][512 + 1];
+
+static void check_model(const fixture_model *fx) {
+    const rk_model *m = NULL;
+    CHECK(rk_model_storage_size() <= 512);
+    CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, storage[0] + 1, 512, &m), RK_STATUS_OK);
+    if (m == NULL) return;
+
+    rk_model_info info;
+    CHECK_STATUS(rk_model_get_info(m, &info), RK_STATUS_OK);
+    CHECK(info.kind == fx->kind);
+    CHECK(info.element_type == fx->element_type);
+    CHECK(info.dim == FIX_DIM);
+    CHECK(info.bytes == fx->len);
+    CHECK(info.format_major == 1);
+
+    float batch[FIX_ROWS];
+    for (size_t r = 0; r < FIX_ROWS; r++) {
+        float s = -1.0f;
+        CHECK_STATUS(rk_score_dense(m, &fix_rows[r * FIX_DIM], FIX_DIM, &s), RK_STATUS_OK);
+        CHECK(close_rel(s, fx->dense_scores[r]));
+        /* the same row, sparse (its non-zeros) */
+        uint32_t idx[FIX_DIM];
+        float val[FIX_DIM];
+        size_t nnz = 0;
+        for (uint32_t j = 0; j < FIX_DIM; j++) {
+            if (fix_rows[r * FIX_DIM + j] != 0.0f) {
+                idx[nnz] = j;
+                val[nnz] = fix_rows[r * FIX_DIM + j];
+                nnz++;
+            }
+        }
+        CHECK_STATUS(rk_score_sparse(m, idx, val, nnz, &s), RK_STATUS_OK);
+        CHECK(close_rel(s, fx->sparse_scores[r]));
+    }
+    CHECK_STATUS(rk_score_dense_batch(m, fix_rows, FIX_ROWS * FIX_DIM, batch, FIX_ROWS), RK_STATUS_OK);
+    for (size_t r = 0; r < FIX_ROWS; r++) CHECK(close_rel(batch[r], fx->dense_scores[r]));
+    CHECK_STATUS(rk_score_sparse_batch(m, fix_row_ptr, fix_indices, fix_values, FIX_NNZ, batch, FIX_ROWS),
+                 RK_STATUS_OK);
+    for (size_t r = 0; r < FIX_ROWS; r++) CHECK(close_rel(batch[r], fx->sparse_scores[r]));
+
+    uint32_t order[FIX_ROWS], top[3];
+    CHECK_STATUS(rk_rank_dense(m, fix_rows, FIX_ROWS * FIX_DIM, batch, FIX_ROWS, order, FIX_ROWS), RK_STATUS_OK);
+    for (size_t r = 0; r < FIX_ROWS; r++) CHECK(order[r] == fx->order[r]);
+    CHECK_STATUS(rk_rank_sparse(m, fix_row_ptr, fix_indices, fix_values, FIX_NNZ, batch, FIX_ROWS, top, 3),
+                 RK_STATUS_OK);
+    CHECK_STATUS(rk_rank(fx->dense_scores, FIX_ROWS, top, 3), RK_STATUS_OK);
+    for (size_t r = 0; r < 3; r++) CHECK(top[r] == fx->order[r]);
+}
+
+static void hostile(void) {
+    const fixture_model *fx = &fix_models[0];
+    const rk_model *m = NULL, *untouched = (const rk_model *)&storage;
+    float s = 42.0f;
+    uint32_t order[FIX_ROWS];
+
+    /* NULL pointers and zero lengths */
+    CHECK_STATUS(rk_model_parse(NULL, fx->len, storage[0], 512, &m), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, NULL, 512, &m), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, storage[0], 512, NULL), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_model_parse(fx->bytes, 0, storage[0], 512, &m), RK_STATUS_FORMAT_TOO_SHORT);
+    CHECK(m == NULL);
+    /* too-small storage, for every size below the need */
+    for (size_t n = 0; n < rk_model_storage_size() - (alignof(max_align_t) - 1); n++) {
+        m = untouched;
+        CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, storage[0], n, &m), RK_STATUS_STORAGE_TOO_SMALL);
+        CHECK(m == untouched);
+    }
+    /* corrupted bytes: every single-bit flip is an error, never a crash */
+    static unsigned char bad[4096];
+    CHECK(fx->len <= sizeof bad);
+    for (size_t i = 0; i < fx->len; i++) {
+        for (int bit = 0; bit < 8; bit += 3) {
+            memcpy(bad, fx->bytes, fx->len);
+            bad[i] ^= (unsigned char)(1u << bit);
+            m = untouched;
+            rk_status st = rk_model_parse(bad, fx->len, storage[1], 512, &m);
+            CHECK(st != RK_STATUS_OK && st != RK_STATUS_PANIC);
+            CHECK(m == untouched);
+        }
+    }
+    /* truncation at every length */
+    for (size_t n = 0; n < fx->len; n++) {
+        rk_status st = rk_model_parse(fx->bytes, n, storage[1], 512, &m);
+        CHECK(st == RK_STATUS_FORMAT_TOO_SHORT || st == RK_STATUS_FORMAT_TRUNCATED);
+    }
+    CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, storage[0], 512, &m), RK_STATUS_OK);
+
+    /* scoring: NULL model, NULL input, NULL output, wrong lengths, NaN */
+    CHECK_STATUS(rk_score_dense(NULL, fix_rows, FIX_DIM, &s), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense(m, NULL, FIX_DIM, &s), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense(m, fix_rows, FIX_DIM, NULL), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense(m, NULL, 0, &s), RK_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(rk_score_dense(m, fix_rows, FIX_DIM - 1, &s), RK_STATUS_DIMENSION_MISMATCH);
+    float nan_row[FIX_DIM] = {0};
+    nan_row[1] = NAN;
+    CHECK_STATUS(rk_score_dense(m, nan_row, FIX_DIM, &s), RK_STATUS_NON_FINITE_INPUT);
+    CHECK(s == 42.0f); /* outputs written only on success */
+    uint32_t bad_idx[2] = {3, 1};
+    float two[2] = {1.0f, 2.0f};
+    CHECK_STATUS(rk_score_sparse(m, bad_idx, two, 2, &s), RK_STATUS_BAD_INPUT_INDEX);
+    CHECK_STATUS(rk_score_sparse(m, NULL, two, 2, &s), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_sparse(m, NULL, NULL, 0, &s), RK_STATUS_OK); /* the all-zero row */
+    CHECK(s == fx->zero_score);
+    float batch[FIX_ROWS];
+    CHECK_STATUS(rk_score_dense_batch(m, fix_rows, FIX_ROWS * FIX_DIM - 1, batch, FIX_ROWS),
+                 RK_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(rk_score_dense_batch(m, fix_rows, FIX_ROWS * FIX_DIM, NULL, FIX_ROWS), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_rank(fx->dense_scores, FIX_ROWS, order, FIX_ROWS + 1), RK_STATUS_LENGTH_MISMATCH);
+    CHECK_STATUS(rk_rank(NULL, FIX_ROWS, order, 1), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_rank(fx->dense_scores, FIX_ROWS, NULL, 1), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_rank(NULL, 0, NULL, 0), RK_STATUS_OK);
+    float nan_scores[2] = {1.0f, NAN};
+    CHECK_STATUS(rk_rank(nan_scores, 2, order, 2), RK_STATUS_NAN_SCORE);
+    /* misaligned float array */
+    static float fbuf[FIX_DIM + 1];
+    CHECK_STATUS(rk_score_dense(m, (const float *)((const char *)fbuf + 1), FIX_DIM, &s), RK_STATUS_MISALIGNED);
+    /* a handle that is not one: zeroed storage */
+    static alignas(16) unsigned char zeros[512];
+    CHECK_STATUS(rk_score_dense((const rk_model *)zeros, fix_rows, FIX_DIM, &s), RK_STATUS_BAD_HANDLE);
+    rk_model_info info;
+    CHECK_STATUS(rk_model_get_info(m, NULL), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_model_get_info(NULL, &info), RK_STATUS_NULL_ARGUMENT);
+
+    /* status strings: generated from the same list as the codes */
+    CHECK(strcmp(rk_status_str(RK_STATUS_OK), "ok") == 0);
+    CHECK(strcmp(rk_status_str(0), "unknown status") == 0);
+    CHECK(strcmp(rk_status_str(0xFFFFFFFFu), "unknown status") == 0);
+    CHECK(strlen(rk_status_str(RK_STATUS_FORMAT_BAD_CHECKSUM)) > 0);
+    CHECK(strcmp(rk_version(), RANKLET_VERSION) == 0);
+
+#if defined(RANKLET_STD)
+    rk_model *owned = NULL;
+    CHECK_STATUS(rk_model_new(fx->bytes, fx->len, &owned), RK_STATUS_OK);
+    CHECK_STATUS(rk_score_dense(owned, fix_rows, FIX_DIM, &s), RK_STATUS_OK);
+    CHECK(close_rel(s, fx->dense_scores[0]));
+    CHECK_STATUS(rk_model_free((rk_model *)m), RK_STATUS_BAD_HANDLE); /* parsed, not owned */
+    CHECK_STATUS(rk_model_free(owned), RK_STATUS_OK);
+    CHECK_STATUS(rk_model_free(NULL), RK_STATUS_OK);
+    CHECK_STATUS(rk_model_new(NULL, 10, &owned), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_model_new(fx->bytes, fx->len - 1, &owned), RK_STATUS_FORMAT_TRUNCATED);
+#endif
+}
+
+int main(void) {
+    for (size_t i = 0; i < FIX_MODELS; i++) check_model(&fix_models[i]);
+    hostile();
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("test_scoring.c: all checks passed (%zu models)\n", (size_t)FIX_MODELS);
+    return 0;
+}
