@@ -56,8 +56,7 @@ impl DataArgs {
     /// `num_features` when scoring against a model.
     pub fn read(&self, num_features: Option<usize>) -> Result<(Dataset, Option<Vec<Pair>>), CliError> {
         let ds = if self.is_csv() {
-            let opts =
-                CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone(), ..Default::default() };
+            let opts = CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone() };
             let ds = data::csv::read_csv(&self.data, &opts)?;
             if let Some(d) = num_features {
                 if ds.n_features() != d {

@@ -82,7 +82,7 @@ pub enum Fitted {
         /// Kernel.
         kernel: Kernel,
         /// The basis rows (the training rows).
-        basis: Table,
+        basis: Box<Table>,
         /// Coefficients (`basis.n()`).
         alpha: Vec<f64>,
         /// Offset.
@@ -217,7 +217,7 @@ fn expansion_to_model(
     centring: Option<(Vec<f64>, f64)>,
 ) -> Result<Fitted, LinalgError> {
     if kernel != Kernel::Linear {
-        return Ok(Fitted::Kernel { kernel, basis: table.clone(), alpha, offset, centring });
+        return Ok(Fitted::Kernel { kernel, basis: Box::new(table.clone()), alpha, offset, centring });
     }
     let rows = table.rows()?;
     let mut w = vec![0.0; table.d()];

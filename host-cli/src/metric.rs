@@ -73,7 +73,7 @@ impl Metric {
             Metric::Cindex => "cindex".into(),
             Metric::Kendall => "kendall".into(),
             Metric::Spearman => "spearman".into(),
-            Metric::Auc(t) if t == 0.0 => "auc".into(),
+            Metric::Auc(0.0) => "auc".into(),
             Metric::Auc(t) => format!("auc:{t}"),
             Metric::Ndcg(usize::MAX) => "ndcg".into(),
             Metric::Ndcg(k) => format!("ndcg@{k}"),
