@@ -48,6 +48,8 @@ pub mod kernel;
 pub mod learn;
 pub mod linalg;
 pub mod metrics;
+pub mod order;
+pub mod rank;
 pub mod real;
 
 pub use error::LinalgError;
