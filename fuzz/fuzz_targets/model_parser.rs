@@ -1,0 +1,426 @@
+//! `ModelView::new_checked` on arbitrary bytes; on success, every accessor
+//! and every scoring entry point, with inputs of the right and wrong shapes.
+//!
+//! Contract under test (core/src/format/mod.rs, "Reading"): once
+//! `new_checked` returns `Ok`, no accessor and no scoring function panics,
+//! the arrays it hands out are finite and of the documented lengths, and
+//! scoring only fails for reasons that are about its *input* (or
+//! `ScoreOverflow`). The file is also re-emitted through `ModelSpec` and
+//! parsed again: the parameters must come back bit for bit.
+//!
+//! Built with `--cfg fuzzing`, so the CRC comparison is skipped and the
+//! fuzzer reaches the section checks behind it.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use ranklet_core::format::{
+    Array, Basis, BasisView, ElementType, FeatureCentring, FormatError, KernelCentring, KernelModel, LinearModel,
+    Model, ModelKind, ModelSpec, ModelView,
+};
+
+/// Largest dimension for which a right-length dense input is built (a sparse
+/// kernel model can declare d up to 2^32 − 1 in a few hundred bytes).
+const DENSE_CAP: usize = 1 << 12;
+
+/// A deterministic stream of bytes taken from the fuzz input.
+struct Bytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Bytes<'_> {
+    fn next(&mut self) -> u8 {
+        if self.data.is_empty() {
+            return 0x5a;
+        }
+        let b = self.data[self.at % self.data.len()];
+        self.at = self.at.wrapping_add(7);
+        b
+    }
+
+    /// A small finite value: a multiple of 1/8 in [-16, 16).
+    fn small(&mut self) -> f32 {
+        (self.next() as i8) as f32 / 8.0
+    }
+
+    /// Any f32 bit pattern (NaN and infinities included).
+    fn raw(&mut self) -> f32 {
+        f32::from_le_bytes([self.next(), self.next(), self.next(), self.next()])
+    }
+}
+
+fn finite_len(a: Array<'_>, len: usize, what: &str) {
+    assert_eq!(a.len(), len, "{what}: length");
+    assert_eq!(a.iter().len(), len, "{what}: iterator length");
+    let mut n = 0;
+    for (i, v) in a.iter().enumerate() {
+        assert!(v.is_finite(), "{what}[{i}] = {v} is not finite");
+        assert_eq!(a.get(i).map(f64::to_bits), Some(v.to_bits()), "{what}: get({i}) disagrees with iter");
+        n += 1;
+    }
+    assert_eq!(n, len);
+    assert!(a.get(len).is_none());
+    assert!(a.get(usize::MAX).is_none());
+    let _ = a.slice(usize::MAX, 2).len();
+    let _ = a.slice(len / 2, usize::MAX).len();
+    assert_eq!(a.slice(0, len).len(), len);
+}
+
+/// Errors a scoring call may return for an input that is well formed.
+fn ok_or_overflow<T>(r: Result<T, FormatError>, what: &str) -> Option<T> {
+    match r {
+        Ok(v) => Some(v),
+        Err(FormatError::ScoreOverflow) => None,
+        Err(e) => panic!("{what}: well-formed input rejected with {e:?}"),
+    }
+}
+
+fn expect_err<T: core::fmt::Debug>(r: Result<T, FormatError>, what: &str) {
+    assert!(r.is_err(), "{what}: accepted: {r:?}");
+}
+
+fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
+    assert_eq!(view.into_inner().len(), data.len());
+    let _ = (view.format_version(), view.min_reader_version(), view.producer_version());
+    let _ = format!("{} {:?}", view.format_version(), view);
+    let dim = view.dim();
+    assert!(dim > 0);
+    let elem = view.element_type();
+    let _ = elem.size();
+
+    // Metadata: every key present must be found, absent ones must not panic.
+    let meta = view.metadata();
+    for line in meta.lines() {
+        if let Some((k, _)) = line.split_once('=') {
+            assert!(view.metadata_get(k).is_some(), "metadata key {k:?} not found");
+        }
+    }
+    for key in ["", "algorithm", "lambda", "=", "\r", "a=b"] {
+        let _ = view.metadata_get(key);
+    }
+
+    if let Some((mean, scale)) = view.feature_centring() {
+        assert_eq!(mean.element_type(), elem);
+        finite_len(mean, dim, "centring mean");
+        finite_len(scale, dim, "centring scale");
+        assert!(scale.iter().all(|s| s != 0.0), "zero scale accepted");
+    }
+
+    match view.kind() {
+        ModelKind::Linear => {
+            assert!(view.kernel().is_none());
+            let l = view.linear().expect("linear kind without linear view");
+            assert!(l.offset().is_finite());
+            finite_len(l.weights(), dim, "weights");
+        }
+        ModelKind::KernelExpansion => {
+            assert!(view.linear().is_none());
+            let k = view.kernel().expect("kernel kind without kernel view");
+            let _ = format!("{:?}", k.kernel());
+            assert!(k.offset().is_finite());
+            let m = k.rows();
+            assert!(m > 0);
+            finite_len(k.coeffs(), m, "coeffs");
+            match k.basis() {
+                BasisView::Dense(rows) => finite_len(rows, m * dim, "dense basis"),
+                BasisView::Sparse { row_ptr, indices, values } => {
+                    assert_eq!(row_ptr.len(), m + 1);
+                    assert!(!row_ptr.is_empty());
+                    let nnz = indices.len();
+                    finite_len(values, nnz, "sparse values");
+                    assert_eq!(row_ptr.get(0), Some(0));
+                    assert_eq!(row_ptr.get(m).map(|e| e as usize), Some(nnz));
+                    assert!(row_ptr.get(m + 1).is_none());
+                    let ptr: Vec<u32> = row_ptr.iter().collect();
+                    for w in ptr.windows(2) {
+                        assert!(w[0] <= w[1], "row_ptr decreases");
+                        let row = indices.slice(w[0] as usize, (w[1] - w[0]) as usize);
+                        let cols: Vec<u32> = row.iter().collect();
+                        assert!(cols.iter().all(|&j| (j as usize) < dim), "index >= dim");
+                        assert!(cols.windows(2).all(|p| p[0] < p[1]), "indices not increasing");
+                    }
+                    let _ = indices.slice(usize::MAX, 1).len();
+                    assert!(indices.get(nnz).is_none());
+                }
+            }
+            if let Some(c) = k.centring() {
+                assert!(c.grand_mean().is_finite());
+                finite_len(c.col_means(), m, "kernel col means");
+            }
+        }
+        _ => {}
+    }
+    dim
+}
+
+fn scoring(view: &ModelView<'_>, data: &[u8]) {
+    let dim = view.dim();
+    let mut b = Bytes { data, at: data.len() / 3 };
+
+    // Dense inputs of the wrong length.
+    for len in [0usize, 1, dim.wrapping_sub(1), dim + 1] {
+        if len == dim || len > DENSE_CAP + 1 {
+            continue;
+        }
+        let x: Vec<f32> = (0..len).map(|_| b.small()).collect();
+        let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        assert!(matches!(view.score_dense(&x), Err(FormatError::DimensionMismatch { .. })));
+        assert!(matches!(view.score_dense_f64(&x64), Err(FormatError::DimensionMismatch { .. })));
+        let mut out = [0f32; 1];
+        expect_err(view.score_dense_rows(&x, &mut out), "dense rows, wrong length");
+        let mut out64 = [0f64; 1];
+        expect_err(view.score_dense_rows_f64(&x64, &mut out64), "dense rows f64, wrong length");
+    }
+    // Zero rows is always fine.
+    view.score_dense_rows(&[], &mut []).expect("zero dense rows");
+    view.score_dense_rows_f64(&[], &mut []).expect("zero dense rows f64");
+    view.score_sparse_rows(&[0], &[], &[], &mut []).expect("zero sparse rows");
+
+    // Dense inputs of the right length.
+    if dim <= DENSE_CAP {
+        let x: Vec<f32> = (0..dim).map(|_| b.small()).collect();
+        let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
+        let s = ok_or_overflow(view.score_dense(&x), "score_dense");
+        let s64 = ok_or_overflow(view.score_dense_f64(&x64), "score_dense_f64");
+        if let Some(s) = s {
+            assert!(s.is_finite());
+        }
+        if let Some(s) = s64 {
+            assert!(s.is_finite());
+        }
+
+        // Two rows: the same input twice must give the one-row score twice.
+        let mut x2 = x.clone();
+        x2.extend_from_slice(&x);
+        let mut out = [f32::NAN; 2];
+        if ok_or_overflow(view.score_dense_rows(&x2, &mut out), "score_dense_rows").is_some() {
+            let s = s.expect("rows scored but the single row overflowed");
+            assert_eq!(out[0].to_bits(), s.to_bits());
+            assert_eq!(out[1].to_bits(), s.to_bits());
+        }
+        let mut x2_64 = x64.clone();
+        x2_64.extend_from_slice(&x64);
+        let mut out64 = [f64::NAN; 2];
+        if ok_or_overflow(view.score_dense_rows_f64(&x2_64, &mut out64), "score_dense_rows_f64").is_some() {
+            let s = s64.expect("rows scored but the single row overflowed");
+            assert_eq!(out64[0].to_bits(), s.to_bits());
+            assert_eq!(out64[1].to_bits(), s.to_bits());
+        }
+
+        // Raw bit patterns: non-finite values are rejected, finite ones may
+        // overflow, nothing panics.
+        let raw: Vec<f32> = (0..dim).map(|_| b.raw()).collect();
+        let r = view.score_dense(&raw);
+        if raw.iter().all(|v| v.is_finite()) {
+            ok_or_overflow(r, "score_dense(raw)");
+        } else {
+            assert_eq!(r, Err(FormatError::NonFiniteInput));
+        }
+        let raw64: Vec<f64> = raw.iter().map(|&v| v as f64).collect();
+        let _ = view.score_dense_f64(&raw64);
+        // Extremes: overflow is an error, never a panic or a non-finite Ok.
+        let big = vec![f32::MAX; dim];
+        if let Ok(s) = view.score_dense(&big) {
+            assert!(s.is_finite());
+        }
+        let big64 = vec![f64::MAX; dim];
+        if let Ok(s) = view.score_dense_f64(&big64) {
+            assert!(s.is_finite());
+        }
+        let mut nan = x.clone();
+        if let Some(v) = nan.last_mut() {
+            *v = f32::NAN;
+        }
+        assert_eq!(view.score_dense(&nan), Err(FormatError::NonFiniteInput));
+    }
+
+    // Sparse input: sorted, in range.
+    let mut idx = Vec::new();
+    let mut j: usize = b.next() as usize % 4;
+    while j < dim && idx.len() < 64 {
+        idx.push(j as u32);
+        j = j.saturating_add(1 + b.next() as usize % 9);
+    }
+    let val: Vec<f32> = idx.iter().map(|_| b.small()).collect();
+    let s = ok_or_overflow(view.score_sparse(&idx, &val), "score_sparse");
+    if let Some(s) = s {
+        assert!(s.is_finite());
+    }
+    // The same row twice through the CSR entry point.
+    let k = idx.len() as u32;
+    let mut idx2 = idx.clone();
+    idx2.extend_from_slice(&idx);
+    let mut val2 = val.clone();
+    val2.extend_from_slice(&val);
+    let mut out = [f32::NAN; 2];
+    if ok_or_overflow(view.score_sparse_rows(&[0, k, 2 * k], &idx2, &val2, &mut out), "score_sparse_rows").is_some() {
+        let s = s.expect("rows scored but the single row overflowed");
+        assert_eq!(out[0].to_bits(), s.to_bits());
+        assert_eq!(out[1].to_bits(), s.to_bits());
+    }
+    // Sparse with a dense equivalent: same score up to rounding is not
+    // asserted (different summation order); only that neither panics.
+    if dim <= DENSE_CAP {
+        let mut dense = vec![0f32; dim];
+        for (&j, &v) in idx.iter().zip(&val) {
+            dense[j as usize] = v;
+        }
+        let _ = view.score_dense(&dense);
+    }
+
+    // Sparse inputs that must be rejected.
+    if idx.len() >= 2 {
+        let mut rev = idx.clone();
+        rev.reverse();
+        assert_eq!(view.score_sparse(&rev, &val), Err(FormatError::BadInputIndex), "unsorted indices");
+        let mut dup = idx.clone();
+        dup[1] = dup[0];
+        assert_eq!(view.score_sparse(&dup, &val), Err(FormatError::BadInputIndex), "repeated index");
+    }
+    let oob = [u32::try_from(dim).unwrap_or(u32::MAX)];
+    assert_eq!(view.score_sparse(&oob, &[1.0]), Err(FormatError::BadInputIndex), "index == dim");
+    assert_eq!(view.score_sparse(&[u32::MAX], &[1.0]), Err(FormatError::BadInputIndex), "index u32::MAX");
+    assert!(matches!(view.score_sparse(&idx, &[]), Err(FormatError::DimensionMismatch { .. })) || idx.is_empty());
+    if !idx.is_empty() {
+        let mut nan = val.clone();
+        nan[0] = f32::INFINITY;
+        assert_eq!(view.score_sparse(&idx, &nan), Err(FormatError::NonFiniteInput));
+    }
+    // Arbitrary (unsorted, out of range) indices straight from the bytes.
+    let n = b.next() as usize % 8;
+    let wild: Vec<u32> = (0..n).map(|_| u32::from_le_bytes([b.next(), b.next(), 0, 0]) % 64).collect();
+    let wild_v: Vec<f32> = (0..n).map(|_| b.raw()).collect();
+    let _ = view.score_sparse(&wild, &wild_v);
+
+    // Broken CSR row pointers.
+    let mut out = [0f32; 2];
+    for ptr in [[1, k, 2 * k], [0, 2 * k, k], [0, k, 2 * k + 1], [0, u32::MAX, 2 * k], [0, k, u32::MAX]] {
+        if ptr == [0, k, 2 * k] {
+            continue;
+        }
+        expect_err(view.score_sparse_rows(&ptr, &idx2, &val2, &mut out), "broken row_ptr");
+    }
+    expect_err(view.score_sparse_rows(&[0, k], &idx2, &val2, &mut out), "row_ptr too short");
+    if !idx2.is_empty() {
+        expect_err(view.score_sparse_rows(&[0, k, 2 * k], &idx2, &val2[1..], &mut out), "values too short");
+    }
+    let wild_ptr: Vec<u32> = (0..3).map(|_| b.next() as u32 % 8).collect();
+    let _ = view.score_sparse_rows(&wild_ptr, &wild, &wild_v, &mut out);
+}
+
+/// Rebuilds a `ModelSpec` from the view, emits it, parses it again and
+/// compares every parameter bit for bit.
+fn reemit(view: &ModelView<'_>) {
+    let v = |a: Array<'_>| -> Vec<f64> { a.iter().collect() };
+    let centring = view.feature_centring().map(|(m, s)| (v(m), v(s)));
+    let fc = centring.as_ref().map(|(m, s)| FeatureCentring { mean: m, scale: s });
+    let (w, coeffs, dense, csr, kc);
+    let model = match view.kind() {
+        ModelKind::Linear => {
+            let l = view.linear().unwrap();
+            w = v(l.weights());
+            Model::Linear(LinearModel { w: &w, offset: l.offset(), centring: fc })
+        }
+        _ => {
+            let k = view.kernel().unwrap();
+            coeffs = v(k.coeffs());
+            let basis = match k.basis() {
+                BasisView::Dense(rows) => {
+                    dense = v(rows);
+                    Basis::Dense(&dense)
+                }
+                BasisView::Sparse { row_ptr, indices, values } => {
+                    csr = (row_ptr.iter().collect::<Vec<u32>>(), indices.iter().collect::<Vec<u32>>(), v(values));
+                    Basis::Sparse { row_ptr: &csr.0, indices: &csr.1, values: &csr.2 }
+                }
+            };
+            kc = k.centring().map(|c| (v(c.col_means()), c.grand_mean()));
+            Model::Kernel(KernelModel {
+                dim: view.dim(),
+                kernel: k.kernel(),
+                basis,
+                coeffs: &coeffs,
+                offset: k.offset(),
+                centring: fc,
+                kernel_centring: kc.as_ref().map(|(m, g)| KernelCentring { col_means: m, grand_mean: *g }),
+            })
+        }
+    };
+    let spec = ModelSpec {
+        model,
+        element_type: view.element_type(),
+        metadata: view.metadata(),
+        producer: view.producer_version(),
+    };
+    let len = spec.buffer_len();
+    let mut buf = vec![0u8; len];
+    let n = spec.emit(&mut buf).unwrap_or_else(|e| panic!("a parsed model does not re-emit: {e:?}"));
+    assert_eq!(n, len);
+    let back = ModelView::new_checked(&buf).unwrap_or_else(|e| panic!("re-emitted model rejected: {e:?}"));
+
+    assert_eq!(back.kind(), view.kind());
+    assert_eq!(back.element_type(), view.element_type());
+    assert_eq!(back.dim(), view.dim());
+    assert_eq!(back.metadata(), view.metadata());
+    assert_eq!(back.producer_version(), view.producer_version());
+    let same = |a: Array<'_>, b: Array<'_>, what: &str| {
+        assert!(a.iter().map(f64::to_bits).eq(b.iter().map(f64::to_bits)), "{what} changed on re-emit");
+    };
+    match (view.feature_centring(), back.feature_centring()) {
+        (None, None) => {}
+        (Some((m1, s1)), Some((m2, s2))) => {
+            same(m1, m2, "mean");
+            same(s1, s2, "scale");
+        }
+        _ => panic!("feature centring lost or invented on re-emit"),
+    }
+    match (view.linear(), back.linear(), view.kernel(), back.kernel()) {
+        (Some(a), Some(b), None, None) => {
+            assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+            same(a.weights(), b.weights(), "weights");
+        }
+        (None, None, Some(a), Some(b)) => {
+            assert_eq!(a.kernel(), b.kernel());
+            assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+            assert_eq!(a.rows(), b.rows());
+            same(a.coeffs(), b.coeffs(), "coeffs");
+            match (a.basis(), b.basis()) {
+                (BasisView::Dense(x), BasisView::Dense(y)) => same(x, y, "dense basis"),
+                (
+                    BasisView::Sparse { row_ptr: p1, indices: i1, values: v1 },
+                    BasisView::Sparse { row_ptr: p2, indices: i2, values: v2 },
+                ) => {
+                    assert!(p1.iter().eq(p2.iter()), "row_ptr changed");
+                    assert!(i1.iter().eq(i2.iter()), "indices changed");
+                    same(v1, v2, "sparse values");
+                }
+                _ => panic!("basis storage changed on re-emit"),
+            }
+            match (a.centring(), b.centring()) {
+                (None, None) => {}
+                (Some(c1), Some(c2)) => {
+                    assert_eq!(c1.grand_mean().to_bits(), c2.grand_mean().to_bits());
+                    same(c1.col_means(), c2.col_means(), "col means");
+                }
+                _ => panic!("kernel centring lost or invented on re-emit"),
+            }
+        }
+        _ => panic!("model body changed on re-emit"),
+    }
+    // Same parameters, same scores.
+    if view.dim() <= DENSE_CAP {
+        let x: Vec<f32> = (0..view.dim()).map(|j| (j % 5) as f32 - 2.0).collect();
+        let (s1, s2) = (view.score_dense(&x), back.score_dense(&x));
+        assert_eq!(s1.map(f32::to_bits), s2.map(f32::to_bits));
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(view) = ModelView::new_checked(data) else {
+        return;
+    };
+    let _ = ElementType::from_code(data.get(21).copied().unwrap_or(0));
+    accessors(&view, data);
+    scoring(&view, data);
+    reemit(&view);
+});

@@ -1,0 +1,87 @@
+//! Writes the seed corpora under `fuzz/corpus/` (run by
+//! `scripts/make-fuzz-seeds.sh`): one small valid model file per kind,
+//! element type, basis storage and optional section, written by the core
+//! writer, plus a few byte strings for `model_roundtrip`. The data-format
+//! seeds are plain text files written by the script itself.
+
+use std::{fs, path::Path};
+
+use ranklet_core::format::{
+    Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec,
+};
+
+fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
+    let mut buf = vec![0u8; spec.buffer_len()];
+    let n = spec.emit(&mut buf).expect("seed spec is valid");
+    assert_eq!(n, buf.len());
+    fs::write(dir.join(name), &buf).expect("write seed");
+    println!("{name}: {n} bytes");
+}
+
+fn main() {
+    let root = std::env::args().nth(1).expect("usage: seedgen <fuzz/corpus>");
+    let models = Path::new(&root).join("model_parser");
+    fs::create_dir_all(&models).unwrap();
+
+    let w = [0.5, -1.25, 2.0];
+    let mean = [1.0, 0.0, -2.0];
+    let scale = [2.0, 0.5, 1.0];
+    let fc = FeatureCentring { mean: &mean, scale: &scale };
+    let meta = "algorithm=rankrls\nlambda=1\nkernel=linear\n";
+
+    for (et, tag) in [(ElementType::F32, "f32"), (ElementType::F64, "f64")] {
+        let lin = Model::Linear(LinearModel { w: &w, offset: 0.25, centring: None });
+        write(&models, &format!("linear_{tag}"), &ModelSpec::new(lin, et));
+        let lin_c = Model::Linear(LinearModel { w: &w, offset: -1.0, centring: Some(fc) });
+        write(&models, &format!("linear_centred_meta_{tag}"), &ModelSpec::new(lin_c, et).with_metadata(meta));
+    }
+
+    // Kernel expansions, m = 2 rows over d = 3.
+    let dense = [1.0, 0.0, -1.0, 0.5, 0.25, 2.0];
+    let coeffs = [0.75, -0.5];
+    let row_ptr = [0u32, 2, 3];
+    let indices = [0u32, 2, 1];
+    let values = [1.0, -1.0, 0.5];
+    let col_means = [0.125, -0.25];
+    let kc = KernelCentring { col_means: &col_means, grand_mean: 0.0625 };
+    let kernels = [
+        ("linear", Kernel::Linear),
+        ("rbf", Kernel::Rbf { gamma: 0.5 }),
+        ("poly", Kernel::Polynomial { gamma: 1.0, coef0: 1.0, degree: 3 }),
+    ];
+    for (et, tag) in [(ElementType::F32, "f32"), (ElementType::F64, "f64")] {
+        for (i, &(kname, kernel)) in kernels.iter().enumerate() {
+            let dense_model = KernelModel {
+                dim: 3,
+                kernel,
+                basis: Basis::Dense(&dense),
+                coeffs: &coeffs,
+                offset: 0.5,
+                centring: if i == 1 { Some(fc) } else { None },
+                kernel_centring: if i == 2 { Some(kc) } else { None },
+            };
+            write(&models, &format!("kernel_{kname}_dense_{tag}"), &ModelSpec::new(Model::Kernel(dense_model), et));
+            let sparse_model = KernelModel {
+                basis: Basis::Sparse { row_ptr: &row_ptr, indices: &indices, values: &values },
+                centring: if i == 0 { Some(fc) } else { None },
+                kernel_centring: if i != 2 { Some(kc) } else { None },
+                ..dense_model
+            };
+            let spec = ModelSpec::new(Model::Kernel(sparse_model), et).with_metadata("algorithm=kpcrank\n");
+            write(&models, &format!("kernel_{kname}_sparse_{tag}"), &spec);
+        }
+    }
+
+    // model_roundtrip decodes its input with `arbitrary`; any bytes will do.
+    let rt = Path::new(&root).join("model_roundtrip");
+    fs::create_dir_all(&rt).unwrap();
+    fs::write(rt.join("zeros"), [0u8; 256]).unwrap();
+    fs::write(rt.join("ones"), [0xffu8; 256]).unwrap();
+    let counting: Vec<u8> = (0..=255u8).collect();
+    fs::write(rt.join("counting"), &counting).unwrap();
+    let mut small: Vec<u8> = Vec::new();
+    for k in 0..64u8 {
+        small.extend_from_slice(&[k % 3, 4 + k % 5, 16 + k]);
+    }
+    fs::write(rt.join("small_values"), &small).unwrap();
+}
