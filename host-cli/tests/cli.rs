@@ -1,0 +1,670 @@
+//! The `ranklet` binary end to end: hostile input (exit code, stderr naming
+//! the file and line, silent stdout, no model and no temporary left
+//! behind), and the happy paths (train → score → eval, the f32 device
+//! scores against the f64 host predictions, input order with queries that
+//! are not contiguous, pair training).
+//!
+//! Every test runs the binary in a fresh directory under the system temp
+//! dir with `in/` (inputs) and `out/` (the `-o` directory, which must stay
+//! empty when a command fails). The directory is removed when a test passes
+//! and kept for inspection when it fails.
+//!
+//! Fixtures: `fixtures/cli/` (small dense data, see the comment line of each
+//! file) and the parse-rank data in `../shared/data/parse-rank/` (the tests
+//! that use it fail when it is missing).
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
+use ranklet::fit::{self, Algo, Params, Target};
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::table::Table;
+use ranklet_core::graph::QueryWeight;
+use ranklet_core::kernel::Kernel;
+
+const BIN: &str = env!("CARGO_BIN_EXE_ranklet");
+const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_train.light");
+const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_test.light");
+
+/// f32 device scores against f64 host predictions: DESIGN.md's bound,
+/// relative to the largest |score| of the file. (Per element it is
+/// meaningless for scores near 0; the f32 rounding of inputs, weights and
+/// the accumulation is ~1e-7 of the magnitudes involved, so 1e-5 leaves a
+/// margin of 100 for cancellation.)
+const F32_REL: f64 = 1e-5;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cli").join(name)
+}
+
+fn shared(path: &str) -> PathBuf {
+    let p = PathBuf::from(path);
+    assert!(p.exists(), "shared data file {} is missing: ../shared/data must be present for this test", p.display());
+    p
+}
+
+// ---------------------------------------------------------------------------
+// A scratch directory and a way to run the binary in it.
+
+struct Scratch {
+    root: PathBuf,
+}
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let root = std::env::temp_dir().join(format!(
+            "ranklet-cli-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(root.join("in")).unwrap();
+        fs::create_dir_all(root.join("out")).unwrap();
+        Scratch { root }
+    }
+    /// Writes `in/<name>`.
+    fn input(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.root.join("in").join(name);
+        fs::write(&p, content).unwrap();
+        p
+    }
+    /// `out/<name>` (not created).
+    fn out(&self, name: &str) -> PathBuf {
+        self.root.join("out").join(name)
+    }
+    /// Every entry of `out/`, hidden ones included.
+    fn out_entries(&self) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(self.root.join("out"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            let _ = fs::remove_dir_all(&self.root);
+        }
+    }
+}
+
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {:?}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+fn ranklet<I, S>(dir: &Scratch, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let out = Command::new(BIN).args(&args).current_dir(&dir.root).output().expect("run ranklet");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn os(p: &Path) -> OsString {
+    p.as_os_str().to_owned()
+}
+
+/// `train --algo rankrls --kernel linear --lambda 1 --data <data> -o out/m.rkl`
+/// plus `extra`.
+fn train_args(data: &Path, model: &Path, extra: &[&str]) -> Vec<OsString> {
+    let mut v: Vec<OsString> = ["train", "--algo", "rankrls", "--kernel", "linear", "--lambda", "1", "--data"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    v.push(os(data));
+    v.push("-o".into());
+    v.push(os(model));
+    v.extend(extra.iter().map(OsString::from));
+    v
+}
+
+/// The contract for bad input: exit 2, nothing on stdout, a message on
+/// stderr naming `file` (and `file:line:` when a line is to blame), and an
+/// empty output directory (no model, no temporary).
+fn assert_bad_input(run: &Run, dir: &Scratch, file: Option<&Path>, line: Option<usize>, also: &[&str]) {
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty(), "stdout must be empty on error: {run:?}");
+    assert!(run.stderr.starts_with("ranklet: ") || run.stderr.starts_with("error:"), "{run:?}");
+    if let Some(f) = file {
+        let name = f.display().to_string();
+        match line {
+            Some(l) => assert!(run.stderr.contains(&format!("{name}:{l}:")), "expected `{name}:{l}:` in {run:?}"),
+            None => assert!(run.stderr.contains(&name), "expected the file name {name} in {run:?}"),
+        }
+    }
+    for a in also {
+        assert!(run.stderr.contains(a), "expected `{a}` in {run:?}");
+    }
+    assert_eq!(dir.out_entries(), Vec::<String>::new(), "the output directory must stay empty: {run:?}");
+}
+
+/// Three good lines of training data (two queries).
+const GOOD: &str = "3 qid:1 1:1 2:0.5\n1 qid:1 1:-1 2:0.25\n2 qid:2 1:0.5 2:1\n0 qid:2 1:-0.5 2:-1\n";
+
+/// `GOOD` with line `line` (1-based) replaced.
+fn good_with(line: usize, replacement: &str) -> String {
+    GOOD.lines()
+        .enumerate()
+        .map(|(i, l)| if i + 1 == line { replacement } else { l })
+        .fold(String::new(), |acc, l| acc + l + "\n")
+}
+
+fn train_bad_data(tag: &str, content: &str, line: Option<usize>, also: &[&str]) {
+    let dir = Scratch::new(tag);
+    let data = dir.input("bad.light", content);
+    let run = ranklet(&dir, train_args(&data, &dir.out("m.rkl"), &[]));
+    assert_bad_input(&run, &dir, Some(&data), line, also);
+}
+
+// ---------------------------------------------------------------------------
+// Hostile input.
+
+#[test]
+fn malformed_value_names_file_and_line() {
+    train_bad_data("malformed", &good_with(3, "2 qid:2 1:0.5 2:abc"), Some(3), &["abc"]);
+}
+
+#[test]
+fn malformed_label_names_file_and_line() {
+    train_bad_data("malformed-label", &good_with(2, "one qid:1 1:-1 2:0.25"), Some(2), &[]);
+}
+
+#[test]
+fn nan_value_names_file_and_line() {
+    train_bad_data("nan", &good_with(2, "1 qid:1 1:NaN 2:0.25"), Some(2), &[]);
+}
+
+#[test]
+fn inf_label_names_file_and_line() {
+    train_bad_data("inf", &good_with(4, "inf qid:2 1:-0.5 2:-1"), Some(4), &[]);
+}
+
+#[test]
+fn overflowing_value_names_file_and_line() {
+    train_bad_data("overflow", &good_with(3, "2 qid:2 1:1e999 2:1"), Some(3), &[]);
+}
+
+#[test]
+fn feature_index_zero_names_file_and_line() {
+    train_bad_data("index0", &good_with(3, "2 qid:2 0:0.5 2:1"), Some(3), &[]);
+}
+
+#[test]
+fn qid_on_some_lines_only_names_file_and_line() {
+    train_bad_data("qid-some", &good_with(3, "2 1:0.5 2:1"), Some(3), &["qid"]);
+}
+
+#[test]
+fn empty_file_is_an_error() {
+    train_bad_data("empty", "", None, &[]);
+}
+
+#[test]
+fn comments_only_file_is_an_error() {
+    train_bad_data("comments", "# nothing here\n\n   \n", None, &[]);
+}
+
+#[test]
+fn missing_file_is_an_error() {
+    let dir = Scratch::new("missing");
+    let data = dir.root.join("in").join("does-not-exist.light");
+    let run = ranklet(&dir, train_args(&data, &dir.out("m.rkl"), &[]));
+    assert_bad_input(&run, &dir, Some(&data), None, &[]);
+}
+
+#[test]
+fn pair_naming_an_unknown_row_names_file_and_line() {
+    let dir = Scratch::new("pair-unknown");
+    let data = dir.input("items.light", "1 1:1 2:0\n0 1:0 2:1\n2 1:1 2:1\n");
+    let pairs = dir.input("items.pairs", "0 1\n2 1\n1 3\n");
+    let run = ranklet(&dir, train_args(&data, &dir.out("m.rkl"), &["--pairs", pairs.to_str().unwrap()]));
+    assert_bad_input(&run, &dir, Some(&pairs), Some(3), &[]);
+}
+
+#[test]
+fn negative_lambda_is_an_error() {
+    let dir = Scratch::new("neg-lambda");
+    let data = dir.input("ok.light", GOOD);
+    let mut args = train_args(&data, &dir.out("m.rkl"), &[]);
+    // `--lambda=-0.5` reaches ranklet's own validation …
+    let mut eq = args.clone();
+    eq.splice(5..7, ["--lambda=-0.5".into()]);
+    let run = ranklet(&dir, &eq);
+    assert_bad_input(&run, &dir, None, None, &["lambda", "-0.5"]);
+    // … and `--lambda -0.5` must fail as well (clap may read it as a flag).
+    args[6] = "-0.5".into();
+    let run = ranklet(&dir, &args);
+    assert_bad_input(&run, &dir, None, None, &[]);
+    // In a grid, too.
+    let mut grid = train_args(&data, &dir.out("m.rkl"), &["--cv", "2"]);
+    grid[6] = "0.1,-1".into();
+    let run = ranklet(&dir, &grid);
+    assert_bad_input(&run, &dir, None, None, &["lambda"]);
+}
+
+#[test]
+fn components_beyond_the_kernel_rank_is_an_error() {
+    // The centred linear kernel of 2 features has rank ≤ 2.
+    let dir = Scratch::new("p-rank");
+    let data = dir.input("ok.light", GOOD);
+    let args: Vec<OsString> = ["train", "--algo", "kpcrank", "--kernel", "linear", "--components", "3", "--data"]
+        .iter()
+        .map(OsString::from)
+        .chain([os(&data), "-o".into(), os(&dir.out("m.rkl"))])
+        .collect();
+    let run = ranklet(&dir, &args);
+    assert_bad_input(&run, &dir, None, None, &["components", "rank"]);
+}
+
+#[test]
+#[ignore = "bug: commands.rs train() prints the CV table (print_cv, to stdout) before report.best() fails, so a \
+            failed train writes to stdout; print the table only once a point was chosen and the model written"]
+fn components_beyond_the_kernel_rank_in_every_grid_point_is_an_error() {
+    // Every point of the grid fails on every fold: no model, and (as for
+    // any error) nothing on stdout.
+    let dir = Scratch::new("p-rank-grid");
+    let data = fixture("train.light"); // 3 features: rank ≤ 3
+    let args: Vec<OsString> = ["train", "--algo", "kpcrank", "--kernel", "linear", "--components", "4,5", "--cv", "2"]
+        .iter()
+        .map(OsString::from)
+        .chain(["--data".into(), os(&data), "-o".into(), os(&dir.out("m.rkl"))])
+        .collect();
+    let run = ranklet(&dir, &args);
+    assert_bad_input(&run, &dir, None, None, &["components"]);
+}
+
+#[test]
+fn unknown_kernel_is_an_error() {
+    let dir = Scratch::new("kernel");
+    let data = dir.input("ok.light", GOOD);
+    let mut args = train_args(&data, &dir.out("m.rkl"), &[]);
+    args[4] = "sigmoid:1".into();
+    let run = ranklet(&dir, &args);
+    assert_bad_input(&run, &dir, None, None, &["sigmoid"]);
+}
+
+#[test]
+fn grid_without_cv_is_an_error() {
+    let dir = Scratch::new("grid-nocv");
+    let data = dir.input("ok.light", GOOD);
+    let mut args = train_args(&data, &dir.out("m.rkl"), &[]);
+    args[6] = "0.1,1".into();
+    let run = ranklet(&dir, &args);
+    assert_bad_input(&run, &dir, None, None, &["--cv"]);
+}
+
+#[test]
+fn failed_train_leaves_an_existing_model_untouched() {
+    let dir = Scratch::new("keep");
+    let data = fixture("train.light");
+    let model = dir.out("m.rkl");
+    let run = ranklet(&dir, train_args(&data, &model, &[]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let before = fs::read(&model).unwrap();
+    let bad = dir.input("bad.light", good_with(3, "2 qid:2 1:0.5 2:abc"));
+    let run = ranklet(&dir, train_args(&bad, &model, &[]));
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert_eq!(fs::read(&model).unwrap(), before, "the old model must survive a failed train");
+    assert_eq!(dir.out_entries(), vec!["m.rkl".to_string()], "no temporary may be left behind");
+}
+
+/// A model for the score/eval tests, in `in/` so that `out/` stays empty.
+fn good_model(dir: &Scratch) -> (PathBuf, Vec<u8>) {
+    let model = dir.root.join("in").join("m.rkl");
+    let run = ranklet(dir, train_args(&fixture("train.light"), &model, &[]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let bytes = fs::read(&model).unwrap();
+    (model, bytes)
+}
+
+fn assert_bad_model(tag: &str, corrupt: impl Fn(&mut Vec<u8>)) {
+    let dir = Scratch::new(tag);
+    let (model, mut bytes) = good_model(&dir);
+    corrupt(&mut bytes);
+    fs::write(&model, &bytes).unwrap();
+    let test = fixture("test_interleaved.light");
+    for cmd in ["score", "eval"] {
+        let run = ranklet(&dir, [OsString::from(cmd), "-m".into(), os(&model), "--data".into(), os(&test)]);
+        assert_bad_input(&run, &dir, Some(&model), None, &[]);
+    }
+}
+
+#[test]
+fn truncated_model_is_an_error() {
+    assert_bad_model("truncated", |b| b.truncate(b.len() / 2));
+}
+
+#[test]
+fn model_without_its_last_byte_is_an_error() {
+    assert_bad_model("truncated1", |b| {
+        b.pop();
+    });
+}
+
+#[test]
+fn corrupted_model_is_an_error() {
+    // One flipped bit in the middle (payload; the checksum catches it).
+    assert_bad_model("corrupt-mid", |b| {
+        let i = b.len() / 2;
+        b[i] ^= 0x10;
+    });
+}
+
+#[test]
+fn corrupted_magic_is_an_error() {
+    assert_bad_model("corrupt-magic", |b| b[0] ^= 0xff);
+}
+
+#[test]
+fn empty_model_is_an_error() {
+    assert_bad_model("empty-model", |b| b.clear());
+}
+
+#[test]
+fn data_file_given_as_model_is_an_error() {
+    assert_bad_model("text-model", |b| *b = GOOD.as_bytes().to_vec());
+}
+
+#[test]
+#[ignore = "bug: commands.rs eval() prints each metric as it is computed and maps ndcg's label-domain error to \
+            exit 1: real-valued (negative) labels with the default metrics give partial stdout, exit 1 and no \
+            file name; compute every metric before printing, and report the domain error as bad input naming the file"]
+fn eval_on_real_valued_labels_never_prints_a_partial_table() {
+    // Labels of a RankRLS data set may be any real scores; ndcg needs
+    // non-negative gains. Whatever eval decides (skip ndcg, or refuse the
+    // file), it must not print half a table and then fail.
+    let dir = Scratch::new("eval-neg");
+    let (model, _) = good_model(&dir);
+    let data = dir.input("neg.light", "-1.5 qid:1 1:1 2:2 3:3\n0.5 qid:1 1:-1 2:0 3:1\n2 qid:1 1:0 2:1 3:0\n");
+    let run = ranklet(&dir, [OsString::from("eval"), "-m".into(), os(&model), "--data".into(), os(&data)]);
+    if run.code != Some(0) {
+        assert_bad_input(&run, &dir, Some(&data), None, &[]);
+    } else {
+        assert!(run.stdout.lines().all(|l| l.split('\t').count() == 2), "{run:?}");
+    }
+}
+
+#[test]
+fn score_with_bad_data_names_file_and_line() {
+    let dir = Scratch::new("score-bad-data");
+    let (model, _) = good_model(&dir);
+    let data = dir.input("bad.light", "1 qid:1 1:1 2:2 3:3\n1 qid:1 1:1 2:x 3:3\n");
+    let run = ranklet(&dir, [OsString::from("score"), "-m".into(), os(&model), "--data".into(), os(&data)]);
+    assert_bad_input(&run, &dir, Some(&data), Some(2), &[]);
+}
+
+// ---------------------------------------------------------------------------
+// Happy paths.
+
+#[test]
+fn help_exits_zero() {
+    let dir = Scratch::new("help");
+    for args in [vec!["--help"], vec!["train", "--help"], vec!["score", "--help"], vec!["eval", "--help"]] {
+        let run = ranklet(&dir, &args);
+        assert_eq!(run.code, Some(0), "{args:?}: {run:?}");
+        assert!(run.stdout.contains("Usage"), "{args:?}: {run:?}");
+    }
+    let run = ranklet(&dir, ["train", "--help"]);
+    for flag in ["--algo", "--kernel", "--lambda", "--components", "--cv", "--data", "--pairs", "--output"] {
+        assert!(run.stdout.contains(flag), "train --help lacks {flag}: {run:?}");
+    }
+}
+
+fn parse_scores(run: &Run) -> Vec<f64> {
+    assert_eq!(run.code, Some(0), "{run:?}");
+    run.stdout
+        .lines()
+        .map(|l| {
+            let v: f64 = l.trim().parse().unwrap_or_else(|_| panic!("score line {l:?} is not a number: {run:?}"));
+            assert!(v.is_finite(), "{run:?}");
+            v
+        })
+        .collect()
+}
+
+fn score(dir: &Scratch, model: &Path, data: &Path, extra: &[&str]) -> Vec<f64> {
+    let mut args = vec![OsString::from("score"), "-m".into(), os(model), "--data".into(), os(data)];
+    args.extend(extra.iter().map(OsString::from));
+    parse_scores(&ranklet(dir, args))
+}
+
+/// `eval` output as (metric, value) pairs, checking the `metric<TAB>value`
+/// shape of every line.
+fn eval(dir: &Scratch, model: &Path, data: &Path, extra: &[&str]) -> Vec<(String, f64)> {
+    let mut args = vec![OsString::from("eval"), "-m".into(), os(model), "--data".into(), os(data)];
+    args.extend(extra.iter().map(OsString::from));
+    let run = ranklet(dir, args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    run.stdout
+        .lines()
+        .map(|l| {
+            let (name, value) = l.split_once('\t').unwrap_or_else(|| panic!("line {l:?} is not metric<TAB>value"));
+            assert!(!name.is_empty() && !value.contains('\t'), "{l:?}");
+            let v: f64 = value.parse().unwrap_or_else(|_| panic!("value of {l:?}"));
+            assert!(v.is_finite(), "{l:?}");
+            (name.to_string(), v)
+        })
+        .collect()
+}
+
+fn n_data_rows(path: &Path) -> usize {
+    fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).count()
+}
+
+#[test]
+fn train_score_eval() {
+    let dir = Scratch::new("happy");
+    let model = dir.out("m.rkl");
+    let run = ranklet(&dir, train_args(&fixture("train.light"), &model, &[]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(dir.out_entries(), vec!["m.rkl".to_string()], "exactly the model, no temporary");
+    let test = fixture("test_interleaved.light");
+    let s = score(&dir, &model, &test, &[]);
+    assert_eq!(s.len(), n_data_rows(&test), "one score per data row");
+    assert!(s.iter().any(|&v| v != s[0]), "scores are not all equal");
+    let m = eval(&dir, &model, &test, &[]);
+    let names: Vec<&str> = m.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["disagreement", "cindex", "ndcg@10"]);
+    assert!(m.iter().all(|(_, v)| (0.0..=1.0).contains(v)), "{m:?}");
+    // The data is nearly linear in the features: a linear ranker orders
+    // most pairs right.
+    assert!(m[0].1 < 0.3, "{m:?}");
+}
+
+#[test]
+fn train_with_a_grid_and_cv_prints_the_table_and_writes_the_model() {
+    let dir = Scratch::new("cv");
+    let model = dir.out("m.rkl");
+    let mut args = train_args(&fixture("train.light"), &model, &["--cv", "2"]);
+    args[6] = "0.01,0.1,1".into();
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.lines().filter(|l| l.starts_with("linear\t")).count(), 3, "{run:?}");
+    assert_eq!(dir.out_entries(), vec!["m.rkl".to_string()]);
+}
+
+/// `ranklet train` (f32 model) then `ranklet score`, against `fit` +
+/// `Fitted::predict` in f64 on the same data and parameters.
+fn f32_scores_match_f64(tag: &str, train_flags: &[&str], algo: Algo, params: Params, num_features: Option<usize>) {
+    let dir = Scratch::new(tag);
+    let (train, test) = (shared(PARSE_TRAIN), shared(PARSE_TEST));
+    let model = dir.out("m.rkl");
+    let mut args: Vec<OsString> = vec!["train".into()];
+    args.extend(train_flags.iter().map(OsString::from));
+    args.extend(["--data".into(), os(&train), "-o".into(), os(&model)]);
+    if let Some(d) = num_features {
+        args.extend(["--num-features".into(), d.to_string().into()]);
+    }
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let got = score(&dir, &model, &test, &[]);
+
+    let d_test = read_svmlight(&test, &SvmlightOptions::default()).unwrap().n_features();
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features }).unwrap();
+    // Host side: the test rows at the common width (for a linear model the
+    // extra features have weight 0, which is what the device path does by
+    // dropping them).
+    let d = tr.n_features().max(d_test);
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d) }).unwrap();
+    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d) }).unwrap();
+    let mut be = HostBackend::new(BackendChoice::Faer);
+    let fitted =
+        fit::fit(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal)).unwrap();
+    let t = Table::from_dataset(&te, true);
+    let p = fitted.predict(&mut be, &t).unwrap();
+    let mut want = vec![f64::NAN; te.n_rows()];
+    t.orig.iter().zip(&p).for_each(|(&r, &v)| want[r] = v);
+
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let dev = got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max) / scale;
+    eprintln!("{tag}: f32 score vs f64 predict, max relative deviation {dev:.3e}");
+    assert!(dev <= F32_REL, "{tag}: {dev:.3e} > {F32_REL:e}");
+}
+
+#[test]
+fn f32_scores_match_f64_rankrls_linear_parse_rank() {
+    // The test file has features past the training ones: the linear model
+    // drops them (weight 0) with a note on stderr.
+    let flags = ["--algo", "rankrls", "--kernel", "linear", "--lambda", "1"];
+    let params = Params { kernel: Kernel::Linear, lambda: 1.0, components: 0 };
+    f32_scores_match_f64("f32-lin", &flags, Algo::Rankrls, params, None);
+}
+
+#[test]
+fn f32_scores_match_f64_rankrls_rbf_parse_rank() {
+    let d = read_svmlight(shared(PARSE_TEST), &SvmlightOptions::default()).unwrap().n_features();
+    let flags = ["--algo", "rankrls", "--kernel", "rbf:0.001", "--lambda", "0.1"];
+    let params = Params { kernel: Kernel::Rbf { gamma: 1e-3 }, lambda: 0.1, components: 0 };
+    f32_scores_match_f64("f32-rbf", &flags, Algo::Rankrls, params, Some(d));
+}
+
+#[test]
+fn f32_scores_match_f64_kpcrank_rbf_parse_rank() {
+    let d = read_svmlight(shared(PARSE_TEST), &SvmlightOptions::default()).unwrap().n_features();
+    let flags = ["--algo", "kpcrank", "--kernel", "rbf:0.001", "--components", "15"];
+    let params = Params { kernel: Kernel::Rbf { gamma: 1e-3 }, lambda: 0.0, components: 15 };
+    f32_scores_match_f64("f32-kpc", &flags, Algo::Kpcrank, params, Some(d));
+}
+
+#[test]
+fn rbf_model_refuses_features_beyond_its_dimension() {
+    // Trained without --num-features, an RBF model cannot score the test
+    // file's extra features: an error naming the file and the line.
+    let dir = Scratch::new("rbf-dim");
+    let model = dir.root.join("in").join("m.rkl");
+    let (train, test) = (shared(PARSE_TRAIN), shared(PARSE_TEST));
+    let args: Vec<OsString> = ["train", "--algo", "rankrls", "--kernel", "rbf:0.001", "--lambda", "0.1", "--data"]
+        .iter()
+        .map(OsString::from)
+        .chain([os(&train), "-o".into(), os(&model)])
+        .collect();
+    assert_eq!(ranklet(&dir, &args).code, Some(0));
+    let run = ranklet(&dir, [OsString::from("score"), "-m".into(), os(&model), "--data".into(), os(&test)]);
+    let name = test.display().to_string();
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    assert!(run.stderr.contains(&format!("{name}:")) && run.stderr.contains("--num-features"), "{run:?}");
+}
+
+#[test]
+fn rows_of_non_contiguous_queries_score_in_input_order() {
+    let dir = Scratch::new("noncontig");
+    let model = dir.out("m.rkl");
+    let run = ranklet(&dir, train_args(&fixture("train.light"), &model, &["--precision", "f64"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let (inter, contig) = (fixture("test_interleaved.light"), fixture("test_contiguous.light"));
+    let a = score(&dir, &model, &inter, &[]);
+    let b = score(&dir, &model, &contig, &[]);
+    // Row i of test_contiguous.light is row PERM[i] of test_interleaved.light
+    // (its comment line).
+    let head = fs::read_to_string(&contig).unwrap();
+    let perm: Vec<usize> = head
+        .lines()
+        .next()
+        .unwrap()
+        .split("PERM = ")
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    assert_eq!(a.len(), 12);
+    assert_eq!(b.len(), 12);
+    for (i, &p) in perm.iter().enumerate() {
+        // Same row, same model, same arithmetic: bit-identical.
+        assert_eq!(b[i], a[p], "row {p} of the interleaved file");
+    }
+    // And against the host model in file order (f64 model: 1e-9 covers the
+    // f32 inputs, which these 3-decimal features survive exactly, and
+    // summation order).
+    let tr = read_svmlight(fixture("train.light"), &SvmlightOptions::default()).unwrap();
+    let te = read_svmlight(&inter, &SvmlightOptions::default()).unwrap();
+    let mut be = HostBackend::new(BackendChoice::Faer);
+    let params = Params { kernel: Kernel::Linear, lambda: 1.0, components: 0 };
+    let fitted =
+        fit::fit(&mut be, Algo::Rankrls, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal))
+            .unwrap();
+    let want: Vec<f64> = match &fitted {
+        fit::Fitted::Linear { w, offset } => (0..te.n_rows())
+            .map(|i| {
+                let (c, v) = te.row(i);
+                offset + c.iter().zip(v).map(|(&c, &v)| w[c as usize] * v).sum::<f64>()
+            })
+            .collect(),
+        fit::Fitted::Kernel { .. } => panic!("linear kernel gives a linear model"),
+    };
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (i, (g, w)) in a.iter().zip(&want).enumerate() {
+        assert!((g - w).abs() <= 1e-6 * scale, "row {i}: {g} vs {w}");
+    }
+    // The metrics group rows by qid, wherever they are in the file.
+    assert_eq!(eval(&dir, &model, &inter, &[]), eval(&dir, &model, &contig, &[]));
+}
+
+#[test]
+fn pairs_training_and_pairerror() {
+    let dir = Scratch::new("pairs");
+    let model = dir.out("m.rkl");
+    let (data, pairs) = (fixture("items.light"), fixture("items.pairs"));
+    let run = ranklet(&dir, train_args(&data, &model, &["--pairs", pairs.to_str().unwrap()]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(dir.out_entries(), vec!["m.rkl".to_string()]);
+    let m = eval(&dir, &model, &data, &["--pairs", pairs.to_str().unwrap()]);
+    assert_eq!(m.len(), 1, "{m:?}");
+    assert_eq!(m[0].0, "pairerror");
+    // The pairs follow a linear score of the features: the fit orders
+    // (nearly) all of them.
+    assert!((0.0..0.2).contains(&m[0].1), "{m:?}");
+    let s = score(&dir, &model, &data, &[]);
+    assert_eq!(s.len(), 10);
+    // Pair CV works too.
+    let mut args = train_args(&data, &dir.out("cv.rkl"), &["--pairs", pairs.to_str().unwrap(), "--cv", "3"]);
+    args[6] = "0.1,1".into();
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.contains("pairs"), "{run:?}");
+}
