@@ -102,7 +102,7 @@ pub struct TrainArgs {
     pub kernel: String,
     /// Ridge λ, or a comma list (grid). Default 1 for rls/rankrls, 0 for the
     /// component learners.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     pub lambda: Option<String>,
     /// Number of principal components (kpcr/kpcrank), or a comma list.
     #[arg(long)]
@@ -139,6 +139,9 @@ pub struct TrainArgs {
     /// Output model file (.rkl).
     #[arg(short, long)]
     pub output: PathBuf,
+    /// Also write the cross-validation curve as a PNG (needs --cv).
+    #[arg(long)]
+    pub plot_cv: Option<PathBuf>,
 }
 
 /// Parses a comma list of numbers.
@@ -283,6 +286,9 @@ impl TrainPlan {
 /// `ranklet train`.
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
     let plan = TrainPlan::new(&a)?;
+    if a.plot_cv.is_some() && plan.scheme.is_none() {
+        return Err(CliError::input("--plot-cv needs --cv"));
+    }
     let (ds, pairs) = a.data.read(None)?;
     if pairs.is_none() && ds.n_rows() < 2 {
         return Err(CliError::input(format!(
@@ -319,11 +325,13 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
         table.n_queries(),
         a.query_weight
     );
+    // The CV table is printed (and plotted) only once the model is written,
+    // so a failed run prints nothing to stdout and leaves no file.
+    let mut cv_report = None;
     let chosen = match plan.scheme {
         Some(scheme) => {
             let report =
                 cv::cross_validate(&mut backend, plan.algo, &plan.grid, &table, &target, scheme, plan.metric, a.seed)?;
-            print_cv(&report, plan.algo);
             let best = report.best().ok_or_else(|| {
                 let why = report.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
                 CliError::input(format!("no grid point could be evaluated: {why}"))
@@ -339,7 +347,9 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
                     p.std()
                 ));
             }
-            report.points[best].params
+            let chosen = report.points[best].params;
+            cv_report = Some(report);
+            chosen
         }
         None => plan.grid.points()[0],
     };
@@ -367,6 +377,12 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
     let bytes = model_bytes(&fitted, ds.n_features(), plan.element, &meta, centring)?;
     write_atomic(&a.output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    if let Some(report) = &cv_report {
+        print_cv(report, plan.algo);
+        if let Some(png) = &a.plot_cv {
+            crate::plot::plot_cv(png, report, plan.algo)?;
+        }
+    }
     Ok(())
 }
 
@@ -551,8 +567,8 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
 pub struct EvalArgs {
     #[command(flatten)]
     pub score: ScoreArgs,
-    /// Metrics, comma-separated (default: disagreement,cindex,ndcg@10,
-    /// or pairerror with --pairs).
+    /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
+    /// pairerror with --pairs). ndcg and map need graded labels ≥ 0.
     #[arg(long)]
     pub metric: Option<String>,
 }
@@ -563,17 +579,24 @@ pub fn eval(a: EvalArgs) -> Result<(), CliError> {
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let (ds, pairs) = a.score.data.read(a.score.data.is_csv().then_some(view.dim()))?;
     let scores = score_rows(&view, &ds, &a.score.data.data)?;
-    let default = if pairs.is_some() { "pairerror" } else { "disagreement,cindex,ndcg@10" };
+    // NDCG and MAP need graded (non-negative) relevance labels, so they are
+    // computed on request only.
+    let default = if pairs.is_some() { "pairerror" } else { "disagreement,cindex,kendall" };
     let metrics = Metric::parse_list(a.metric.as_deref().unwrap_or(default))?;
     let g = ds.query_groups();
     let labels: Vec<f64> = g.rows().iter().map(|&r| ds.labels()[r]).collect();
     let preds: Vec<f64> = g.rows().iter().map(|&r| scores[r]).collect();
+    // Every metric is computed before anything is printed: a metric that
+    // cannot be evaluated leaves stdout empty.
+    let mut lines = Vec::with_capacity(metrics.len());
     for m in metrics {
         let v = match &pairs {
-            Some(p) => m.eval_pairs(&scores, p)?,
-            None => m.eval_labels(&labels, &preds, g.query_ptr())?,
-        };
-        println!("{}\t{v:.6}", m.name());
+            Some(p) => m.eval_pairs(&scores, p),
+            None => m.eval_labels(&labels, &preds, g.query_ptr()),
+        }
+        .map_err(|e| CliError::input(format!("{}: {}", a.score.data.data.display(), e.msg)))?;
+        lines.push(format!("{}\t{v:.6}", m.name()));
     }
+    println!("{}", lines.join("\n"));
     Ok(())
 }

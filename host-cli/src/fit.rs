@@ -341,7 +341,8 @@ impl Fitted {
                 let mut out = vec![*offset; table.n()];
                 for (i, o) in out.iter_mut().enumerate() {
                     let (c, v) = table.row(i);
-                    *o += c.iter().zip(v).map(|(&c, &v)| w[c as usize] * v).sum::<f64>();
+                    // Features beyond the model's dimension have weight 0.
+                    *o += c.iter().zip(v).map(|(&c, &v)| w.get(c as usize).copied().unwrap_or(0.0) * v).sum::<f64>();
                 }
                 Ok(out)
             }
