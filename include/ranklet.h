@@ -15,6 +15,14 @@
 
 
 /*
+ Bytes of static storage that always suffice for one model on every
+ target this crate builds for (checked at compile time), so C can write
+ `static unsigned char storage[RK_MODEL_STORAGE_MAX];`.
+ [`rk_model_storage_size`] gives the exact need of this build.
+ */
+#define RK_MODEL_STORAGE_MAX 512
+
+/*
  Result of every fallible `rk_` function. Stable numbers: never reused,
  never renumbered; new codes are appended.
  */
@@ -296,7 +304,7 @@ const char *rk_version(void);
 
 /*
  Bytes of caller storage [`rk_model_parse`] needs for one model, at any
- alignment. Constant for a given build.
+ alignment (at most `RK_MODEL_STORAGE_MAX`). Constant for a given build.
  */
 size_t rk_model_storage_size(void);
 

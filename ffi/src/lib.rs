@@ -67,7 +67,7 @@
 //! ## Example (C)
 //!
 //! ```c
-//! static unsigned char storage[256];  /* >= rk_model_storage_size() */
+//! static unsigned char storage[RK_MODEL_STORAGE_MAX];
 //! const rk_model *m;
 //! float s;
 //! if (rk_model_parse(bytes, len, storage, sizeof storage, &m) != RK_STATUS_OK) return 1;
@@ -485,8 +485,16 @@ pub extern "C" fn rk_version() -> *const core::ffi::c_char {
     concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
 }
 
+/// Bytes of static storage that always suffice for one model on every
+/// target this crate builds for (checked at compile time), so C can write
+/// `static unsigned char storage[RK_MODEL_STORAGE_MAX];`.
+/// [`rk_model_storage_size`] gives the exact need of this build.
+pub const RK_MODEL_STORAGE_MAX: usize = 512;
+
+const _: () = assert!(size_of::<Slot>() + align_of::<Slot>() - 1 <= RK_MODEL_STORAGE_MAX);
+
 /// Bytes of caller storage [`rk_model_parse`] needs for one model, at any
-/// alignment. Constant for a given build.
+/// alignment (at most `RK_MODEL_STORAGE_MAX`). Constant for a given build.
 #[no_mangle]
 pub extern "C" fn rk_model_storage_size() -> usize {
     size_of::<Slot>() + align_of::<Slot>() - 1
