@@ -672,7 +672,7 @@ mod tests {
             shifted.extend_from_slice(&w);
             assert_eq!(dot_f32_f32(&shifted[1..], &x) as f64, want);
         }
-        assert!(BLOCK % 4 == 0);
+        const { assert!(BLOCK % 4 == 0) };
     }
 
     /// `(max |s32 − s64| / scale, max |s32 − s64| / |s64| over rows with
