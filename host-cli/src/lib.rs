@@ -8,6 +8,7 @@ pub mod commands;
 pub mod cv;
 pub mod data;
 pub mod error;
+pub mod export;
 pub mod faer_backend;
 pub mod fit;
 pub mod hostbackend;

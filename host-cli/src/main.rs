@@ -28,9 +28,17 @@ enum Command {
     Score(ScoreArgs),
     /// Evaluate a model on a data file (lines `metric<TAB>value`).
     Eval(EvalArgs),
+    /// Reduce item attributes with RCDR (Kendall, Spearman) or PCA from sample orders.
+    ///
+    /// Writes the basis as TSV. `train`/`eval` with --items/--orders learn and
+    /// evaluate from sample orders (see `ranklet train --items X --help`).
+    Reduce(ranklet::ordinal::ReduceArgs),
     /// Benchmarks of the numerical core.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Line plot (PNG) of the columns of a tab-separated file.
+    #[command(hide = true)]
+    PlotLines(ranklet::plot::PlotLinesArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -38,11 +46,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Train(a) => commands::train(a),
         Command::Score(a) => commands::score(a),
         Command::Eval(a) => commands::eval(a),
+        Command::Reduce(a) => ranklet::ordinal::reduce(a),
         Command::Bench(cmd) => bench::run(cmd).map_err(CliError::input),
+        Command::PlotLines(a) => ranklet::plot::plot_lines(a),
     }
 }
 
 fn main() -> ExitCode {
+    // `train`/`eval` with --items/--orders: supervised ordering (ordinal.rs).
+    if let Some(code) = ranklet::ordinal::main_if_ordinal() {
+        return code;
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
