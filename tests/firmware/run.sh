@@ -67,8 +67,14 @@ CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet --manifest-path "$repo/Car
 lib="$target_dir/$TARGET/release/libranklet_ffi.a"
 
 # ---- 3. models and host scores ----
-cargo build --quiet --release --manifest-path "$repo/Cargo.toml" -p ranklet --target-dir "$target_dir"
-ranklet="$target_dir/release/ranklet"
+# RANKLET_BIN reuses an already built `ranklet` (CI passes the one `cargo
+# test` built, saving a second optimised build of the host crates).
+if [ -n "${RANKLET_BIN:-}" ]; then
+    ranklet="$RANKLET_BIN"
+else
+    cargo build --quiet --release --manifest-path "$repo/Cargo.toml" -p ranklet --target-dir "$target_dir"
+    ranklet="$target_dir/release/ranklet"
+fi
 data="$here/data.light"
 "$ranklet" train --algo rankrls --kernel linear --lambda 0.5 --standardize --data "$data" -o "$out/linear.rkl"
 "$ranklet" train --algo rankrls --kernel rbf:0.5 --lambda 0.1 --data "$data" -o "$out/rbf.rkl"
