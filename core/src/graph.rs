@@ -106,6 +106,24 @@ impl Graph<'_> {
 
     /// `y ← L·x`. Lengths must equal [`Graph::n`].
     pub fn apply(&self, x: &[f64], y: &mut [f64]) -> Result<(), LinalgError> {
+        self.apply_power(x, y, false)
+    }
+
+    /// Whether `L` has the cheap symmetric square root used by
+    /// [`Graph::apply_sqrt`]: true for `Identity` and `Queries`, where each
+    /// block is a multiple of a projection (`L_q = c_q·P_q`, `P_q² = P_q`).
+    pub fn has_sqrt(&self) -> bool {
+        !matches!(self, Graph::Pairs { .. })
+    }
+
+    /// `y ← L^{1/2}·x` for graphs with [`Graph::has_sqrt`]; `L^{1/2}` is
+    /// block-wise `√c_q·(I − 11ᵀ/l_q)`.
+    pub fn apply_sqrt(&self, x: &[f64], y: &mut [f64]) -> Result<(), LinalgError> {
+        self.apply_power(x, y, true)
+    }
+
+    /// `y ← L·x`, or `L^{1/2}·x` with `sqrt` (not defined for pairs).
+    fn apply_power(&self, x: &[f64], y: &mut [f64], sqrt: bool) -> Result<(), LinalgError> {
         let n = self.n();
         if x.len() != n || y.len() != n {
             return Err(LinalgError::DimensionMismatch);
@@ -120,11 +138,13 @@ impl Graph<'_> {
                     }
                     let mean = x[s..e].iter().sum::<f64>() / (e - s) as f64;
                     let c = Self::query_scale(weight, e - s);
+                    let c = if sqrt { libm::sqrt(c) } else { c };
                     for i in s..e {
                         y[i] = c * (x[i] - mean);
                     }
                 }
             }
+            Graph::Pairs { .. } if sqrt => return Err(LinalgError::InvalidParameter),
             Graph::Pairs { pairs, .. } => {
                 y.iter_mut().for_each(|v| *v = 0.0);
                 for p in pairs {
@@ -133,40 +153,6 @@ impl Graph<'_> {
                     y[p.loser] -= d;
                 }
             }
-        }
-        Ok(())
-    }
-
-    /// Whether `L` has the cheap symmetric square root used by
-    /// [`Graph::apply_sqrt`]: true for `Identity` and `Queries`, where each
-    /// block is a multiple of a projection (`L_q = c_q·P_q`, `P_q² = P_q`).
-    pub fn has_sqrt(&self) -> bool {
-        !matches!(self, Graph::Pairs { .. })
-    }
-
-    /// `y ← L^{1/2}·x` for graphs with [`Graph::has_sqrt`]; `L^{1/2}` is
-    /// block-wise `√c_q·(I − 11ᵀ/l_q)`.
-    pub fn apply_sqrt(&self, x: &[f64], y: &mut [f64]) -> Result<(), LinalgError> {
-        let n = self.n();
-        if x.len() != n || y.len() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-        match *self {
-            Graph::Identity { .. } => y.copy_from_slice(x),
-            Graph::Queries { query_ptr, weight } => {
-                for w in query_ptr.windows(2) {
-                    let (s, e) = (w[0], w[1]);
-                    if e == s {
-                        continue;
-                    }
-                    let mean = x[s..e].iter().sum::<f64>() / (e - s) as f64;
-                    let c = libm::sqrt(Self::query_scale(weight, e - s));
-                    for i in s..e {
-                        y[i] = c * (x[i] - mean);
-                    }
-                }
-            }
-            Graph::Pairs { .. } => return Err(LinalgError::InvalidParameter),
         }
         Ok(())
     }

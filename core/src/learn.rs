@@ -165,26 +165,8 @@ pub fn ls_dual<B: Backend>(
     let c = take(&mut work, n)?;
     let tmp2 = take(&mut work, n)?;
     if graph.has_sqrt() {
-        // M = L^{½}KL^{½} + λI: apply L^{½} to the columns, then to the rows.
-        graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, true, tmp)?;
-        {
-            let mut mm = MatMut::from_col_major(m, n, n)?;
-            for i in 0..n {
-                (0..n).for_each(|j| tmp[j] = mm.at(i, j));
-                graph.apply_sqrt(tmp, tmp2)?;
-                (0..n).for_each(|j| *mm.at_mut(i, j) = tmp2[j]);
-            }
-            for i in 0..n {
-                *mm.at_mut(i, i) += lambda;
-            }
-        }
-        if s.iter().any(|v| !v.is_finite()) {
-            return Err(LinalgError::NonFinite);
-        }
-        graph.apply_sqrt(s, c)?;
-        backend.cholesky_in_place(MatMut::from_col_major(m, n, n)?)?;
-        backend.cholesky_solve_in_place(MatRef::from_col_major(m, n, n)?, MatMut::from_col_major(c, n, 1)?)?;
-        graph.apply_sqrt(c, a)
+        sqrt_system_factor(backend, k, graph, lambda, m, tmp, tmp2)?;
+        sqrt_system_solve(backend, graph, s, m, c, a)
     } else {
         graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, false, tmp)?;
         let mut mm = MatMut::from_col_major(m, n, n)?;
@@ -194,6 +176,50 @@ pub fn ls_dual<B: Backend>(
         graph.target(s, a)?;
         backend.lu_solve_in_place(mm, MatMut::from_col_major(a, n, 1)?)
     }
+}
+
+/// `m ← chol(L^{½}KL^{½} + λI)` (`n × n`, lower factor): `L^{½}` applied to
+/// the columns of `K`, then to the rows. `tmp`, `tmp2` hold `n` each.
+fn sqrt_system_factor<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    lambda: f64,
+    m: &mut [f64],
+    tmp: &mut [f64],
+    tmp2: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = k.nrows();
+    graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, true, tmp)?;
+    let mut mm = MatMut::from_col_major(m, n, n)?;
+    for i in 0..n {
+        (0..n).for_each(|j| tmp[j] = mm.at(i, j));
+        graph.apply_sqrt(tmp, tmp2)?;
+        (0..n).for_each(|j| *mm.at_mut(i, j) = tmp2[j]);
+    }
+    for i in 0..n {
+        *mm.at_mut(i, i) += lambda;
+    }
+    backend.cholesky_in_place(mm)
+}
+
+/// The dual coefficients from the factor of [`sqrt_system_factor`]:
+/// `a = L^{½}(L^{½}KL^{½} + λI)⁻¹L^{½}s`; `c` is `n` elements of scratch.
+fn sqrt_system_solve<B: Backend>(
+    backend: &mut B,
+    graph: &Graph<'_>,
+    s: &[f64],
+    factor: &[f64],
+    c: &mut [f64],
+    a: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = c.len();
+    if s.iter().any(|v| !v.is_finite()) {
+        return Err(LinalgError::NonFinite);
+    }
+    graph.apply_sqrt(s, c)?;
+    backend.cholesky_solve_in_place(MatRef::from_col_major(factor, n, n)?, MatMut::from_col_major(c, n, 1)?)?;
+    graph.apply_sqrt(c, a)
 }
 
 /// `w ← Xᵀa`: the primal weights of a dual solution with the linear kernel,
@@ -639,7 +665,7 @@ pub fn ls_primal_holdout<B: Backend>(
 
 /// Scratch for [`ls_dual_holdout`].
 pub fn ls_dual_holdout_workspace_len(n: usize, max_block: usize) -> usize {
-    n + ls_dual_workspace_len(n) + 3 * n * n + 2 * n + n * max_block + max_block * max_block + 2 * max_block
+    n + 3 * n * n + 2 * n + n * max_block + max_block * max_block + 2 * max_block
 }
 
 /// Fast closed-form leave-one-out (RLS) / leave-query-out (RankRLS)
@@ -667,13 +693,12 @@ pub fn ls_dual_holdout<B: Backend>(
     if out.len() != n || k.ncols() != n || s.len() != n {
         return Err(LinalgError::DimensionMismatch);
     }
-    let a = take(&mut work, n)?;
-    {
-        let w = take(&mut work, ls_dual_workspace_len(n))?;
-        ls_dual(backend, k, graph, s, lambda, a, w)?;
+    check_lambda(lambda)?;
+    if lambda == 0.0 || !k.all_finite() {
+        return Err(if lambda == 0.0 { LinalgError::InvalidParameter } else { LinalgError::NonFinite });
     }
-    gemv(1.0, k, a, 0.0, out)?;
-    // C (factored) and C⁻¹.
+    graph.validate()?;
+    let a = take(&mut work, n)?;
     let c = take(&mut work, n * n)?;
     let cinv = take(&mut work, n * n)?;
     let lk = take(&mut work, n * n)?;
@@ -683,22 +708,12 @@ pub fn ls_dual_holdout<B: Backend>(
     let h = take(&mut work, mb * mb)?;
     let fr = take(&mut work, mb)?;
     let res = take(&mut work, mb)?;
-    // lk = L^{½}K (rows transformed: apply to columns, K symmetric).
+    // The fit itself (as ls_dual), keeping the factor of C = L^{½}KL^{½} + λI.
+    sqrt_system_factor(backend, k, graph, lambda, c, tmp, tmp2)?;
+    sqrt_system_solve(backend, graph, s, c, tmp, a)?;
+    gemv(1.0, k, a, 0.0, out)?;
+    // lk = L^{½}K (L^{½} applied to the columns; K is symmetric).
     graph.apply_cols(k, MatMut::from_col_major(lk, n, n)?, true, tmp)?;
-    // c = L^{½}(L^{½}K)ᵀ + λI = L^{½}KL^{½} + λI.
-    {
-        let lkv = MatRef::from_col_major(lk, n, n)?;
-        let mut cm = MatMut::from_col_major(c, n, n)?;
-        for j in 0..n {
-            (0..n).for_each(|i| tmp[i] = lkv.at(j, i));
-            graph.apply_sqrt(tmp, tmp2)?;
-            (0..n).for_each(|i| *cm.at_mut(i, j) = tmp2[i]);
-        }
-        for i in 0..n {
-            *cm.at_mut(i, i) += lambda;
-        }
-    }
-    backend.cholesky_in_place(MatMut::from_col_major(c, n, n)?)?;
     {
         let mut ci = MatMut::from_col_major(cinv, n, n)?;
         ci.fill(0.0);
