@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -c 'import numpy' 2>/dev/null || pip install --quiet numpy
 cargo build --release -p ranklet >/dev/null
-R=target/release/ranklet
+R="${CARGO_TARGET_DIR:-target}/release/ranklet"
 REPEAT=${REPEAT:-3}
 val() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['median_s'])" "$1"; }
 

@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p ranklet
-R=target/release/ranklet
+R="${CARGO_TARGET_DIR:-target}/release/ranklet"
 out=target/demo
 mkdir -p "$out"
 data=data/wine-quality/winequality_red.csv
