@@ -193,7 +193,12 @@ impl<'a, T: Copy> MatRef<'a, T> {
     where
         T: crate::Real,
     {
-        (0..self.ncols).all(|j| (0..self.nrows).all(|i| self.at(i, j).is_finite()))
+        // Walk in memory order: the inner loop follows the smaller stride.
+        if self.rs <= self.cs {
+            (0..self.ncols).all(|j| (0..self.nrows).all(|i| self.at(i, j).is_finite()))
+        } else {
+            (0..self.nrows).all(|i| (0..self.ncols).all(|j| self.at(i, j).is_finite()))
+        }
     }
 }
 
