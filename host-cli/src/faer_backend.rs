@@ -37,15 +37,14 @@ use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_workspace_len, SymOperato
 use ranklet_core::eigen::EigenParams;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
-/// [`Backend`] on faer, multi-threaded.
-///
-/// Owns a growable scratch buffer for the top-k solver, so one value can be
-
 /// Outputs of at most this order are multiplied on one thread (measured:
 /// the 136 × 136 Gram matrix of a 10⁵-row X took 2× longer in parallel on
 /// 2 cores, the time going to thread barriers).
 const SMALL_OUTPUT: usize = 256;
 
+/// [`Backend`] on faer, multi-threaded.
+///
+/// Owns a growable scratch buffer for the top-k solver, so one value can be
 /// reused across calls without reallocating.
 #[derive(Debug)]
 pub struct FaerBackend {
