@@ -10,7 +10,7 @@
 //! and kept for inspection when it fails.
 //!
 //! Fixtures: `fixtures/cli/` (small dense data, see the comment line of each
-//! file) and the parse-rank data in `../shared/data/parse-rank/` (the tests
+//! file) and the parse-rank data in `data/parse-rank/` (a copy of `../shared/data/parse-rank/`, MIT) (the tests
 //! that use it fail when it is missing).
 
 use std::ffi::OsString;
@@ -27,8 +27,8 @@ use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
 const BIN: &str = env!("CARGO_BIN_EXE_ranklet");
-const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_train.light");
-const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_test.light");
+const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_train.light");
+const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_test.light");
 
 /// f32 device scores against f64 host predictions: DESIGN.md's bound,
 /// relative to the largest |score| of the file. (Per element it is
@@ -43,7 +43,7 @@ fn fixture(name: &str) -> PathBuf {
 
 fn shared(path: &str) -> PathBuf {
     let p = PathBuf::from(path);
-    assert!(p.exists(), "shared data file {} is missing: ../shared/data must be present for this test", p.display());
+    assert!(p.exists(), "shared data file {} is missing: the repository's data/ copy must be present", p.display());
     p
 }
 

@@ -19,7 +19,7 @@
 //! are at relative eigen-gaps > 1e-3), so rounding alone would give ~1e-12;
 //! the observed deviations are printed (`--nocapture`).
 //!
-//! The parse-rank data is read from `../shared/data/parse-rank/`; when it is
+//! The parse-rank data is read from `data/parse-rank/` (a copy of `../shared/data/parse-rank/`, MIT); when it is
 //! missing these tests fail (they never pass vacuously).
 
 use std::path::Path;
@@ -34,8 +34,8 @@ use ranklet::table::Table;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
-const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_train.light");
-const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/parse-rank/rank_test.light");
+const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_train.light");
+const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_test.light");
 const DENSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/parse_rank/synth_dense_train.light");
 const DENSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/parse_rank/synth_dense_test.light");
 
@@ -77,7 +77,7 @@ fn reference(name: &str) -> Vec<f64> {
 fn read(path: &str, num_features: Option<usize>) -> Dataset {
     assert!(
         Path::new(path).exists(),
-        "data file {path} is missing: the shared data (../shared/data next to the repository) must be present for \
+        "data file {path} is missing: the repository's data/ copy must be present for \
          this test"
     );
     read_svmlight(path, &SvmlightOptions { num_features }).unwrap_or_else(|e| panic!("{e}"))

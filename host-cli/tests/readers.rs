@@ -13,9 +13,9 @@ fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/data").join(name)
 }
 
-/// `../shared/data/` next to the repository (see its README).
+/// `data/` of the repository (copies of `../shared/data/`, licences beside them).
 fn shared(rel: &str) -> PathBuf {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data").join(rel);
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../data").join(rel);
     assert!(p.exists(), "shared data file {} is missing", p.display());
     p
 }
