@@ -5,7 +5,9 @@
 #    Cortex-M4F firmware (QEMU mps2-an386) and to a freestanding x86-64
 #    program: the same C program with and without the two calls
 #    (bench/device/footprint.c, FP_VARIANT 1 minus 0), goal <= 8 KiB;
-#  - bytes of a linear f32 model with d = 136 from `ranklet train`, goal <= 640;
+#  - bytes of a linear f32 model with d = 136: as `ranklet train` writes it,
+#    and the device copy from `ranklet export --strip-metadata` (the one the
+#    firmware embeds), goal <= 640;
 #  - stack used by parse and scoring: stack painting in the firmware, plus
 #    -fstack-usage of the C frames;
 #  - scoring throughput in the firmware: rk_score_dense_batch and
@@ -28,8 +30,12 @@ TARGET=thumbv7em-none-eabihf
 fw="$repo/tests/firmware"
 dev="$repo/bench/device"
 
-# ---- libraries: no_std ranklet-ffi, release, panic = abort ----
-echo "device_footprint: building libranklet_ffi.a for $TARGET and for the host (no_std)" >&2
+# ---- libraries: no_std ranklet-ffi without default features (no std, no
+# kernel scoring), release profile overridden for size: panic = abort,
+# opt-level $RK_OPT_LEVEL (default "s"), fat LTO, one codegen unit ----
+RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
+export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+echo "device_footprint: building libranklet_ffi.a for $TARGET and for the host (no_std, opt-level $RK_OPT_LEVEL)" >&2
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
     --crate-type staticlib --target "$TARGET"
 arm_lib="$CARGO_TARGET_DIR/$TARGET/release/libranklet_ffi.a"
@@ -37,15 +43,19 @@ host_dir="$CARGO_TARGET_DIR/device-footprint-host"
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
     --crate-type staticlib --target-dir "$host_dir"
 host_lib="$host_dir/release/libranklet_ffi.a"
-cargo build --quiet --release -p ranklet
+# The CLI with the ordinary release profile.
+(unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
+    cargo build --quiet --release -p ranklet)
 ranklet="$CARGO_TARGET_DIR/release/ranklet"
 
 # ---- the d = 136 linear model (trained in $out so the file name stored in
 # its metadata is the short relative one) ----
 python3 "$dev/gen.py" data "$out/d136.light"
 (cd "$out" && "$ranklet" train --algo rankrls --kernel linear --lambda 1 --data d136.light -o d136.rkl >&2)
+"$ranklet" export -m "$out/d136.rkl" --strip-metadata -o "$out/d136.device.rkl"
 model_bytes=$(stat -c %s "$out/d136.rkl")
-sections=$(python3 - "$out/d136.rkl" <<'PY'
+device_bytes=$(stat -c %s "$out/d136.device.rkl")
+layout() { python3 - "$1" <<'PY'
 import struct, sys
 b = open(sys.argv[1], "rb").read()
 n = struct.unpack_from("<H", b, 24)[0]
@@ -61,9 +71,12 @@ parts.append(f"padding {len(b) - 4 - end} B") if len(b) - 4 > end else None
 parts.append("CRC-32 4 B")
 print(", ".join(parts))
 PY
-)
+}
+sections=$(layout "$out/d136.rkl")
+device_sections=$(layout "$out/d136.device.rkl")
+# The host scores with the file as trained; the firmware embeds the device copy.
 "$ranklet" score -m "$out/d136.rkl" --data "$out/d136.light" >"$out/d136.host"
-python3 "$dev/gen.py" header "$out/d136.rkl" "$out/d136.light" 32 >"$out/bench_model.h"
+python3 "$dev/gen.py" header "$out/d136.device.rkl" "$out/d136.light" 32 >"$out/bench_model.h"
 
 # ---- firmwares ----
 ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -fno-builtin
@@ -127,12 +140,14 @@ section=$(cat <<MD
 
 Command: \`bash bench/device_footprint.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores
 ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)).
-Library: \`ranklet-ffi\` built with \`--no-default-features --release\`, \`panic = "abort"\` (no_std, no
-allocator), for \`$TARGET\` and for x86-64; $(arm-none-eabi-gcc --version | head -1); $(gcc --version | head -1);
+Library: \`ranklet-ffi\` built with \`--no-default-features --release\` (no_std, no allocator, no
+kernel-expansion scoring: features \`std\` and \`kernel\` off), release profile overridden for size with
+\`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\` and for x86-64; $(arm-none-eabi-gcc --version | head -1); $(gcc --version | head -1);
 $(qemu-system-arm --version | head -1). Firmware: \`tests/firmware/startup.c\` + \`mps2-an386.ld\`
 (QEMU \`mps2-an386\`, Cortex-M4F), program \`bench/device/footprint.c\`. The model is a linear RankRLS
 model with d = 136 in f32, trained by \`ranklet train --algo rankrls --kernel linear --lambda 1\` on
-240 generated rows (\`bench/device/gen.py\`), without feature centring.
+240 generated rows (\`bench/device/gen.py\`), without feature centring; the firmware embeds the device
+copy written by \`ranklet export --strip-metadata\`.
 
 | figure | measured | goal | |
 |---|---:|---:|---|
@@ -140,7 +155,8 @@ model with d = 136 in f32, trained by \`ranklet train --algo rankrls --kernel li
 | \`.rodata\` added (same firmware) | $arm_ro B | — | |
 | \`.text\` added, freestanding x86-64 link (\`gcc -static -nostdlib\`) | $host_text B ($(calc "f'{$host_text/1024:.2f}'") KiB) | ≤ 8 KiB | $(yes "$host_text <= 8192") |
 | \`.rodata\` added (x86-64) | $host_ro B | — | |
-| linear model file, d = 136, f32, as \`ranklet train\` writes it | $model_bytes B | ≤ 640 B | $(yes "$model_bytes <= 640") |
+| linear model file, d = 136, f32, device copy (\`ranklet export --strip-metadata\`) | $device_bytes B | ≤ 640 B | $(yes "$device_bytes <= 640") |
+| the same model as \`ranklet train\` writes it (with metadata) | $model_bytes B | — | |
 | stack, \`rk_model_parse\` (painted) | $st_parse B | — | |
 | stack, \`rk_score_dense\`, d = 136 (painted) | $st_score B | — | |
 | stack, \`rk_score_dense_batch\`, 32 rows (painted) | $st_batch B | — | |
@@ -156,9 +172,11 @@ How each figure is measured:
   a separate output section in the firmware's linker script). Everything the two calls pull in counts:
   validation (header, sections, CRC-32), scoring, status mapping, compiler-builtins/libgcc helpers.
   Largest functions added on the Cortex-M4F: $top_syms.
-- **Model bytes**: \`stat\` of the file; its layout (read from its own section table): $sections.
+- **Model bytes**: \`stat\` of each file; layouts (read from their own section tables): device copy:
+  $device_sections; as trained: $sections.
   The metadata section (algorithm, training-data file name, sizes, λ) is part of every file
-  \`ranklet train\` writes, and its length depends on the data file's name.
+  \`ranklet train\` writes, and its length depends on the data file's name; the goal is met only by the
+  device copy, which holds the same parameters bit for bit without it.
 - **Stack**: the firmware fills its stack region below the caller's stack pointer with a pattern, makes
   one call, and reports the distance from the caller's stack pointer to the lowest overwritten word
   (the library's frames plus the return path; the pattern stops $((64)) bytes below the caller's stack
@@ -173,8 +191,8 @@ How each figure is measured:
   \`s += w[j] * x[j]\` in C at \`-O2\` with the weights read from the same file (\`bench/device/gen.py\`),
   and agrees with ranklet to a relative $agree on these rows. ranklet's scores also check every input for
   NaN/∞ and the dimension, which the plain loop does not.
-- **Scoring agrees with the host**: the \`FP_VARIANT=1\` firmware printed $fw_score for row 0;
-  \`ranklet score\` on the host printed $host_score.
+- **Scoring agrees with the host**: the \`FP_VARIANT=1\` firmware (device copy) printed $fw_score for
+  row 0; \`ranklet score\` on the host (file as trained) printed $host_score.
 MD
 )
 doc=docs/performance.md

@@ -1,5 +1,6 @@
 //! `ranklet inspect` and `ranklet export`: look inside a model file, and
-//! turn it into a C array for firmware.
+//! turn it into a C array for firmware and/or a copy without metadata
+//! (`--strip-metadata`, the device copy).
 //!
 //! Both read the model through the device parser (`ModelView::new_checked`),
 //! so a file they accept is a file a device accepts.
@@ -8,7 +9,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use ranklet_core::format::{field, BasisView, ElementType, Kernel, ModelKind, ModelView};
+use ranklet_core::format::{
+    field, Basis, BasisView, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model,
+    ModelKind, ModelSpec, ModelView,
+};
 
 use crate::commands::read_model;
 use crate::error::{write_atomic, CliError};
@@ -31,10 +35,15 @@ pub struct ExportArgs {
     pub model: PathBuf,
     /// Emit a C source defining `const uint8_t NAME[]` (8-byte aligned) and
     /// `const size_t NAME_len`.
-    #[arg(long, value_name = "NAME")]
-    pub c_array: String,
-    /// Output C file (default: stdout). `-o FILE.c` also writes the matching
-    /// header `FILE.h`.
+    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata")]
+    pub c_array: Option<String>,
+    /// Drop the metadata section: the same model (kind, element type,
+    /// parameters bit for bit) re-emitted by the model writer without META.
+    /// Without --c-array, writes the stripped `.rkl` to -o.
+    #[arg(long)]
+    pub strip_metadata: bool,
+    /// Output file: the C file with --c-array (default: stdout; `-o FILE.c`
+    /// also writes the matching header `FILE.h`), else the stripped model.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
 }
@@ -188,18 +197,85 @@ fn header_path(c: &Path) -> PathBuf {
     c.with_extension("h")
 }
 
+/// The model of `v` without its metadata, re-emitted through the core
+/// writer (same kind, element type, dimension and parameter values; the
+/// values round-trip exactly, `f32` through `f64` and back). The result
+/// passes `ModelView::new_checked`.
+pub fn strip_metadata(v: &ModelView<'_>) -> Result<Vec<u8>, CliError> {
+    let vec = |a: ranklet_core::format::Array<'_>| a.iter().collect::<Vec<f64>>();
+    let (mean, scale) = match v.feature_centring() {
+        Some((m, s)) => (vec(m), vec(s)),
+        None => (Vec::new(), Vec::new()),
+    };
+    let centring = v.feature_centring().map(|_| FeatureCentring { mean: &mean, scale: &scale });
+    let emit = |model: Model<'_>| -> Result<Vec<u8>, CliError> {
+        let spec = ModelSpec::new(model, v.element_type());
+        let mut buf = vec![0u8; spec.buffer_len()];
+        let n = spec.emit(&mut buf).map_err(|e| CliError::input(format!("re-emitting the model: {e}")))?;
+        buf.truncate(n);
+        Ok(buf)
+    };
+    if let Some(l) = v.linear() {
+        let w = vec(l.weights());
+        return emit(Model::Linear(LinearModel { w: &w, offset: l.offset(), centring }));
+    }
+    let Some(k) = v.kernel() else {
+        return Err(CliError::input(format!("model kind {}: cannot strip", kind_name(v.kind()))));
+    };
+    let coeffs = vec(k.coeffs());
+    let col_means = k.centring().map(|c| vec(c.col_means())).unwrap_or_default();
+    let kernel_centring = k.centring().map(|c| KernelCentring { col_means: &col_means, grand_mean: c.grand_mean() });
+    let (dense, row_ptr, indices, values);
+    let basis = match k.basis() {
+        BasisView::Dense(rows) => {
+            dense = vec(rows);
+            Basis::Dense(&dense)
+        }
+        BasisView::Sparse { row_ptr: rp, indices: ix, values: vs } => {
+            row_ptr = rp.iter().collect::<Vec<u32>>();
+            indices = ix.iter().collect::<Vec<u32>>();
+            values = vec(vs);
+            Basis::Sparse { row_ptr: &row_ptr, indices: &indices, values: &values }
+        }
+    };
+    emit(Model::Kernel(KernelModel {
+        dim: v.dim(),
+        kernel: k.kernel(),
+        basis,
+        coeffs: &coeffs,
+        offset: k.offset(),
+        centring,
+        kernel_centring,
+    }))
+}
+
 /// `ranklet export`.
 pub fn export(a: ExportArgs) -> Result<(), CliError> {
-    if !is_c_identifier(&a.c_array) {
-        return Err(CliError::input(format!("--c-array {:?}: not a C identifier", a.c_array)));
+    if let Some(name) = &a.c_array {
+        if !is_c_identifier(name) {
+            return Err(CliError::input(format!("--c-array {name:?}: not a C identifier")));
+        }
     }
-    let bytes = read_model(&a.model)?;
-    let v = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let read = read_model(&a.model)?;
+    let v = ModelView::new_checked(&read).map_err(|e| CliError::input(e.to_string()))?;
+    let stripped;
+    let v = if a.strip_metadata {
+        stripped = strip_metadata(&v)?;
+        ModelView::new_checked(&stripped).map_err(|e| CliError::input(format!("stripped model: {e}")))?
+    } else {
+        v
+    };
     let source =
         a.model.file_name().map_or_else(|| a.model.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let Some(name) = a.c_array else {
+        let Some(out) = a.output else {
+            return Err(CliError::input("--strip-metadata without --c-array needs -o OUT.rkl".to_string()));
+        };
+        return write_atomic(&out, v.into_inner());
+    };
     match a.output {
         None => {
-            print!("{}", c_source(&a.c_array, &v, &source, None));
+            print!("{}", c_source(&name, &v, &source, None));
         }
         Some(out) => {
             let h = header_path(&out);
@@ -207,8 +283,8 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
                 return Err(CliError::input(format!("-o {}: the C file must not end in .h", out.display())));
             }
             let h_name = h.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            write_atomic(&h, c_header(&a.c_array, &v, &source).as_bytes())?;
-            write_atomic(&out, c_source(&a.c_array, &v, &source, Some(&h_name)).as_bytes())?;
+            write_atomic(&h, c_header(&name, &v, &source).as_bytes())?;
+            write_atomic(&out, c_source(&name, &v, &source, Some(&h_name)).as_bytes())?;
         }
     }
     Ok(())
@@ -240,6 +316,23 @@ mod tests {
         assert!(t.contains("  feature 2\t-3\n  feature 3\t2\n"), "{t}");
         assert!(!t.contains("feature 1\t"));
         assert!(t.contains("  lambda=1"));
+    }
+
+    #[test]
+    fn strip_metadata_keeps_the_model_and_drops_meta() {
+        let b = model();
+        let v = ModelView::new_checked(&b).unwrap();
+        let s = strip_metadata(&v).unwrap();
+        let sv = ModelView::new_checked(&s).unwrap();
+        assert!(s.len() < b.len());
+        assert_eq!(sv.metadata(), "");
+        assert_eq!((sv.kind(), sv.dim(), sv.element_type()), (v.kind(), v.dim(), v.element_type()));
+        let (l, sl) = (v.linear().unwrap(), sv.linear().unwrap());
+        assert_eq!(l.offset(), sl.offset());
+        assert!(l.weights().iter().zip(sl.weights().iter()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), sv.score_dense(&[1.0, 2.0, 3.0]));
+        // Stripping again changes nothing.
+        assert_eq!(strip_metadata(&sv).unwrap(), s);
     }
 
     #[test]

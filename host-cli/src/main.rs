@@ -33,6 +33,10 @@ enum Command {
     /// Writes the basis as TSV. `train`/`eval` with --items/--orders learn and
     /// evaluate from sample orders (see `ranklet train --items X --help`).
     Reduce(ranklet::ordinal::ReduceArgs),
+    /// Show a model file's header, parameters summary and metadata.
+    Inspect(ranklet::export::InspectArgs),
+    /// Export a model as a C array and/or a copy without metadata (--strip-metadata).
+    Export(ranklet::export::ExportArgs),
     /// Benchmarks of the numerical core.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -47,6 +51,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Score(a) => commands::score(a),
         Command::Eval(a) => commands::eval(a),
         Command::Reduce(a) => ranklet::ordinal::reduce(a),
+        Command::Inspect(a) => ranklet::export::inspect(a),
+        Command::Export(a) => ranklet::export::export(a),
         Command::Bench(cmd) => bench::run(cmd).map_err(CliError::input),
         Command::PlotLines(a) => ranklet::plot::plot_lines(a),
     }

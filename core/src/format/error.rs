@@ -132,6 +132,9 @@ pub enum FormatError {
     /// The score overflowed to infinity (or to a value outside the `f32`
     /// range for the `f32` entry points).
     ScoreOverflow,
+    /// The model is valid but this build cannot score its kind: a kernel
+    /// expansion, with ranklet-core built without its `kernel` feature.
+    UnsupportedKind,
 }
 
 impl fmt::Display for FormatError {
@@ -176,6 +179,7 @@ impl fmt::Display for FormatError {
             FormatError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
             FormatError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
             FormatError::ScoreOverflow => f.write_str("score overflowed"),
+            FormatError::UnsupportedKind => f.write_str("this build cannot score this model kind (kernel feature off)"),
         }
     }
 }

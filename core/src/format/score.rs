@@ -38,8 +38,12 @@
 //! amplification (RBF: `1 + γ‖x' − x_i‖²`; polynomial of degree p: `p`). The
 //! tests in this module check both bounds on random models.
 
-use super::view::{BasisView, Body, KernelView, LinearView, ModelView};
-use super::{Array, ElementType, FormatError, Kernel};
+#[cfg(feature = "kernel")]
+use super::view::{BasisView, KernelView};
+use super::view::{Body, LinearView, ModelView};
+#[cfg(feature = "kernel")]
+use super::Kernel;
+use super::{Array, ElementType, FormatError};
 use crate::real::Real;
 
 /// Terms per block of the blocked sums (see the module docs).
@@ -138,6 +142,7 @@ impl Arith for f64 {
 /// `BLOCK + log2(n/BLOCK)` units of rounding rather than `n`. No allocation:
 /// the cascade has one slot per bit of the block counter.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "kernel"), allow(dead_code))] // `add` and `in_block` serve kernel scoring
 struct Sum<R> {
     block: R,
     in_block: usize,
@@ -152,6 +157,7 @@ impl<R: Real> Sum<R> {
     }
 
     #[inline]
+    #[cfg_attr(not(feature = "kernel"), allow(dead_code))]
     fn add(&mut self, v: R) {
         self.block += v;
         self.in_block += 1;
@@ -213,38 +219,48 @@ fn blocked_sum<R: Real>(n: usize, mut term: impl FnMut(usize) -> R) -> R {
     sum.total()
 }
 
-/// `⟨w, x⟩` for an `f32` weight array and an `f32` input, both of length
-/// `n`: the hot loop of an `f32` linear model, over 16-byte/4-lane chunks
-/// (no bounds checks, any alignment of the weight bytes).
+/// `⟨w, x⟩` for an `f32` weight array (little-endian bytes, any
+/// alignment) and an `f32` input, both of length `n`: the hot loop of an
+/// `f32` linear model. Blocks of [`BLOCK`] terms run four lanes each; the
+/// block sums are combined pairwise by halving the block range (recursion
+/// depth `⌈log2(n/BLOCK)⌉`, no cascade state), which gives the same error
+/// bound as [`Sum`].
 #[inline]
 fn dot_f32_f32(w: &[u8], x: &[f32]) -> f32 {
-    let mut sum = Sum::<f32>::new();
-    for (wb, xb) in w.chunks(BLOCK * 4).zip(x.chunks(BLOCK)) {
-        let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-        let (wc, xc) = (wb.chunks_exact(16), xb.chunks_exact(4));
-        let (wr, xr) = (wc.remainder(), xc.remainder());
-        for (w4, x4) in wc.zip(xc) {
-            let w4: &[u8; 16] = match w4.try_into() {
-                Ok(a) => a,
-                Err(_) => continue,
-            };
-            let x4: &[f32; 4] = match x4.try_into() {
-                Ok(a) => a,
-                Err(_) => continue,
-            };
-            l0 += f32::from_le_bytes([w4[0], w4[1], w4[2], w4[3]]) * x4[0];
-            l1 += f32::from_le_bytes([w4[4], w4[5], w4[6], w4[7]]) * x4[1];
-            l2 += f32::from_le_bytes([w4[8], w4[9], w4[10], w4[11]]) * x4[2];
-            l3 += f32::from_le_bytes([w4[12], w4[13], w4[14], w4[15]]) * x4[3];
-        }
-        for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
-            if let Ok(w1) = <[u8; 4]>::try_from(w1) {
-                l0 += f32::from_le_bytes(w1) * x1;
-            }
-        }
-        sum.push_block((l0 + l1) + (l2 + l3));
+    let n = x.len().min(w.len() / 4);
+    if n <= BLOCK {
+        return dot_block(w, x);
     }
-    sum.total()
+    // Split at a block boundary: the left half holds ⌊blocks/2⌋ blocks.
+    let blocks = n.div_ceil(BLOCK);
+    let mid = (blocks / 2) * BLOCK;
+    let (wl, wr) = w.split_at(mid.saturating_mul(4).min(w.len()));
+    let (xl, xr) = x.split_at(mid.min(x.len()));
+    dot_f32_f32(wl, xl) + dot_f32_f32(wr, xr)
+}
+
+/// One block of [`dot_f32_f32`]: four lanes over 4-term chunks, then the
+/// (at most three) remaining terms in lane 0.
+#[inline(always)]
+fn dot_block(w: &[u8], x: &[f32]) -> f32 {
+    let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+    let (wc, xc) = (w.chunks_exact(16), x.chunks_exact(4));
+    let (wr, xr) = (wc.remainder(), xc.remainder());
+    for (w4, x4) in wc.zip(xc) {
+        if let (Ok(w4), Ok(x4)) = (<&[u8; 16]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
+            let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *w4;
+            l0 += f32::from_le_bytes([a0, a1, a2, a3]) * x4[0];
+            l1 += f32::from_le_bytes([b0, b1, b2, b3]) * x4[1];
+            l2 += f32::from_le_bytes([c0, c1, c2, c3]) * x4[2];
+            l3 += f32::from_le_bytes([d0, d1, d2, d3]) * x4[3];
+        }
+    }
+    for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
+        if let Ok(w1) = <[u8; 4]>::try_from(w1) {
+            l0 += f32::from_le_bytes(w1) * x1;
+        }
+    }
+    (l0 + l1) + (l2 + l3)
 }
 
 /// Reads the raw input value `x_j` in the arithmetic type, for
@@ -348,7 +364,7 @@ impl ModelView<'_> {
     pub fn score_dense_f64(&self, x: &[f64]) -> Result<f64, FormatError> {
         let input = Input::D64(x);
         input.check(self.dim())?;
-        finite_f64(self.eval::<f64>(input))
+        finite_f64(self.eval::<f64>(input)?)
     }
 
     /// Scores one sparse input: `indices` 0-based and strictly increasing,
@@ -404,7 +420,7 @@ impl ModelView<'_> {
             return Err(FormatError::NonFiniteInput);
         }
         for (row, o) in x.chunks_exact(self.dim()).zip(out.iter_mut()) {
-            *o = finite_f64(self.eval::<f64>(Input::D64(row)))?;
+            *o = finite_f64(self.eval::<f64>(Input::D64(row))?)?;
         }
         Ok(())
     }
@@ -458,6 +474,21 @@ impl ModelView<'_> {
     }
 
     fn score_f32(&self, input: Input<'_>) -> Result<f32, FormatError> {
+        if let (Body::Linear(_), Input::D32(x)) = (&self.body, input) {
+            // Lazy finiteness check: a linear score is a sum of products
+            // `w_j·x'_j` with finite `w_j` (validated) and `x'_j` finite iff
+            // `x_j` is (centring subtracts a finite mean and divides by a
+            // finite non-zero scale), so a NaN or infinite input always makes
+            // the score NaN or infinite. Scan the input only then, which
+            // reports the same error as checking first.
+            if x.len() != self.dim() {
+                return Err(FormatError::DimensionMismatch { expected: self.dim(), got: x.len() });
+            }
+            return self.score_f32_unchecked(input).map_err(|e| match e {
+                FormatError::ScoreOverflow if !x.iter().all(|v| v.is_finite()) => FormatError::NonFiniteInput,
+                e => e,
+            });
+        }
         input.check(self.dim())?;
         self.score_f32_unchecked(input)
     }
@@ -467,23 +498,29 @@ impl ModelView<'_> {
     fn score_f32_unchecked(&self, input: Input<'_>) -> Result<f32, FormatError> {
         match self.element_type() {
             ElementType::F32 => {
-                let s = self.eval::<f32>(input);
+                let s = self.eval::<f32>(input)?;
                 if s.is_finite() {
                     Ok(s)
                 } else {
                     Err(FormatError::ScoreOverflow)
                 }
             }
-            ElementType::F64 => finite_f32(self.eval::<f64>(input)),
+            ElementType::F64 => finite_f32(self.eval::<f64>(input)?),
         }
     }
 
     /// The score in the arithmetic type `R`, on a checked input.
-    fn eval<R: Arith>(&self, input: Input<'_>) -> R {
+    ///
+    /// Without the `kernel` cargo feature, kernel expansions (which parse
+    /// and validate as usual) are not scored: [`FormatError::UnsupportedKind`].
+    fn eval<R: Arith>(&self, input: Input<'_>) -> Result<R, FormatError> {
         let x = Centred { input, centring: self.feature_centring() };
         match self.body {
-            Body::Linear(ref l) => score_linear::<R>(l, x),
-            Body::Kernel(ref k) => score_kernel::<R>(k, x, self.dim()),
+            Body::Linear(ref l) => Ok(score_linear::<R>(l, x)),
+            #[cfg(feature = "kernel")]
+            Body::Kernel(ref k) => Ok(score_kernel::<R>(k, x, self.dim())),
+            #[cfg(not(feature = "kernel"))]
+            Body::Kernel(_) => Err(FormatError::UnsupportedKind),
         }
     }
 }
@@ -507,6 +544,7 @@ fn score_linear<R: Arith>(l: &LinearView<'_>, x: Centred<'_, '_>) -> R {
 }
 
 /// `(⟨x', b⟩, ‖x' − b‖²)` for one basis row.
+#[cfg(feature = "kernel")]
 fn row_stats<R: Real>(basis: &BasisView<'_>, i: usize, dim: usize, x: Centred<'_, '_>, xnorm2: R) -> (R, R) {
     match *basis {
         BasisView::Dense(rows) => {
@@ -575,6 +613,7 @@ fn row_stats<R: Real>(basis: &BasisView<'_>, i: usize, dim: usize, x: Centred<'_
     }
 }
 
+#[cfg(feature = "kernel")]
 fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> R {
     let needs_xnorm = matches!(k.basis, BasisView::Sparse { .. })
         && matches!(k.kernel, Kernel::Rbf { .. })
@@ -735,6 +774,26 @@ mod tests {
     }
 
     #[test]
+    #[cfg(not(feature = "kernel"))]
+    fn kernel_models_parse_but_do_not_score_without_the_feature() {
+        let (coeffs, basis) = ([1.0, -1.0], [1.0, 0.0, 0.0, 1.0]);
+        let model = KernelModel {
+            dim: 2,
+            kernel: Kernel::Rbf { gamma: 0.5 },
+            basis: Basis::Dense(&basis),
+            coeffs: &coeffs,
+            offset: 0.0,
+            centring: None,
+            kernel_centring: None,
+        };
+        let bytes = emit(&ModelSpec::new(Model::Kernel(model), ElementType::F32));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        assert_eq!(v.score_dense(&[1.0, 2.0]), Err(super::FormatError::UnsupportedKind));
+        assert_eq!(v.score_dense_f64(&[1.0, 2.0]), Err(super::FormatError::UnsupportedKind));
+    }
+
+    #[test]
+    #[cfg(feature = "kernel")]
     fn f32_kernel_within_bound_of_f64_prediction() {
         let mut rng = Rng(99);
         let kernels =
@@ -823,6 +882,32 @@ mod tests {
             }
         }
         std::eprintln!("f32 kernel: worst error {worst:.2e} of the scale");
+    }
+
+    #[test]
+    fn non_finite_input_reported_as_before_the_lazy_check() {
+        let w = [1.0, -2.0, 0.0];
+        for centring in [false, true] {
+            let (mean, scale) = ([0.5, 0.0, 1.0], [2.0, 1.0, 0.5]);
+            let c = centring.then_some(FeatureCentring { mean: &mean, scale: &scale });
+            for et in [ElementType::F32, ElementType::F64] {
+                let bytes = emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: c }), et));
+                let v = ModelView::new_checked(&bytes).unwrap();
+                for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
+                    // also where the weight is 0 (0·∞ = NaN)
+                    for j in 0..3 {
+                        let mut x = [1.0f32; 3];
+                        x[j] = bad;
+                        assert_eq!(v.score_dense(&x), Err(super::super::FormatError::NonFiniteInput));
+                    }
+                }
+                assert_eq!(v.score_dense(&[f32::MAX, -f32::MAX, 0.0]), Err(super::super::FormatError::ScoreOverflow));
+                assert!(matches!(
+                    v.score_dense(&[1.0, 2.0]),
+                    Err(super::super::FormatError::DimensionMismatch { expected: 3, got: 2 })
+                ));
+            }
+        }
     }
 
     #[test]

@@ -358,6 +358,7 @@ fn kernels() -> [Kernel; 4] {
 }
 
 #[test]
+#[cfg(feature = "kernel")] // scores kernel expansions
 fn kernel_round_trip_and_scores_all_variants() {
     let mut rng = Rng(0xDEAD_BEEF);
     let mut checked = 0;
@@ -423,6 +424,7 @@ fn kernel_round_trip_and_scores_all_variants() {
 }
 
 #[test]
+#[cfg(feature = "kernel")] // scores kernel expansions
 fn f32_model_close_to_f64_parameters() {
     // Against the *unrounded* parameters the f32 model is within 1e-5 of
     // the f64 score, relative to Σ|a_i·k_i| + |offset| (cancellation-aware).
@@ -443,6 +445,7 @@ fn f32_model_close_to_f64_parameters() {
 }
 
 #[test]
+#[cfg(feature = "kernel")] // scores kernel expansions
 fn rows_entry_points_match_single_rows() {
     let mut rng = Rng(7);
     let data = KernelData::random(&mut rng, 5, 6, Kernel::Rbf { gamma: 0.7 }, 0.5);
@@ -472,6 +475,7 @@ fn rows_entry_points_match_single_rows() {
 }
 
 #[test]
+#[cfg(feature = "kernel")] // scores kernel expansions
 fn wide_sparse_basis_195097_features() {
     // 100 training rows over 195 097 features, ~50 non-zeros each: the
     // sparse file stays small where a dense one would be 78 MB.
