@@ -170,8 +170,37 @@ impl Graph<'_> {
         if x.nrows() != n || y.nrows() != n || x.ncols() != y.ncols() || tmp.len() < n {
             return Err(LinalgError::DimensionMismatch);
         }
+        let m = x.ncols();
+        if let Graph::Queries { query_ptr, weight } = *self {
+            // Row-major X (a data table): one pass over the rows, query by
+            // query, instead of one strided pass per column — X may be far
+            // larger than the cache.
+            if x.col_stride() == 1 && m <= tmp.len() {
+                let means = &mut tmp[..m];
+                for w in query_ptr.windows(2) {
+                    let (s, e) = (w[0], w[1]);
+                    if e == s {
+                        continue;
+                    }
+                    means.iter_mut().for_each(|v| *v = 0.0);
+                    for i in s..e {
+                        means.iter_mut().enumerate().for_each(|(j, v)| *v += x.at(i, j));
+                    }
+                    let l = (e - s) as f64;
+                    means.iter_mut().for_each(|v| *v /= l);
+                    let c = Self::query_scale(weight, e - s);
+                    let c = if sqrt { libm::sqrt(c) } else { c };
+                    for i in s..e {
+                        for (j, mean) in means.iter().enumerate() {
+                            *y.at_mut(i, j) = c * (x.at(i, j) - mean);
+                        }
+                    }
+                }
+                return Ok(());
+            }
+        }
         let tmp = &mut tmp[..n];
-        for j in 0..x.ncols() {
+        for j in 0..m {
             (0..n).for_each(|i| tmp[i] = x.at(i, j));
             let col = y.col_mut(j).ok_or(LinalgError::DimensionMismatch)?;
             if sqrt {
