@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the data shipped with the repository: train a KPCRank
-# ranker of red wines by taster score (hyperparameters by 5-fold CV),
-# write it as a .rkl model, then score and evaluate through the same
-# validated parser a device uses.
+# ranker of red wines by taster score (hyperparameters by 5-fold CV), write
+# it as a .rkl model, export it for a device (a metadata-free copy and a C
+# array for firmware), then score and evaluate through the same validated
+# parser a device uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p ranklet
@@ -13,7 +14,11 @@ data=data/wine-quality/winequality_red.csv
 
 "$R" train --algo kpcrank --kernel rbf:0.02,0.05,0.1 --components 5,10,20,40 --cv 5 \
     --standardize --data "$data" --label-col quality -o "$out/wine.rkl"
-"$R" score -m "$out/wine.rkl" --data "$data" --label-col quality > "$out/wine.scores"
+"$R" inspect "$out/wine.rkl" | head -12
+"$R" export -m "$out/wine.rkl" --strip-metadata -o "$out/wine.device.rkl"
+"$R" export -m "$out/wine.device.rkl" --c-array wine_model -o "$out/wine_model.c"
+echo "device copy: $(wc -c < "$out/wine.device.rkl") bytes; C array in $out/wine_model.c and .h"
+"$R" score -m "$out/wine.device.rkl" --data "$data" --label-col quality > "$out/wine.scores"
 echo "scored $(wc -l < "$out/wine.scores") wines; first five scores:"
 head -5 "$out/wine.scores"
 "$R" eval -m "$out/wine.rkl" --data "$data" --label-col quality --metric disagreement,cindex,kendall,spearman,ndcg@10
