@@ -136,24 +136,30 @@ impl Arith for f64 {
     }
 }
 
+/// Slots of the pairwise cascade of [`Sum`]: enough for 2³² blocks.
+const CASCADE: usize = 32;
+const _: () = assert!(CASCADE >= 26);
+
 /// A running sum with bounded error growth: terms accumulate sequentially
 /// inside a block of [`BLOCK`] terms, and block sums are combined pairwise
 /// (a binary counter of partial sums), so the error bound grows as
 /// `BLOCK + log2(n/BLOCK)` units of rounding rather than `n`. No allocation:
-/// the cascade has one slot per bit of the block counter.
+/// the cascade has one slot per bit of the block counter. Every array a model
+/// holds has fewer than 2³² elements, i.e. fewer than 2²⁶ blocks, so
+/// [`CASCADE`] slots never run out; fewer slots keep device stacks small.
 #[derive(Clone, Copy)]
 #[cfg_attr(not(feature = "kernel"), allow(dead_code))] // `add` and `in_block` serve kernel scoring
 struct Sum<R> {
     block: R,
     in_block: usize,
-    stack: [R; 64],
+    stack: [R; CASCADE],
     depth: usize,
     blocks: u64,
 }
 
 impl<R: Real> Sum<R> {
     fn new() -> Self {
-        Sum { block: R::ZERO, in_block: 0, stack: [R::ZERO; 64], depth: 0, blocks: 0 }
+        Sum { block: R::ZERO, in_block: 0, stack: [R::ZERO; CASCADE], depth: 0, blocks: 0 }
     }
 
     #[inline]
