@@ -213,6 +213,29 @@ impl SymOperator<f64> for FaerSymOp<'_> {
         with_output(&mut y, |y| matmul::matmul(y, Accum::Replace, a, x.get(), 1.0, par));
         Ok(())
     }
+
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        p: MatRef<'_, f64>,
+        q: MatRef<'_, f64>,
+        beta: f64,
+        mut c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        if p.nrows() != c.nrows() || q.ncols() != c.ncols() || p.ncols() != q.nrows() {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        if c.nrows() == 0 || c.ncols() == 0 {
+            return Ok(());
+        }
+        if beta != 0.0 {
+            // The solver only ever overwrites; keep the general case exact.
+            return ranklet_core::linalg::blas::gemm(alpha, p, q, beta, c);
+        }
+        let (fp, fq, par) = (input(p), input(q), self.par);
+        with_output(&mut c, |c| matmul::matmul(c, Accum::Replace, fp.get(), fq.get(), alpha, par));
+        Ok(())
+    }
 }
 
 /// Whether the full faer decomposition beats core's Krylov top-k solver

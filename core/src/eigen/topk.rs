@@ -47,6 +47,21 @@ pub trait SymOperator<T: Real> {
     fn dim(&self) -> usize;
     /// `Y ← A·X` for `X`, `Y` of shape `n × b`.
     fn apply(&mut self, x: MatRef<'_, T>, y: MatMut<'_, T>) -> Result<(), LinalgError>;
+
+    /// `C ← α·P·Q + β·C` for the solver's own dense products (the
+    /// Rayleigh–Ritz projection `Vᵀ(AV)` and the basis rotations, O(n·m²)
+    /// per restart). The default is core's gemm; an operator backed by a
+    /// parallel library can route them there too.
+    fn gemm(
+        &mut self,
+        alpha: T,
+        p: MatRef<'_, T>,
+        q: MatRef<'_, T>,
+        beta: T,
+        c: MatMut<'_, T>,
+    ) -> Result<(), LinalgError> {
+        gemm(alpha, p, q, beta, c)
+    }
 }
 
 /// A dense symmetric matrix as a [`SymOperator`], applied with
@@ -261,7 +276,7 @@ pub fn sym_eigen_top_k<T: Real, O: SymOperator<T>>(
         {
             let vm = MatRef::from_col_major(&v[..n * m], n, m)?;
             let avm = MatRef::from_col_major(&av[..n * m], n, m)?;
-            gemm(T::ONE, vm.t(), avm, T::ZERO, MatMut::from_col_major(h, m, m)?)?;
+            op.gemm(T::ONE, vm.t(), avm, T::ZERO, MatMut::from_col_major(h, m, m)?)?;
         }
         for j in 0..m {
             for i in j + 1..m {
@@ -280,10 +295,10 @@ pub fn sym_eigen_top_k<T: Real, O: SymOperator<T>>(
         {
             let yp = MatRef::from_col_major(&h[..m * p], m, p)?;
             let vm = MatRef::from_col_major(&v[..n * m], n, m)?;
-            gemm(T::ONE, vm, yp, T::ZERO, MatMut::from_col_major(tmp, n, p)?)?;
+            op.gemm(T::ONE, vm, yp, T::ZERO, MatMut::from_col_major(tmp, n, p)?)?;
             v[..n * p].copy_from_slice(tmp);
             let avm = MatRef::from_col_major(&av[..n * m], n, m)?;
-            gemm(T::ONE, avm, yp, T::ZERO, MatMut::from_col_major(tmp, n, p)?)?;
+            op.gemm(T::ONE, avm, yp, T::ZERO, MatMut::from_col_major(tmp, n, p)?)?;
             av[..n * p].copy_from_slice(tmp);
         }
         cols = p;
