@@ -232,7 +232,17 @@ fn freestanding_link_needs_no_libc_and_no_allocator() {
     // no_std library, panic = "abort" for every crate in the graph.
     run_ok(
         Command::new(env!("CARGO"))
-            .args(["rustc", "-q", "-p", "ranklet-ffi", "--no-default-features", "--release", "--lib"])
+            .args([
+                "rustc",
+                "-q",
+                "-p",
+                "ranklet-ffi",
+                "--no-default-features",
+                "--features",
+                "kernel",
+                "--release",
+                "--lib",
+            ])
             .args(["--crate-type", "staticlib", "--target-dir"])
             .arg(&target)
             .env("CARGO_PROFILE_RELEASE_PANIC", "abort")
