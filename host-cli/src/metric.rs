@@ -2,7 +2,7 @@
 //! `ranklet_core::metrics`.
 
 use ranklet_core::graph::Pair;
-use ranklet_core::metrics::{self, IdcgZero, MapParams, NdcgParams};
+use ranklet_core::metrics::{self, Correlation, IdcgZero, MapParams, NdcgParams};
 
 use crate::error::CliError;
 
@@ -95,26 +95,13 @@ impl Metric {
                 metrics::concordance_index_by_query(labels, preds, query_ptr, &mut work).map(|q| q.value).map_err(err)
             }
             Metric::Kendall | Metric::Spearman => {
+                // Per query, queries of constant labels skipped (as the
+                // pairwise metrics skip them), averaged in core.
+                let method = if self == Metric::Kendall { Correlation::KendallTauB } else { Correlation::SpearmanRho };
                 let mut fwork = vec![0.0; metrics::real_workspace_len(n)];
-                let (mut sum, mut used) = (0.0, 0usize);
-                for q in query_ptr.windows(2) {
-                    let (l, p) = (&labels[q[0]..q[1]], &preds[q[0]..q[1]]);
-                    let r = if self == Metric::Kendall {
-                        metrics::kendall_tau_b(l, p, &mut work)
-                    } else {
-                        metrics::spearman_rho(l, p, &mut work, &mut fwork)
-                    };
-                    // Undefined on a query of constant labels (or one row):
-                    // skipped, like the pairwise metrics skip such queries.
-                    if let Ok(v) = r {
-                        sum += v;
-                        used += 1;
-                    }
-                }
-                if used == 0 {
-                    return Err(CliError::failure(format!("{}: undefined on every query", self.name())));
-                }
-                Ok(sum / used as f64)
+                metrics::correlation_by_query(labels, preds, query_ptr, method, &mut work, &mut fwork)
+                    .map(|q| q.value)
+                    .map_err(err)
             }
             Metric::Auc(t) => metrics::auc(labels, preds, t, &mut work).map_err(err),
             Metric::Ndcg(k) => {

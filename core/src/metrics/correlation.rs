@@ -110,6 +110,45 @@ pub fn spearman_rho(x: &[f64], y: &[f64], work: &mut [usize], fwork: &mut [f64])
     spearman_of(n, |i| x[i], |i| y[i], work, fwork).ok_or(MetricError::Undefined)
 }
 
+/// Rank correlation between labels and predictions inside each query,
+/// averaged over queries (the per-query form of [`super::kendall_tau_b`] and
+/// [`spearman_rho`]). Queries where the correlation is undefined (fewer than
+/// two rows, or constant labels or predictions) are skipped and counted.
+///
+/// `work`: [`index_workspace_len`]`(m)`; `fwork`: [`real_workspace_len`]`(m)`
+/// (only for Spearman), `m` the largest query.
+///
+/// # Errors
+/// As [`spearman_rho`], plus [`MetricError::InvalidBoundaries`];
+/// [`MetricError::Undefined`] when no query defines the correlation.
+pub fn correlation_by_query(
+    labels: &[f64],
+    preds: &[f64],
+    query_ptr: &[usize],
+    method: Correlation,
+    work: &mut [usize],
+    fwork: &mut [f64],
+) -> Result<QueryMean, MetricError> {
+    check_len(labels.len(), preds.len())?;
+    check_finite(labels)?;
+    check_finite(preds)?;
+    let m = check_boundaries(query_ptr, labels.len())?;
+    check_workspace(index_workspace_len(m), work.len())?;
+    if method == Correlation::SpearmanRho {
+        check_workspace(real_workspace_len(m), fwork.len())?;
+    }
+    let mut acc = MeanAcc::default();
+    for q in query_ptr.windows(2) {
+        let (l, p) = (&labels[q[0]..q[1]], &preds[q[0]..q[1]]);
+        let v = match method {
+            Correlation::KendallTauB => tau_b_of(&pair_counts(l.len(), |i| l[i], |i| p[i], work)),
+            Correlation::SpearmanRho => spearman_of(l.len(), |i| l[i], |i| p[i], work, fwork),
+        };
+        acc.push(v);
+    }
+    acc.finish()
+}
+
 /// Mean rank correlation between predicted scores and held-out orders.
 ///
 /// An *order* lists item indices (rows of `preds`) from most to least

@@ -47,7 +47,7 @@ mod tests;
 
 use core::fmt;
 
-pub use correlation::{mean_order_correlation, spearman_rho, Correlation};
+pub use correlation::{correlation_by_query, mean_order_correlation, spearman_rho, Correlation};
 pub use letor::{mean_average_precision, ndcg, Gain, IdcgZero, MapParams, NdcgParams, NoRelevant};
 pub use pairwise::{auc, concordance_index, concordance_index_by_query, disagreement, kendall_tau_b, pair_error};
 

@@ -506,3 +506,32 @@ fn errors_display_and_are_errors() {
         assert!(!format!("{e}").is_empty());
     }
 }
+
+#[test]
+fn correlation_by_query_averages_the_defined_queries() {
+    // Three queries: a perfect one, a reversed one, and one of constant
+    // labels (undefined, skipped).
+    let labels = [1.0, 2.0, 3.0, 3.0, 2.0, 1.0, 0.0, 2.0, 5.0, 5.0, 5.0];
+    let preds = [0.1, 0.5, 0.9, 0.1, 0.2, 0.3, 0.7, 0.2, 1.0, 2.0, 3.0];
+    let ptr = [0, 3, 8, 11];
+    let mut work = vec![0usize; index_workspace_len(11)];
+    let mut fwork = vec![0.0; real_workspace_len(11)];
+    for method in [Correlation::KendallTauB, Correlation::SpearmanRho] {
+        let got = correlation_by_query(&labels, &preds, &ptr, method, &mut work, &mut fwork).unwrap();
+        // Direct per-query values from the single-vector functions.
+        let mut want = 0.0;
+        for q in ptr.windows(2).take(2) {
+            let (l, p) = (&labels[q[0]..q[1]], &preds[q[0]..q[1]]);
+            want += match method {
+                Correlation::KendallTauB => kendall_tau_b(l, p, &mut work).unwrap(),
+                _ => spearman_rho(l, p, &mut work, &mut fwork).unwrap(),
+            };
+        }
+        assert!((got.value - want / 2.0).abs() < 1e-15, "{method:?}: {got:?} vs {}", want / 2.0);
+        assert_eq!((got.queries_used, got.queries_skipped), (2, 1));
+    }
+    assert_eq!(
+        correlation_by_query(&labels[8..], &preds[8..], &[0, 3], Correlation::KendallTauB, &mut work, &mut fwork),
+        Err(MetricError::Undefined)
+    );
+}
