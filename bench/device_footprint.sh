@@ -84,12 +84,12 @@ ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-
 for v in 0 1 2; do
     (cd "$out" && arm-none-eabi-gcc "${ARM_CFLAGS[@]}" -fstack-usage -DFP_VARIANT=$v -nostdlib -nostartfiles \
         -T "$fw/mps2-an386.ld" -Wl,--gc-sections -Wl,-z,noexecstack -o "$out/fp$v.elf" \
-        "$fw/startup.c" "$dev/footprint.c" "$arm_lib" -lgcc && mv "fp$v.elf-footprint.su" "fp$v.su")
+        "$fw/startup.c" "$repo/tests/support/mem.c" "$dev/footprint.c" "$arm_lib" -lgcc && mv "fp$v.elf-footprint.su" "fp$v.su")
 done
 HOST_CFLAGS=(-std=c11 -O2 -static -nostdlib -ffreestanding -fno-stack-protector -fno-builtin -fno-pie -no-pie
     -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$out")
 for v in 0 1; do
-    gcc "${HOST_CFLAGS[@]}" -DFP_VARIANT=$v -o "$out/host$v" "$dev/host_start.c" "$dev/footprint.c" "$host_lib" \
+    gcc "${HOST_CFLAGS[@]}" -DFP_VARIANT=$v -DFREESTANDING_MAIN=fp_main -o "$out/host$v" "$repo/tests/support/start_x86_64.c" "$repo/tests/support/mem.c" "$dev/footprint.c" "$host_lib" \
         -Wl,--gc-sections -Wl,-z,noexecstack
     "$out/host$v" || { echo "device_footprint: host variant $v failed (exit $?)" >&2; exit 1; }
 done

@@ -260,6 +260,8 @@ fn freestanding_link_needs_no_libc_and_no_allocator() {
             .arg("-I")
             .arg(&dir)
             .arg(repo.join("tests/c/freestanding.c"))
+            .arg(repo.join("tests/support/start_x86_64.c"))
+            .arg(repo.join("tests/support/mem.c"))
             .arg(&lib)
             .args(["-Wl,--gc-sections", "-o"])
             .arg(&exe),

@@ -102,7 +102,7 @@ CFLAGS=(-std=c11 -O2 -g -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d
     -Wall -Wextra -Werror -I "$repo/include" -I "$here" -I "$out")
 (cd "$out" && arm-none-eabi-gcc "${CFLAGS[@]}" -nostdlib -nostartfiles -T "$here/mps2-an386.ld" \
     -Wl,--gc-sections -Wl,-z,noexecstack -Wl,-Map="$out/fw.map" -o "$out/fw.elf" \
-    "$here/startup.c" "$here/firmware.c" "${model_srcs[@]}" "$lib" -lgcc)
+    "$here/startup.c" "$here/../support/mem.c" "$here/firmware.c" "${model_srcs[@]}" "$lib" -lgcc)
 if arm-none-eabi-nm "$out/fw.elf" | grep -qiE ' (malloc|free|__rust_alloc|__rg_alloc)$'; then
     echo "firmware: an allocator symbol was linked into fw.elf" >&2
     exit 1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build ranklet-core into a freestanding static library (no std, no alloc,
-# panic = "abort"), link it with `gcc -nostdlib -static` against a 30-line C
+# panic = "abort"), link it with `gcc -nostdlib -static` against tests/support's C
 # entry point, and run it. Fails if core needs an allocator, libc or unwinding.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -9,7 +9,7 @@ cargo build --quiet --release --manifest-path "$here/Cargo.toml" --target-dir "$
 lib="$target_dir/release/libranklet_nostd_proof.a"
 out="$target_dir/ranklet-nostd-proof"
 gcc -O2 -static -nostdlib -ffreestanding -fno-stack-protector -fno-builtin \
-    -o "$out" "$here/start.c" "$lib" -Wl,--gc-sections
+    -o "$out" "$here/../support/start_x86_64.c" "$here/../support/mem.c" "$lib" -Wl,--gc-sections
 if nm "$out" | grep -E ' U ' ; then
     echo "nostd-proof: unresolved symbols above" >&2; exit 1
 fi

@@ -1,6 +1,6 @@
 //! Freestanding proof: exercise core's numerics with no `std`, no `alloc`,
-//! `panic = "abort"`. `ranklet_proof_main` returns 0 when every check passes;
-//! `start.c` turns that into the process exit status without libc.
+//! `panic = "abort"`. `freestanding_main` returns 0 when every check passes;
+//! `tests/support/start_x86_64.c` turns that into the process exit status without libc.
 #![no_std]
 
 use ranklet_core::linalg::blas::gemv;
@@ -14,7 +14,7 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
 /// Runs a few core routines on stack buffers; 0 = success, else the number
 /// of the failing check.
 #[no_mangle]
-pub extern "C" fn ranklet_proof_main() -> i32 {
+pub extern "C" fn freestanding_main() -> i32 {
     // y = A·x for a 2×2 column-major A.
     let a = [2.0f64, 1.0, 1.0, 3.0];
     let x = [1.0f64, -1.0];

@@ -1,8 +1,8 @@
-/* Freestanding x86-64 start for bench/device/footprint.c (as
- * tests/c/freestanding.c): memory primitives, _start, exit syscall. */
+/* The memory primitives rustc and gcc may emit calls to, for programs linked
+ * without libc (-nostdlib): the freestanding x86-64 links and the Cortex-M
+ * firmware. Byte loops: these programs prove that no libc is needed, they
+ * are not about memcpy speed. */
 #include <stddef.h>
-
-int fp_main(void);
 
 void *memcpy(void *d, const void *s, size_t n) {
     unsigned char *dp = d;
@@ -34,11 +34,3 @@ int memcmp(const void *a, const void *b, size_t n) {
     return 0;
 }
 int bcmp(const void *a, const void *b, size_t n) { return memcmp(a, b, n); }
-
-__attribute__((noreturn)) void fp_entry(void) {
-    long code = fp_main();
-    __asm__ volatile("syscall" ::"a"(60L), "D"(code) : "rcx", "r11", "memory");
-    for (;;) {
-    }
-}
-__asm__(".globl _start\n_start:\n  andq $-16, %rsp\n  call fp_entry\n");
