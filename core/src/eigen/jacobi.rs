@@ -69,16 +69,7 @@ pub fn jacobi_eigen<T: Real>(
     if n == 0 {
         return Ok(());
     }
-    let mut amax = T::ZERO;
-    for j in 0..n {
-        for i in j..n {
-            let x = a.at(i, j);
-            if !x.is_finite() {
-                return Err(LinalgError::NonFinite);
-            }
-            amax = amax.max(x.abs());
-        }
-    }
+    let amax = super::lower_max_abs(a)?;
     let (w, rest) = work.split_at_mut(n * n);
     let v = &mut rest[..n * n];
     v.iter_mut().for_each(|x| *x = T::ZERO);

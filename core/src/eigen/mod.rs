@@ -36,3 +36,20 @@ impl EigenParams {
         Self { tol, max_iter }
     }
 }
+
+/// `max |a_ij|` over the lower triangle of a square view, or
+/// [`crate::LinalgError::NonFinite`] if it holds NaN/Inf: the input scan the
+/// full solvers share (they scale by this maximum).
+pub(crate) fn lower_max_abs<T: crate::Real>(a: crate::MatRef<'_, T>) -> Result<T, crate::LinalgError> {
+    let mut amax = T::ZERO;
+    for j in 0..a.ncols() {
+        for i in j..a.nrows() {
+            let x = a.at(i, j);
+            if !x.is_finite() {
+                return Err(crate::LinalgError::NonFinite);
+            }
+            amax = amax.max(x.abs());
+        }
+    }
+    Ok(amax)
+}

@@ -149,16 +149,7 @@ pub fn sym_eigen<T: Real>(
         return Ok(());
     }
     // Scan the lower triangle: finiteness and scale.
-    let mut amax = T::ZERO;
-    for j in 0..n {
-        for i in j..n {
-            let x = a.at(i, j);
-            if !x.is_finite() {
-                return Err(LinalgError::NonFinite);
-            }
-            amax = amax.max(x.abs());
-        }
-    }
+    let amax = super::lower_max_abs(a)?;
     let (w, rest) = work.split_at_mut(n * n);
     let (qbuf, rest) = if want { rest.split_at_mut(n * n) } else { rest.split_at_mut(0) };
     let (e, rest) = rest.split_at_mut(n);
