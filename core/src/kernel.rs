@@ -4,8 +4,13 @@
 //! `exp(−γ‖x − y‖²)`, polynomial `(γ⟨x, y⟩ + c)^d`. Every kernel is computed
 //! from the inner product and the squared norms, so a sparse row with
 //! 200 000 features costs only its non-zeros.
+//!
+//! Kernel centring in feature space (000 §6.1) lives here too: the
+//! training kernel ([`center_kernel`]) and test kernels against the
+//! training terms ([`center_test_kernel`]), as the KPC learners need.
 
 use crate::backend::Backend;
+use crate::linalg::Rows;
 use crate::{LinalgError, MatMut, MatRef};
 
 /// A positive semi-definite kernel on feature vectors.
@@ -75,127 +80,6 @@ fn powu(mut x: f64, mut n: u32) -> f64 {
         n >>= 1;
     }
     r
-}
-
-/// A validated compressed-sparse-row matrix: row `i` has the column indices
-/// `col[row_ptr[i]..row_ptr[i+1]]` (strictly increasing, `< ncols`) and the
-/// matching finite `val`s.
-#[derive(Clone, Copy, Debug)]
-pub struct CsrRef<'a> {
-    nrows: usize,
-    ncols: usize,
-    row_ptr: &'a [usize],
-    col: &'a [u32],
-    val: &'a [f64],
-}
-
-impl<'a> CsrRef<'a> {
-    /// Checks every invariant once; afterwards no access can fail.
-    ///
-    /// # Errors
-    /// [`LinalgError::DimensionMismatch`] for inconsistent lengths, a
-    /// non-monotone `row_ptr`, an index `≥ ncols` or not strictly increasing
-    /// within its row; [`LinalgError::NonFinite`] for NaN/Inf values.
-    pub fn new(ncols: usize, row_ptr: &'a [usize], col: &'a [u32], val: &'a [f64]) -> Result<Self, LinalgError> {
-        let nrows = row_ptr.len().checked_sub(1).ok_or(LinalgError::DimensionMismatch)?;
-        if row_ptr[0] != 0 || row_ptr[nrows] != col.len() || col.len() != val.len() {
-            return Err(LinalgError::DimensionMismatch);
-        }
-        for i in 0..nrows {
-            let (s, e) = (row_ptr[i], row_ptr[i + 1]);
-            if s > e || e > col.len() {
-                return Err(LinalgError::DimensionMismatch);
-            }
-            let mut prev: Option<u32> = None;
-            for &c in &col[s..e] {
-                if c as usize >= ncols || prev.is_some_and(|p| c <= p) {
-                    return Err(LinalgError::DimensionMismatch);
-                }
-                prev = Some(c);
-            }
-        }
-        if val.iter().any(|v| !v.is_finite()) {
-            return Err(LinalgError::NonFinite);
-        }
-        Ok(Self { nrows, ncols, row_ptr, col, val })
-    }
-
-    /// Number of rows.
-    pub fn nrows(&self) -> usize {
-        self.nrows
-    }
-    /// Number of columns (features).
-    pub fn ncols(&self) -> usize {
-        self.ncols
-    }
-    /// Row `i` as (indices, values); empty if `i` is out of range.
-    pub fn row(&self, i: usize) -> (&'a [u32], &'a [f64]) {
-        if i >= self.nrows {
-            return (&[], &[]);
-        }
-        let (s, e) = (self.row_ptr[i], self.row_ptr[i + 1]);
-        (&self.col[s..e], &self.val[s..e])
-    }
-}
-
-/// Rows of a data matrix: dense `n × d` (any stride) or sparse CSR.
-#[derive(Clone, Copy, Debug)]
-pub enum Rows<'a> {
-    /// Dense rows: row `i` of the view is data point `i`.
-    Dense(MatRef<'a, f64>),
-    /// Sparse rows.
-    Sparse(CsrRef<'a>),
-}
-
-impl Rows<'_> {
-    /// Number of data points.
-    pub fn nrows(&self) -> usize {
-        match self {
-            Rows::Dense(m) => m.nrows(),
-            Rows::Sparse(s) => s.nrows(),
-        }
-    }
-    /// Number of features.
-    pub fn ncols(&self) -> usize {
-        match self {
-            Rows::Dense(m) => m.ncols(),
-            Rows::Sparse(s) => s.ncols(),
-        }
-    }
-    /// `‖row i‖²`.
-    fn sq_norm(&self, i: usize) -> f64 {
-        match self {
-            Rows::Dense(m) => (0..m.ncols()).map(|j| m.at(i, j) * m.at(i, j)).sum(),
-            Rows::Sparse(s) => s.row(i).1.iter().map(|v| v * v).sum(),
-        }
-    }
-    /// Scatters row `i` into the dense `buf` (length `ncols`, assumed zero).
-    fn scatter(&self, i: usize, buf: &mut [f64]) {
-        match self {
-            Rows::Dense(m) => (0..m.ncols()).for_each(|j| buf[j] = m.at(i, j)),
-            Rows::Sparse(s) => {
-                let (c, v) = s.row(i);
-                c.iter().zip(v).for_each(|(&c, &v)| buf[c as usize] = v);
-            }
-        }
-    }
-    /// Undoes [`Rows::scatter`].
-    fn unscatter(&self, i: usize, buf: &mut [f64]) {
-        match self {
-            Rows::Dense(_) => buf.iter_mut().for_each(|v| *v = 0.0),
-            Rows::Sparse(s) => s.row(i).0.iter().for_each(|&c| buf[c as usize] = 0.0),
-        }
-    }
-    /// `⟨row i, dense buf⟩`.
-    fn dot_dense(&self, i: usize, buf: &[f64]) -> f64 {
-        match self {
-            Rows::Dense(m) => (0..m.ncols()).map(|j| m.at(i, j) * buf[j]).sum(),
-            Rows::Sparse(s) => {
-                let (c, v) = s.row(i);
-                c.iter().zip(v).map(|(&c, &v)| v * buf[c as usize]).sum()
-            }
-        }
-    }
 }
 
 /// Scratch elements [`kernel_matrix`] needs for these operands.
@@ -292,4 +176,100 @@ pub fn kernel_value(kernel: &Kernel, x: &Rows<'_>, i: usize, y: &Rows<'_>, j: us
     };
     let (xx, yy) = if kernel.needs_norms() { (x.sq_norm(i), y.sq_norm(j)) } else { (0.0, 0.0) };
     kernel.from_dot(dot, xx, yy)
+}
+
+/// Centres a symmetric kernel matrix in feature space (000 §6.1):
+/// `K̂ = HKH`, `H = I − 11ᵀ/n`. Writes `K̂` to `out` (`n × n`), the column
+/// means of `K` to `colmean` (`n`), and returns the grand mean — the terms
+/// [`center_test_kernel`] and the model file need.
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] on shapes, [`LinalgError::NonFinite`]
+/// if `K` holds NaN/Inf.
+pub fn center_kernel(k: MatRef<'_, f64>, mut out: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+    let n = k.nrows();
+    if out.nrows() != n || out.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let grand = kernel_means(k, colmean)?;
+    for j in 0..n {
+        for i in 0..n {
+            *out.at_mut(i, j) = k.at(i, j) - colmean[i] - colmean[j] + grand;
+        }
+    }
+    Ok(grand)
+}
+
+/// [`center_kernel`] overwriting `K` with `K̂` (saves an `n × n` buffer).
+///
+/// # Errors
+/// As [`center_kernel`].
+pub fn center_kernel_in_place(mut k: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+    let n = k.nrows();
+    let grand = kernel_means(k.rb(), colmean)?;
+    for j in 0..n {
+        for i in 0..n {
+            *k.at_mut(i, j) += grand - colmean[i] - colmean[j];
+        }
+    }
+    Ok(grand)
+}
+
+/// Column means of the square `K` into `colmean`, returning the grand mean.
+fn kernel_means(k: MatRef<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+    let n = k.nrows();
+    if k.ncols() != n || colmean.len() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if !k.all_finite() {
+        return Err(LinalgError::NonFinite);
+    }
+    if n == 0 {
+        return Ok(0.0);
+    }
+    for (j, cm) in colmean.iter_mut().enumerate() {
+        *cm = (0..n).map(|i| k.at(i, j)).sum::<f64>() / n as f64;
+    }
+    Ok(colmean.iter().sum::<f64>() / n as f64)
+}
+
+/// Centres a test kernel `K_t` (`n_t × n`, rows = test points) against the
+/// training centring terms (000 §6.1):
+/// `K̂_t = (K_t − 1 colmeanᵀ)(I − 11ᵀ/n)`, i.e.
+/// `k̂(x, xᵢ) = k(x, xᵢ) − mean_j k(x, xⱼ) − colmeanᵢ + grand`.
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] on shapes.
+pub fn center_test_kernel(
+    kt: MatRef<'_, f64>,
+    colmean: &[f64],
+    grand: f64,
+    mut out: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    if out.nrows() != kt.nrows() || out.ncols() != kt.ncols() {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    out.copy_from(kt)?;
+    center_test_kernel_in_place(out, colmean, grand)
+}
+
+/// [`center_test_kernel`] overwriting `K_t`.
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] on shapes.
+pub fn center_test_kernel_in_place(mut kt: MatMut<'_, f64>, colmean: &[f64], grand: f64) -> Result<(), LinalgError> {
+    let (nt, n) = (kt.nrows(), kt.ncols());
+    if colmean.len() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    for t in 0..nt {
+        let rowmean = (0..n).map(|j| kt.at(t, j)).sum::<f64>() / n as f64;
+        for i in 0..n {
+            *kt.at_mut(t, i) += grand - rowmean - colmean[i];
+        }
+    }
+    Ok(())
 }

@@ -48,9 +48,9 @@ pub mod kernel;
 pub mod learn;
 pub mod linalg;
 pub mod metrics;
-pub mod order;
 pub mod rank;
 pub mod real;
+pub mod workspace;
 
 pub use error::LinalgError;
 pub use linalg::{MatMut, MatRef};

@@ -7,8 +7,16 @@
 
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::{Graph, Pair, QueryWeight};
-use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel, Rows};
-use ranklet_core::learn::*;
+use ranklet_core::kernel::{center_kernel, center_test_kernel, kernel_matrix, kernel_matrix_workspace_len, Kernel};
+use ranklet_core::learn::expansion::{Centring, Expansion};
+use ranklet_core::learn::kpc::{
+    self, cv_fold, cv_fold_workspace_len, kpc_coefficients, kpc_decompose, kpc_decompose_workspace_len,
+    kpc_normal_equations, kpc_normal_equations_workspace_len, kpc_predict_projected, kpc_project, kpc_solve, KpcGrid,
+};
+use ranklet_core::learn::ls::*;
+use ranklet_core::learn::{mean, LearnError};
+use ranklet_core::linalg::chol::cholesky_leading_in_place;
+use ranklet_core::linalg::Rows;
 use ranklet_core::{MatMut, MatRef};
 
 struct Fixture(Vec<(String, usize, usize, Vec<f64>)>);
@@ -183,7 +191,7 @@ fn kpc_predictions(data: &Data, graph: &Graph<'_>, ps: &[usize], p_max: usize) -
         &mut work,
     )
     .unwrap();
-    let usable = kpc_factor(MatMut::from_col_major(&mut m, p_max, p_max).unwrap()).unwrap();
+    let usable = cholesky_leading_in_place(MatMut::from_col_major(&mut m, p_max, p_max).unwrap()).unwrap();
     assert_eq!(usable, p_max);
     let mut ktc = vec![0.0; nt * n];
     center_test_kernel(
@@ -343,4 +351,152 @@ fn holdout_shortcuts_equal_refitting_without_each_block() {
             }
         }
     }
+}
+
+#[test]
+fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
+    // kpc::fit (data rows → α, centring terms) and kpc::cv_fold (every
+    // (λ, p) of one fold from one decomposition) against the same numpy
+    // fixtures as the step-by-step path above.
+    let data = Data::new();
+    let qptr = data.qptr();
+    let kernel = Kernel::Rbf { gamma: 0.3 };
+    let (x, xt) = (Rows::Dense(data.x()), Rows::Dense(data.xt()));
+    let ps = [1usize, 3, 6, 12];
+    let graphs = [
+        ("kpcrank", Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal }),
+        ("kpcr", Graph::Identity { n: data.n }),
+    ];
+    for (name, graph) in graphs {
+        let mut bw = backend_work();
+        let mut be = Portable::new(&mut bw);
+        let grid = KpcGrid { lambdas: &[0.0], components: &ps };
+        let mut preds = vec![0.0; ps.len() * data.nt];
+        let mut usable = [0usize];
+        let mut work = vec![0.0; cv_fold_workspace_len(&x, &xt, &grid)];
+        cv_fold(&mut be, &kernel, &x, &xt, &graph, data.s(), &grid, &mut preds, &mut usable, &mut work).unwrap();
+        assert_eq!(usable[0], 12);
+        for (i, &p) in ps.iter().enumerate() {
+            let want = data.fx.get(&format!("{name}_rbf_p{p}_pred")).2;
+            assert_close(&preds[i * data.nt..(i + 1) * data.nt], want, 1e-8, &format!("{name} fold p={p}"));
+            // One fit per p, scored through the expansion.
+            let mut alpha = vec![0.0; data.n];
+            let mut cm = vec![0.0; data.n];
+            let mut work = vec![0.0; kpc::fit_workspace_len(&kernel, &x, p)];
+            let f = kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
+            let e = Expansion {
+                kernel,
+                basis: x,
+                alpha: &alpha,
+                offset: f.offset,
+                centring: Some(Centring { col_means: &cm, grand_mean: f.grand_mean }),
+            };
+            let mut out = vec![0.0; data.nt];
+            let mut work = vec![0.0; e.predict_workspace_len(&xt)];
+            e.predict(&mut be, &xt, &mut out, &mut work).unwrap();
+            assert_close(&out, want, 1e-8, &format!("{name} fit p={p}"));
+        }
+        // p beyond n is refused; beyond the fold's usable rank gives NaN
+        // predictions, never a silent number.
+        let mut alpha = vec![0.0; data.n];
+        let mut cm = vec![0.0; data.n];
+        let big = data.n + 1;
+        let mut work = vec![0.0; kpc::fit_workspace_len(&kernel, &x, 2)];
+        assert!(matches!(
+            kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, big, &mut alpha, &mut cm, &mut work),
+            Err(LearnError::TooManyComponents { .. })
+        ));
+        assert_eq!(
+            kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, 0, &mut alpha, &mut cm, &mut work),
+            Err(LearnError::NoComponents)
+        );
+    }
+}
+
+#[test]
+fn one_call_ls_fit_and_holdout_match_the_step_functions() {
+    let data = Data::new();
+    let qptr = data.qptr();
+    let graph = Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal };
+    let mut bw = backend_work();
+    let mut be = Portable::new(&mut bw);
+    let x = Rows::Dense(data.x());
+    // Linear kernel on dense rows with d ≤ n: primal, equal to ls_primal.
+    assert_eq!(Form::choose(&Kernel::Linear, &x), Form::Primal);
+    let mut w = vec![0.0; data.d];
+    let mut work = vec![0.0; fit_workspace_len(&Kernel::Linear, &x)];
+    assert_eq!(fit(&mut be, &Kernel::Linear, &x, &graph, data.s(), 0.5, &mut w, &mut work).unwrap(), Form::Primal);
+    assert_close(&w, data.fx.get("rankrls_primal_linear_equal_w").2, 1e-8, "ls::fit primal");
+    // RBF: dual, scored through the expansion, equal to the fixture.
+    let kernel = Kernel::Rbf { gamma: 0.3 };
+    let mut a = vec![0.0; data.n];
+    let mut work = vec![0.0; fit_workspace_len(&kernel, &x)];
+    assert_eq!(fit(&mut be, &kernel, &x, &graph, data.s(), 0.1, &mut a, &mut work).unwrap(), Form::Dual);
+    let e = Expansion { kernel, basis: x, alpha: &a, offset: 0.0, centring: None };
+    let xt = Rows::Dense(data.xt());
+    let mut out = vec![0.0; data.nt];
+    let mut work = vec![0.0; e.predict_workspace_len(&xt)];
+    e.predict(&mut be, &xt, &mut out, &mut work).unwrap();
+    assert_close(&out, data.fx.get("rankrls_dual_rbf_equal_pred").2, 1e-8, "ls::fit dual");
+    // The one-call leave-query-out equals the step function on the kernel.
+    let mut got = vec![0.0; data.n];
+    let mut work = vec![0.0; holdout_workspace_len(&kernel, &x, &graph)];
+    holdout(&mut be, &kernel, &x, &graph, data.s(), 0.1, &mut got, &mut work).unwrap();
+    let k = kmat(&kernel, data.x(), data.x());
+    let mut want = vec![0.0; data.n];
+    let mb = qptr.windows(2).map(|w| w[1] - w[0]).max().unwrap();
+    let mut work = vec![0.0; ls_dual_holdout_workspace_len(data.n, mb)];
+    ls_dual_holdout(
+        &mut be,
+        MatRef::from_col_major(&k, data.n, data.n).unwrap(),
+        &graph,
+        data.s(),
+        0.1,
+        &mut want,
+        &mut work,
+    )
+    .unwrap();
+    assert_close(&got, &want, 1e-12, "ls::holdout");
+    // λ = 0 is refused for the dual form, a pair graph for the shortcut.
+    assert_eq!(
+        fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, &mut a, &mut vec![0.0; fit_workspace_len(&kernel, &x)]),
+        Err(LearnError::BadLambda)
+    );
+    let pairs = [Pair { winner: 0, loser: 1, magnitude: 1.0 }];
+    let pg = Graph::Pairs { n: data.n, pairs: &pairs };
+    let mut work = vec![0.0; holdout_workspace_len(&kernel, &x, &pg)];
+    assert_eq!(holdout(&mut be, &kernel, &x, &pg, data.s(), 0.1, &mut got, &mut work), Err(LearnError::Unsupported));
+}
+
+#[test]
+fn linear_kernel_expansion_folds_into_the_same_linear_model() {
+    // A centred linear-kernel KPC expansion and its folded (w, b) score
+    // every test row identically.
+    let data = Data::new();
+    let qptr = data.qptr();
+    let graph = Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal };
+    let mut bw = backend_work();
+    let mut be = Portable::new(&mut bw);
+    let (x, xt) = (Rows::Dense(data.x()), Rows::Dense(data.xt()));
+    let p = 3.min(data.d);
+    let mut alpha = vec![0.0; data.n];
+    let mut cm = vec![0.0; data.n];
+    let mut work = vec![0.0; kpc::fit_workspace_len(&Kernel::Linear, &x, p)];
+    let f = kpc::fit(&mut be, &Kernel::Linear, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
+    let e = Expansion {
+        kernel: Kernel::Linear,
+        basis: x,
+        alpha: &alpha,
+        offset: f.offset,
+        centring: Some(Centring { col_means: &cm, grand_mean: f.grand_mean }),
+    };
+    let mut via_expansion = vec![0.0; data.nt];
+    let mut work = vec![0.0; e.predict_workspace_len(&xt)];
+    e.predict(&mut be, &xt, &mut via_expansion, &mut work).unwrap();
+    let mut w = vec![0.0; data.d];
+    let mut work = vec![0.0; e.fold_linear_workspace_len()];
+    let b = e.fold_linear(&mut w, &mut work).unwrap();
+    let mut via_linear = vec![0.0; data.nt];
+    ranklet_core::learn::expansion::predict_linear(&w, b, &xt, &mut via_linear).unwrap();
+    assert_close(&via_linear, &via_expansion, 1e-9, "folded linear model");
 }

@@ -8,6 +8,8 @@ use clap::Args;
 use ranklet_core::format::{self, ElementType, ModelSpec, ModelView};
 use ranklet_core::graph::{Pair, QueryWeight};
 use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::LearnError;
+use ranklet_core::LinalgError;
 
 use crate::cv::{self, Grid, Scheme};
 use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset};
@@ -354,8 +356,12 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
         None => plan.grid.points()[0],
     };
     let fitted = fit::fit(&mut backend, plan.algo, &chosen, &table, &target).map_err(|e| match e {
-        fit::FitError::Linalg(ranklet_core::LinalgError::NotPositiveDefinite { .. })
-        | fit::FitError::Linalg(ranklet_core::LinalgError::Singular { .. }) => CliError::failure(e.to_string()),
+        LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
+            CliError::failure(e.to_string())
+        }
+        LearnError::Unsupported => {
+            CliError::input("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs")
+        }
         _ => CliError::input(e.to_string()),
     })?;
     meta.push_str(&format!(

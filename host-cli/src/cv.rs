@@ -11,11 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::Pair;
 use ranklet_core::kernel::Kernel;
-use ranklet_core::learn;
-use ranklet_core::{MatMut, MatRef};
+use ranklet_core::learn::{kpc, ls, LearnError};
 
 use crate::error::CliError;
-use crate::fit::{self, Algo, FitError, KpcFit, Params, Target};
+use crate::fit::{self, Algo, Params, Target};
 use crate::metric::Metric;
 use crate::table::Table;
 
@@ -291,7 +290,8 @@ pub fn cross_validate<B: Backend>(
     }
 }
 
-/// All (λ, p) of one kernel on one fold from one decomposition.
+/// All (λ, p) of one kernel on one fold: one core call
+/// ([`kpc::cv_fold`]), one decomposition.
 fn kpc_fold<B: Backend>(
     backend: &mut B,
     algo: Algo,
@@ -303,55 +303,30 @@ fn kpc_fold<B: Backend>(
     f: usize,
     block: &mut [CvPoint],
 ) -> Result<(), CliError> {
-    let p_max = grid.components.iter().copied().max().unwrap_or(1);
     let (tr, va) = (&split.train, &split.val);
     let lin = |e: ranklet_core::LinalgError| CliError::failure(e.to_string());
-    let k = fit::kernel_between(backend, &kernel, tr, tr).map_err(lin)?;
-    let kfit = match KpcFit::new(backend, MatRef::from_col_major(&k, tr.n(), tr.n()).map_err(lin)?, p_max.min(tr.n())) {
-        Ok(v) => v,
-        Err(e) => {
-            block.iter_mut().for_each(|pt| pt.failure = Some(e.to_string()));
-            return Ok(());
-        }
-    };
-    // Projections of the validation rows onto all computed components.
-    let (nt, n) = (va.n(), tr.n());
-    let kt = fit::kernel_between(backend, &kernel, va, tr).map_err(lin)?;
-    let mut ktc = vec![0.0; nt * n];
-    learn::center_test_kernel(
-        MatRef::from_col_major(&kt, nt, n).map_err(lin)?,
-        &kfit.colmean,
-        kfit.grand,
-        MatMut::from_col_major(&mut ktc, nt, n).map_err(lin)?,
-    )
-    .map_err(lin)?;
-    let pc = kfit.rank.min(p_max);
-    let mut proj = vec![0.0; nt * pc];
-    learn::kpc_project(
-        backend,
-        MatRef::from_col_major(&ktc, nt, n).map_err(lin)?,
-        &kfit.vals[..pc],
-        kfit.vecs().map_err(lin)?,
-        MatMut::from_col_major(&mut proj, nt, pc).map_err(lin)?,
-    )
-    .map_err(lin)?;
+    let (x, xv) = (tr.rows().map_err(lin)?, va.rows().map_err(lin)?);
     let tgt = split_target(target, split);
     let g = fit::graph(algo, tr, &tgt);
-    let offset = if algo.is_ranker() { 0.0 } else { learn::mean(&tr.labels) };
-    for (li, &lambda) in grid.lambdas.iter().enumerate() {
-        let sol = kfit.solve_all(backend, &g, &tr.labels, lambda, p_max).map_err(lin)?;
+    let kgrid = kpc::KpcGrid { lambdas: &grid.lambdas, components: &grid.components };
+    let nt = va.n();
+    let mut preds = vec![0.0; kgrid.len() * nt];
+    let mut usable = vec![0; grid.lambdas.len()];
+    let mut work = vec![0.0; kpc::cv_fold_workspace_len(&x, &xv, &kgrid)];
+    if let Err(e) = kpc::cv_fold(backend, &kernel, &x, &xv, &g, &tr.labels, &kgrid, &mut preds, &mut usable, &mut work)
+    {
+        block.iter_mut().for_each(|pt| pt.failure = Some(e.to_string()));
+        return Ok(());
+    }
+    let np = grid.components.len();
+    for (li, &u) in usable.iter().enumerate() {
         for (pi, &p) in grid.components.iter().enumerate() {
-            let pt = &mut block[li * grid.components.len() + pi];
-            if p > sol.usable {
-                pt.failure = Some(FitError::TooManyComponents { requested: p, rank: sol.usable }.to_string());
+            let pt = &mut block[li * np + pi];
+            if p > u {
+                pt.failure = Some(LearnError::TooManyComponents { requested: p, rank: u }.to_string());
                 continue;
             }
-            let w = sol.weights(p).map_err(lin)?;
-            let mut preds = vec![0.0; nt];
-            learn::kpc_predict_projected(MatRef::from_col_major(&proj, nt, pc).map_err(lin)?, &w, &mut preds)
-                .map_err(lin)?;
-            preds.iter_mut().for_each(|v| *v += offset);
-            pt.folds[f] = score_split(metric, split, &preds)?;
+            pt.folds[f] = score_split(metric, split, &preds[(li * np + pi) * nt..][..nt])?;
         }
     }
     Ok(())
@@ -371,27 +346,18 @@ fn holdout<B: Backend>(
     }
     let n = table.n();
     let g = fit::graph(algo, table, target);
-    let lin = |e: ranklet_core::LinalgError| CliError::failure(e.to_string());
-    let mb = if algo.is_ranker() { table.query_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1) } else { 1 };
+    let x = table.rows().map_err(|e| CliError::failure(e.to_string()))?;
     let mut points = Vec::new();
     let pts = grid.points();
     let pb = progress(pts.len() as u64, "leave-out");
     for params in pts {
         let mut preds = vec![0.0; n];
-        let res = if fit::use_primal(algo, &params, table) {
-            let x = table.dense().ok_or_else(|| CliError::failure("dense rows expected"))?;
-            let mut work = vec![0.0; learn::ls_primal_holdout_workspace_len(n, table.d(), mb)];
-            learn::ls_primal_holdout(backend, x, &g, &table.labels, params.lambda, &mut preds, &mut work)
-        } else {
-            let k = fit::kernel_between(backend, &params.kernel, table, table).map_err(lin)?;
-            let mut work = vec![0.0; learn::ls_dual_holdout_workspace_len(n, mb)];
-            let kv = MatRef::from_col_major(&k, n, n).map_err(lin)?;
-            learn::ls_dual_holdout(backend, kv, &g, &table.labels, params.lambda, &mut preds, &mut work)
-        };
+        let mut work = vec![0.0; ls::holdout_workspace_len(&params.kernel, &x, &g)];
+        let res = ls::holdout(backend, &params.kernel, &x, &g, &table.labels, params.lambda, &mut preds, &mut work);
         let mut pt = CvPoint { params, folds: vec![f64::NAN], failure: None };
         match res {
             Ok(()) => pt.folds[0] = metric.eval_labels(&table.labels, &preds, &table.query_ptr)?,
-            Err(e) => pt.failure = Some(FitError::Linalg(e).to_string()),
+            Err(e) => pt.failure = Some(e.to_string()),
         }
         points.push(pt);
         pb.inc(1);

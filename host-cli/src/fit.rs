@@ -1,13 +1,15 @@
 //! Fitting one model with fixed hyperparameters: the glue between a
 //! [`Table`] and the learners of `ranklet_core::learn`. No algorithm lives
-//! here — only the choice of primal or dual by shape, buffer allocation, and
-//! the conversion of a linear-kernel solution into a linear model.
+//! here — one core call per fit, buffers allocated to the sizes core asks
+//! for, and the result kept as a host-side model.
 
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::{Graph, Pair, QueryWeight};
-use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel, Rows};
-use ranklet_core::learn;
-use ranklet_core::{LinalgError, MatMut, MatRef};
+use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
+use ranklet_core::learn::expansion::{self, Centring, Expansion};
+use ranklet_core::learn::{kpc, ls, LearnError};
+use ranklet_core::linalg::Rows;
+use ranklet_core::{LinalgError, MatMut};
 
 use crate::table::Table;
 
@@ -92,46 +94,6 @@ pub enum Fitted {
     },
 }
 
-/// Errors of fitting: numerical failure or a parameter the data cannot
-/// support (e.g. more components than the kernel matrix has rank).
-#[derive(Debug)]
-pub enum FitError {
-    /// A core routine refused or failed.
-    Linalg(LinalgError),
-    /// The requested number of components exceeds the numerical rank.
-    TooManyComponents {
-        /// Requested p.
-        requested: usize,
-        /// Usable components.
-        rank: usize,
-    },
-    /// The learner cannot use this kind of supervision.
-    Unsupported(&'static str),
-}
-
-impl From<LinalgError> for FitError {
-    fn from(e: LinalgError) -> Self {
-        FitError::Linalg(e)
-    }
-}
-
-impl std::fmt::Display for FitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FitError::Linalg(LinalgError::NotPositiveDefinite { .. }) => {
-                f.write_str("the training system is singular (increase --lambda)")
-            }
-            FitError::Linalg(e) => write!(f, "{e}"),
-            FitError::TooManyComponents { requested, rank } => {
-                write!(f, "--components {requested} exceeds the numerical rank {rank} of the (centred) kernel matrix")
-            }
-            FitError::Unsupported(m) => f.write_str(m),
-        }
-    }
-}
-
-impl std::error::Error for FitError {}
-
 /// The core graph for a table and target.
 pub fn graph<'a>(algo: Algo, table: &'a Table, target: &Target<'a>) -> Graph<'a> {
     match (algo.is_ranker(), target) {
@@ -141,11 +103,10 @@ pub fn graph<'a>(algo: Algo, table: &'a Table, target: &Target<'a>) -> Graph<'a>
     }
 }
 
-/// Whether the primal (feature-space) solve is the cheaper one: linear
-/// kernel, dense rows and no more features than rows (`d³ + n·d²` against
-/// `n³ + n²·d`).
+/// Whether the primal (feature-space) solve is the cheaper one (core's
+/// [`ls::Form::choose`]; never for the KPC learners).
 pub fn use_primal(algo: Algo, params: &Params, table: &Table) -> bool {
-    !algo.is_kpc() && params.kernel == Kernel::Linear && table.dense().is_some() && table.d() <= table.n()
+    !algo.is_kpc() && table.rows().is_ok_and(|x| ls::Form::choose(&params.kernel, &x) == ls::Form::Primal)
 }
 
 /// The kernel matrix between the rows of `a` and `b` (`a.n() × b.n()`,
@@ -163,208 +124,93 @@ pub fn kernel_between<B: Backend>(
     Ok(out)
 }
 
-/// Fits one model on all rows of `table`.
+/// Fits one model on all rows of `table`: one core call
+/// ([`ls::fit`] or [`kpc::fit`]), then the kernel expansion is kept or,
+/// for the linear kernel, folded into a linear model by core.
+///
+/// # Errors
+/// The learner's [`LearnError`]; [`LearnError::Unsupported`] for a
+/// regressor (rls, kpcr) given pairs.
 pub fn fit<B: Backend>(
     backend: &mut B,
     algo: Algo,
     params: &Params,
     table: &Table,
     target: &Target<'_>,
-) -> Result<Fitted, FitError> {
+) -> Result<Fitted, LearnError> {
     if matches!(target, Target::Pairs(_)) && !algo.is_ranker() {
-        return Err(FitError::Unsupported("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs"));
+        return Err(LearnError::Unsupported);
     }
     let g = graph(algo, table, target);
+    let x = table.rows()?;
     let n = table.n();
-    if use_primal(algo, params, table) {
-        let x = table.dense().ok_or(LinalgError::DimensionMismatch)?;
-        let mut w = vec![0.0; table.d()];
-        let mut work = vec![0.0; learn::ls_primal_workspace_len(n, table.d())];
-        learn::ls_primal(backend, x, &g, &table.labels, params.lambda, &mut w, &mut work)?;
-        return Ok(Fitted::Linear { w, offset: 0.0 });
+    let (alpha, offset, centring) = if algo.is_kpc() {
+        let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
+        let mut work = vec![0.0; kpc::fit_workspace_len(&params.kernel, &x, params.components)];
+        let f = kpc::fit(
+            backend,
+            &params.kernel,
+            &x,
+            &g,
+            &table.labels,
+            params.lambda,
+            params.components,
+            &mut alpha,
+            &mut cm,
+            &mut work,
+        )?;
+        (alpha, f.offset, Some((cm, f.grand_mean)))
+    } else {
+        let form = ls::Form::choose(&params.kernel, &x);
+        let mut coef = vec![0.0; form.coef_len(&x)];
+        let mut work = vec![0.0; ls::fit_workspace_len(&params.kernel, &x)];
+        ls::fit(backend, &params.kernel, &x, &g, &table.labels, params.lambda, &mut coef, &mut work)?;
+        if form == ls::Form::Primal {
+            return Ok(Fitted::Linear { w: coef, offset: 0.0 });
+        }
+        (coef, 0.0, None)
+    };
+    let fitted = Fitted::Kernel { kernel: params.kernel, basis: Box::new(table.clone()), alpha, offset, centring };
+    if params.kernel != Kernel::Linear {
+        return Ok(fitted);
     }
-    let k = kernel_between(backend, &params.kernel, table, table)?;
-    let kv = MatRef::from_col_major(&k, n, n)?;
-    if !algo.is_kpc() {
-        let mut a = vec![0.0; n];
-        let mut work = vec![0.0; learn::ls_dual_workspace_len(n)];
-        learn::ls_dual(backend, kv, &g, &table.labels, params.lambda, &mut a, &mut work)?;
-        return Ok(expansion_to_model(params.kernel, table, a, 0.0, None)?);
-    }
-    let kpc = KpcFit::new(backend, kv, params.components)?;
-    if kpc.rank < params.components {
-        return Err(FitError::TooManyComponents { requested: params.components, rank: kpc.rank });
-    }
-    let sol = kpc.solve_all(backend, &g, &table.labels, params.lambda, params.components)?;
-    if sol.usable < params.components {
-        return Err(FitError::TooManyComponents { requested: params.components, rank: sol.usable });
-    }
-    let w = sol.weights(params.components)?;
-    let mut alpha = vec![0.0; n];
-    learn::kpc_coefficients(&kpc.vals, kpc.vecs()?, &w, &mut alpha)?;
-    let offset = if algo.is_ranker() { 0.0 } else { learn::mean(&table.labels) };
-    Ok(expansion_to_model(params.kernel, table, alpha, offset, Some((kpc.colmean.clone(), kpc.grand)))?)
-}
-
-/// A kernel expansion as a model; with the linear kernel it is folded into
-/// `w = Xᵀα` (minus the centring terms), so a linear kernel always gives a
-/// linear model.
-fn expansion_to_model(
-    kernel: Kernel,
-    table: &Table,
-    alpha: Vec<f64>,
-    offset: f64,
-    centring: Option<(Vec<f64>, f64)>,
-) -> Result<Fitted, LinalgError> {
-    if kernel != Kernel::Linear {
-        return Ok(Fitted::Kernel { kernel, basis: Box::new(table.clone()), alpha, offset, centring });
-    }
-    let rows = table.rows()?;
+    // A linear kernel always gives a linear model.
+    let e = fitted.expansion()?.ok_or(LearnError::Unsupported)?;
     let mut w = vec![0.0; table.d()];
-    learn::dual_to_primal(&rows, &alpha, &mut w)?;
-    let mut off = offset;
-    if let Some((colmean, grand)) = centring {
-        // k̃(x, xᵢ) = x·xᵢ − x·x̄ − colmeanᵢ + grand, x̄ = mean training row.
-        let sa: f64 = alpha.iter().sum();
-        let ones = vec![1.0 / table.n() as f64; table.n()];
-        let mut xbar = vec![0.0; table.d()];
-        learn::dual_to_primal(&rows, &ones, &mut xbar)?;
-        w.iter_mut().zip(&xbar).for_each(|(wj, xj)| *wj -= sa * xj);
-        off += sa * grand - alpha.iter().zip(&colmean).map(|(a, c)| a * c).sum::<f64>();
-    }
-    Ok(Fitted::Linear { w, offset: off })
-}
-
-/// One decomposition of a centred training kernel, reusable for every λ
-/// and every p ≤ p_max (000 §4.2).
-pub struct KpcFit {
-    /// Top eigenvalues, largest first.
-    pub vals: Vec<f64>,
-    vecs: Vec<f64>,
-    n: usize,
-    /// Column means of the uncentred kernel.
-    pub colmean: Vec<f64>,
-    /// Grand mean of the uncentred kernel.
-    pub grand: f64,
-    /// Numerical rank among the computed components.
-    pub rank: usize,
-}
-
-/// The factored normal equations of one λ, for every p ≤ usable.
-pub struct KpcSolution {
-    m: Vec<f64>,
-    r: Vec<f64>,
-    p_max: usize,
-    /// Leading components whose normal equations are positive definite.
-    pub usable: usize,
-}
-
-impl KpcSolution {
-    /// `w̄_p` for `p ≤ usable` components (O(p²)).
-    pub fn weights(&self, p: usize) -> Result<Vec<f64>, LinalgError> {
-        if p > self.usable {
-            return Err(LinalgError::InvalidParameter);
-        }
-        let mut w = vec![0.0; p];
-        learn::kpc_solve(MatRef::from_col_major(&self.m, self.p_max, self.p_max)?, &self.r, &mut w)?;
-        Ok(w)
-    }
-}
-
-impl KpcFit {
-    /// Centres `k` (`n × n`) and computes its top `p_max` eigenpairs.
-    pub fn new<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, p_max: usize) -> Result<Self, FitError> {
-        let n = k.nrows();
-        if p_max == 0 {
-            return Err(FitError::Unsupported("--components must be at least 1"));
-        }
-        if p_max > n {
-            return Err(FitError::TooManyComponents { requested: p_max, rank: n });
-        }
-        let mut kc = vec![0.0; n * n];
-        let mut colmean = vec![0.0; n];
-        let grand = learn::center_kernel(k, MatMut::from_col_major(&mut kc, n, n)?, &mut colmean)?;
-        let mut vals = vec![0.0; p_max];
-        let mut vecs = vec![0.0; n * p_max];
-        let mut work = vec![0.0; learn::kpc_decompose_workspace_len(n, p_max)];
-        let rank = learn::kpc_decompose(
-            backend,
-            MatRef::from_col_major(&kc, n, n)?,
-            &mut vals,
-            MatMut::from_col_major(&mut vecs, n, p_max)?,
-            &mut work,
-        )?;
-        Ok(KpcFit { vals, vecs, n, colmean, grand, rank })
-    }
-
-    /// The eigenvectors (`n × p_max`).
-    pub fn vecs(&self) -> Result<MatRef<'_, f64>, LinalgError> {
-        MatRef::from_col_major(&self.vecs, self.n, self.vals.len())
-    }
-
-    /// Builds and factors `M = ZᵀLZ + λI` for the first `min(p_max, rank)`
-    /// components.
-    pub fn solve_all<B: Backend>(
-        &self,
-        backend: &mut B,
-        graph: &Graph<'_>,
-        s: &[f64],
-        lambda: f64,
-        p_max: usize,
-    ) -> Result<KpcSolution, LinalgError> {
-        let p = p_max.min(self.rank);
-        let mut m = vec![0.0; p * p];
-        let mut r = vec![0.0; p];
-        let mut work = vec![0.0; learn::kpc_normal_equations_workspace_len(self.n, p)];
-        let vecs = MatRef::from_col_major(&self.vecs, self.n, self.vals.len())?;
-        learn::kpc_normal_equations(
-            backend,
-            graph,
-            s,
-            &self.vals[..p],
-            vecs,
-            lambda,
-            MatMut::from_col_major(&mut m, p, p)?,
-            &mut r,
-            &mut work,
-        )?;
-        let usable = learn::kpc_factor(MatMut::from_col_major(&mut m, p, p)?)?;
-        Ok(KpcSolution { m, r, p_max: p, usable })
-    }
+    let mut work = vec![0.0; e.fold_linear_workspace_len()];
+    let offset = e.fold_linear(&mut w, &mut work)?;
+    Ok(Fitted::Linear { w, offset })
 }
 
 impl Fitted {
-    /// Scores (f64) of the rows of `table`.
-    pub fn predict<B: Backend>(&self, backend: &mut B, table: &Table) -> Result<Vec<f64>, LinalgError> {
+    /// The core view of a kernel model (`None` for a linear one).
+    pub fn expansion(&self) -> Result<Option<Expansion<'_>>, LinalgError> {
+        Ok(match self {
+            Fitted::Linear { .. } => None,
+            Fitted::Kernel { kernel, basis, alpha, offset, centring } => Some(Expansion {
+                kernel: *kernel,
+                basis: basis.rows()?,
+                alpha,
+                offset: *offset,
+                centring: centring.as_ref().map(|(c, g)| Centring { col_means: c, grand_mean: *g }),
+            }),
+        })
+    }
+
+    /// Scores (f64) of the rows of `table`, by core's batch prediction
+    /// ([`expansion::predict_linear`], [`Expansion::predict`]).
+    pub fn predict<B: Backend>(&self, backend: &mut B, table: &Table) -> Result<Vec<f64>, LearnError> {
+        let x = table.rows()?;
+        let mut out = vec![0.0; table.n()];
         match self {
-            Fitted::Linear { w, offset } => {
-                let mut out = vec![*offset; table.n()];
-                for (i, o) in out.iter_mut().enumerate() {
-                    let (c, v) = table.row(i);
-                    // Features beyond the model's dimension have weight 0.
-                    *o += c.iter().zip(v).map(|(&c, &v)| w.get(c as usize).copied().unwrap_or(0.0) * v).sum::<f64>();
-                }
-                Ok(out)
-            }
-            Fitted::Kernel { kernel, basis, alpha, offset, centring } => {
-                let (nt, n) = (table.n(), basis.n());
-                let mut kt = kernel_between(backend, kernel, table, basis)?;
-                if let Some((colmean, grand)) = centring {
-                    let mut c = vec![0.0; nt * n];
-                    learn::center_test_kernel(
-                        MatRef::from_col_major(&kt, nt, n)?,
-                        colmean,
-                        *grand,
-                        MatMut::from_col_major(&mut c, nt, n)?,
-                    )?;
-                    kt = c;
-                }
-                let mut out = vec![0.0; nt];
-                ranklet_core::linalg::blas::gemv(1.0, MatRef::from_col_major(&kt, nt, n)?, alpha, 0.0, &mut out)?;
-                out.iter_mut().for_each(|v| *v += offset);
-                Ok(out)
+            Fitted::Linear { w, offset } => expansion::predict_linear(w, *offset, &x, &mut out)?,
+            Fitted::Kernel { .. } => {
+                let e = self.expansion()?.ok_or(LearnError::Unsupported)?;
+                let mut work = vec![0.0; e.predict_workspace_len(&x)];
+                e.predict(backend, &x, &mut out, &mut work)?;
             }
         }
+        Ok(out)
     }
 }
 

@@ -2,7 +2,7 @@
 //! `ranklet train` / `ranklet eval` when they are given `--items/--orders`.
 //!
 //! The algorithms (ERR, Kendall/Spearman RCDR, PCA, the fold-back of a
-//! reduced model) are in `ranklet_core::order`; this module reads the items
+//! reduced model) are in `ranklet_core::learn::ordering`; this module reads the items
 //! and orders files, calls core, and writes the basis (TSV) or the model
 //! (.rkl, a plain linear model over the original attributes). Every output
 //! file is written atomically, so an error leaves no file behind.
@@ -19,8 +19,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand};
 use ranklet_core::format::{ElementType, ModelView};
+use ranklet_core::learn::ordering::{self as order, OrderError, OrderLearner, RankCorr};
 use ranklet_core::metrics::{self, Correlation};
-use ranklet_core::order::{self, OrderError, OrderLearner, RankCorr};
 use ranklet_core::{LinalgError, MatRef};
 
 use crate::commands::{model_bytes, read_model};

@@ -1,7 +1,7 @@
 //! Training tables: a data set's rows grouped by query, in the layout the
 //! core learners take (rows of a query contiguous, dense or CSR features).
 
-use ranklet_core::kernel::{CsrRef, Rows};
+use ranklet_core::linalg::{CsrRef, Rows};
 use ranklet_core::{LinalgError, MatRef};
 
 use crate::data::Dataset;

@@ -65,6 +65,55 @@ pub fn cholesky_in_place<T: Real>(mut a: MatMut<'_, T>) -> Result<(), LinalgErro
     Ok(())
 }
 
+/// Cholesky factor of the longest leading block of `A` (`n × n`, lower
+/// triangle read and overwritten) whose pivots stay safely positive, for
+/// problems that use every leading block (KPCRank's one-decomposition model
+/// selection, 000 §4.2: the factor of a leading block is the leading block
+/// of the factor). Left-looking, so column `j` depends only on columns
+/// `< j`; it stops at the first pivot `≤ n·ε·max|diag|` (relative to the
+/// largest diagonal entry) and returns how many leading columns were
+/// factored. Those columns hold `L`; the rest of `A` is left as it was read.
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] if `A` is not square;
+/// [`LinalgError::NonFinite`] if the lower triangle holds NaN or ±Inf
+/// (checked before anything is written).
+pub fn cholesky_leading_in_place<T: Real>(mut a: MatMut<'_, T>) -> Result<usize, LinalgError> {
+    let n = a.nrows();
+    if a.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let mut maxdiag = T::ZERO;
+    for j in 0..n {
+        for i in j..n {
+            if !a.at(i, j).is_finite() {
+                return Err(LinalgError::NonFinite);
+            }
+        }
+        maxdiag = maxdiag.max(a.at(j, j).abs());
+    }
+    let tol = T::from_f64(n.max(1) as f64) * T::EPSILON * maxdiag;
+    for j in 0..n {
+        let mut d = a.at(j, j);
+        for t in 0..j {
+            d -= a.at(j, t) * a.at(j, t);
+        }
+        if !(d > tol) {
+            return Ok(j);
+        }
+        let ljj = d.sqrt();
+        *a.at_mut(j, j) = ljj;
+        for i in j + 1..n {
+            let mut v = a.at(i, j);
+            for t in 0..j {
+                v -= a.at(i, t) * a.at(j, t);
+            }
+            *a.at_mut(i, j) = v / ljj;
+        }
+    }
+    Ok(n)
+}
+
 /// A usable Cholesky pivot: strictly positive and finite (false for NaN).
 #[inline]
 fn is_valid_pivot<T: Real>(d: T) -> bool {

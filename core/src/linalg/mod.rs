@@ -12,13 +12,17 @@
 //! - [`chol`]: Cholesky factorisation and triangular solves;
 //! - [`ldlt`]: symmetric indefinite factorisation with pivoting and its solve;
 //! - [`lu`]: general solve by LU with partial pivoting (no workspace);
-//! - [`cg`]: conjugate gradient with a caller-supplied matrix-vector product.
+//! - [`cg`]: conjugate gradient with a caller-supplied matrix-vector product;
+//! - [`rows`]: data rows, dense or compressed sparse ([`Rows`], [`CsrRef`]).
 
 pub mod blas;
 pub mod cg;
 pub mod chol;
 pub mod ldlt;
 pub mod lu;
+pub mod rows;
+
+pub use rows::{CsrRef, Rows};
 
 use crate::error::LinalgError;
 

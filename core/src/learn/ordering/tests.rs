@@ -10,11 +10,11 @@ use super::*;
 use crate::backend::Portable;
 use crate::metrics::Correlation;
 
-const S41_ITEMS: &str = include_str!("../../tests/fixtures/order/s41_items.csv");
-const S41_ORDERS: &str = include_str!("../../tests/fixtures/order/s41_orders.txt");
-const TIES_ITEMS: &str = include_str!("../../tests/fixtures/order/ties_items.csv");
-const TIES_ORDERS: &str = include_str!("../../tests/fixtures/order/ties_orders.txt");
-const EXPECTED: &str = include_str!("../../tests/fixtures/order/expected.txt");
+const S41_ITEMS: &str = include_str!("../../../tests/fixtures/order/s41_items.csv");
+const S41_ORDERS: &str = include_str!("../../../tests/fixtures/order/s41_orders.txt");
+const TIES_ITEMS: &str = include_str!("../../../tests/fixtures/order/ties_items.csv");
+const TIES_ORDERS: &str = include_str!("../../../tests/fixtures/order/ties_orders.txt");
+const EXPECTED: &str = include_str!("../../../tests/fixtures/order/expected.txt");
 
 /// Row-major attributes and dimension; ids are `o<row>` in row order.
 fn items(text: &str) -> (Vec<f64>, usize, usize) {
@@ -318,7 +318,7 @@ fn bad_parameters() {
     for lam in [-1.0, f64::NAN] {
         assert_eq!(
             fit(&x, 4, 2, &ptr, &it, OrderLearner::Err, lam, None),
-            Err(OrderError::Linalg(LinalgError::InvalidParameter))
+            Err(OrderError::Learn(crate::learn::LearnError::BadLambda))
         );
     }
     // A basis with a NaN, or more rows than attributes.

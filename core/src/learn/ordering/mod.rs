@@ -54,8 +54,10 @@ use core::fmt;
 
 use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
-use crate::learn::{ls_primal, ls_primal_workspace_len};
+use crate::learn::ls::{ls_primal, ls_primal_workspace_len};
+use crate::learn::LearnError;
 use crate::metrics::{self, Correlation, MetricError, QueryMean};
+use crate::scratch;
 use crate::{LinalgError, MatMut, MatRef};
 
 /// Why a supervised-ordering routine refused or failed.
@@ -108,11 +110,22 @@ pub enum OrderError {
     },
     /// Evaluating the rank correlation failed.
     Metric(MetricError),
+    /// The least-squares learner refused a parameter (e.g. `λ`).
+    Learn(LearnError),
 }
 
 impl From<LinalgError> for OrderError {
     fn from(e: LinalgError) -> Self {
         OrderError::Linalg(e)
+    }
+}
+
+impl From<LearnError> for OrderError {
+    fn from(e: LearnError) -> Self {
+        match e {
+            LearnError::Numerics(e) => OrderError::Linalg(e),
+            e => OrderError::Learn(e),
+        }
     }
 }
 
@@ -144,6 +157,7 @@ impl fmt::Display for OrderError {
                 component + 1
             ),
             OrderError::Metric(e) => write!(f, "{e}"),
+            OrderError::Learn(e) => write!(f, "{e}"),
         }
     }
 }
@@ -171,15 +185,6 @@ pub enum OrderLearner {
     /// (`L_q = I − 11ᵀ/L_i`, every order counts equally). No intercept (the
     /// loss does not see one); the offset is 0.
     RankRls,
-}
-
-fn take<'w>(work: &mut &'w mut [f64], len: usize) -> Result<&'w mut [f64], LinalgError> {
-    if work.len() < len {
-        return Err(LinalgError::WorkspaceTooSmall { needed: len, got: work.len() });
-    }
-    let (a, b) = core::mem::take(work).split_at_mut(len);
-    *work = b;
-    Ok(a)
 }
 
 fn check_iwork(needed: usize, got: usize) -> Result<(), OrderError> {
@@ -245,6 +250,52 @@ fn check_x(x: MatRef<'_, f64>) -> Result<(), OrderError> {
     Ok(())
 }
 
+scratch! {
+    /// Scratch of [`rcdr`].
+    struct RcdrScratch(n: usize, d: usize, kp: usize, max_len: usize) {
+        /// `x^(l)`, row-major `n × d`.
+        xl: n.saturating_mul(d),
+        /// `R`.
+        r: d,
+        /// Mid-ranks of one order.
+        ranks: max_len,
+        /// The basis under construction.
+        wb: kp.saturating_mul(d),
+        /// Its norms.
+        wn: kp,
+    }
+}
+
+scratch! {
+    /// Scratch of [`pca`].
+    struct PcaScratch(d: usize) {
+        /// Covariance.
+        cov: d.saturating_mul(d),
+        /// Eigenvectors.
+        vecs: d.saturating_mul(d),
+        /// Eigenvalues.
+        vals: d,
+        /// Mean object.
+        mean: d,
+    }
+}
+
+scratch! {
+    /// Scratch of [`fit_linear`].
+    struct FitLinearScratch(m: usize, dz: usize) {
+        /// Reduced sample objects, column-major `m × dz`.
+        z: m.saturating_mul(dz),
+        /// Targets.
+        t: m,
+        /// Weights in the reduced space.
+        v: dz,
+        /// Mean reduced object.
+        zbar: dz,
+        /// The least-squares solve.
+        primal: ls_primal_workspace_len(m, dz),
+    }
+}
+
 // ---------------------------------------------------------------------------
 // RCDR (003 §3, Fig. 3)
 // ---------------------------------------------------------------------------
@@ -255,7 +306,7 @@ fn check_x(x: MatRef<'_, f64>) -> Result<(), OrderError> {
 /// basis and norms under construction (`kp·(d + 1)`, so that the outputs are
 /// written only on success).
 pub fn rcdr_workspace_len(n: usize, d: usize, kp: usize, max_len: usize) -> usize {
-    n.saturating_mul(d).saturating_add(d).saturating_add(max_len).saturating_add(kp.saturating_mul(d.saturating_add(1)))
+    RcdrScratch::len(n, d, kp, max_len)
 }
 
 /// `iwork` (usize) elements [`rcdr`] needs: `max(n, max_len)` (membership
@@ -318,12 +369,7 @@ pub fn rcdr(
     let max_len = validate_orders(n, order_ptr, items, iwork)?;
     check_iwork(rcdr_iwork_len(n, max_len), iwork.len())?;
     let n_orders = order_ptr.len() - 1;
-    let mut work = work;
-    let xl = take(&mut work, n * d)?; // x^(l), row-major n × d
-    let r = take(&mut work, d)?;
-    let ranks = take(&mut work, max_len)?;
-    let wb = take(&mut work, kp * d)?;
-    let wn = take(&mut work, kp)?;
+    let (RcdrScratch { xl, r, ranks, wb, wn }, _) = RcdrScratch::split(work, n, d, kp, max_len)?;
     // Line 1: x^(0) = x.
     for j in 0..n {
         for k in 0..d {
@@ -467,7 +513,7 @@ fn heap_sort(v: &mut [usize], before: impl Fn(usize, usize) -> bool) {
 /// scratch is separate): covariance and eigenvectors (`2·d²`), eigenvalues
 /// and mean (`2·d`).
 pub fn pca_workspace_len(d: usize) -> usize {
-    d.saturating_mul(d).saturating_mul(2).saturating_add(2 * d)
+    PcaScratch::len(d)
 }
 
 /// `iwork` elements [`pca`] needs for `n` objects: `n` (membership marks).
@@ -510,11 +556,7 @@ pub fn pca<B: Backend>(
     }
     validate_orders(n, order_ptr, items, iwork)?;
     // After validation iwork[j] != 0 exactly for the objects in X_S.
-    let mut work = work;
-    let cov = take(&mut work, d * d)?;
-    let vecs = take(&mut work, d * d)?;
-    let vals = take(&mut work, d)?;
-    let mean = take(&mut work, d)?;
+    let (PcaScratch { cov, vecs, vals, mean }, _) = PcaScratch::split(work, d)?;
     let in_s = |j: usize| iwork[j] != 0;
     let ns = (0..n).filter(|&j| in_s(j)).count() as f64;
     for (k, m) in mean.iter_mut().enumerate() {
@@ -561,7 +603,7 @@ pub fn pca<B: Backend>(
 /// `work` elements [`fit_linear`] needs for `m = items.len()` sample objects
 /// and `dz` features learned over (`K′` with a basis, else `d`).
 pub fn fit_linear_workspace_len(m: usize, dz: usize) -> usize {
-    m.saturating_mul(dz).saturating_add(m).saturating_add(2 * dz).saturating_add(ls_primal_workspace_len(m, dz))
+    FitLinearScratch::len(m, dz)
 }
 
 /// `iwork` elements [`fit_linear`] and [`err_fit`] need for `n` objects.
@@ -627,11 +669,7 @@ pub fn fit_linear<B: Backend>(
     };
     validate_orders(n, order_ptr, items, iwork)?;
     let m = items.len();
-    let mut work = work;
-    let z = take(&mut work, m * dz)?; // col-major m × dz
-    let t = take(&mut work, m)?;
-    let v = take(&mut work, dz)?;
-    let zbar = take(&mut work, dz)?;
+    let (FitLinearScratch { z, t, v, zbar, primal: work }, _) = FitLinearScratch::split(work, m, dz)?;
     // Reduced features of every sample: z = B x (or x itself).
     for (row, &j) in items.iter().enumerate() {
         for c in 0..dz {

@@ -1,0 +1,608 @@
+//! RLS and RankRLS: regularised least squares on the scores (RLS, the
+//! baseline of 000) or on score differences inside a preference graph
+//! (RankRLS, 000 eq. 5; 004 §4.3, eqs. 30–32).
+//!
+//! - **Primal** ([`ls_primal`]): `(XᵀLX + λI)·w = Xᵀt`, `t = Ls` (or `Dᵀm`
+//!   for pairs), for dense rows with no more features than rows.
+//! - **Dual** ([`ls_dual`]): `(LK + λI)·a = t`, `f(x) = Σᵢ aᵢ k(x, xᵢ)`. For
+//!   `Identity`/`Queries` graphs solved in the symmetric form
+//!   `(L^{½}KL^{½} + λI)·c = L^{½}s`, `a = L^{½}c` (Cholesky, half the flops
+//!   of LU); for explicit pairs by LU.
+//! - **Fit to model** ([`fit`]): picks the cheaper form by shape, builds the
+//!   kernel matrix itself, and returns primal weights or dual coefficients.
+//! - **Leave-out shortcuts** ([`holdout`], [`ls_primal_holdout`],
+//!   [`ls_dual_holdout`]): closed-form leave-one-out (RLS) and
+//!   leave-query-out (RankRLS) predictions for every row at the cost of
+//!   about one fit.
+
+use super::{check_graph, check_lambda, LearnError};
+use crate::backend::Backend;
+use crate::graph::{Graph, QueryWeight};
+use crate::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
+use crate::linalg::blas::gemv;
+use crate::linalg::Rows;
+use crate::{scratch, LinalgError, MatMut, MatRef};
+
+scratch! {
+    /// Scratch of [`primal_system`] beyond its outputs.
+    struct SystemScratch(n: usize, d: usize) {
+        /// `LX` or `L^{½}X` (`n × d`).
+        lx: n * d,
+        /// The target `Ls` or `L^{½}s`.
+        t: n,
+        /// One column for the graph products.
+        tmp: n,
+    }
+}
+
+scratch! {
+    /// Scratch of [`ls_primal`].
+    struct PrimalScratch(n: usize, d: usize) {
+        /// The factored `d × d` system.
+        a: d * d,
+        /// Building the system.
+        system: SystemScratch::len(n, d),
+    }
+}
+
+scratch! {
+    /// Scratch of [`ls_dual`].
+    struct DualScratch(n: usize) {
+        /// The `n × n` system.
+        m: n * n,
+        /// Graph products.
+        tmp: n,
+        /// `L^{½}s`, then the solution `c`.
+        c: n,
+        /// Graph products.
+        tmp2: n,
+    }
+}
+
+scratch! {
+    /// Scratch of [`ls_primal_holdout`].
+    struct PrimalHoldoutScratch(n: usize, d: usize, mb: usize) {
+        /// The factored `d × d` system.
+        a: d * d,
+        /// The full-data weights.
+        w: d,
+        /// `A⁻¹X_Rᵀ` of one block (`d × l`).
+        bmat: d * mb,
+        /// `H_RR` of one block.
+        h: mb * mb,
+        /// Block predictions.
+        fr: mb,
+        /// Row means of `H_RR`.
+        tmp: mb,
+        /// Held-out predictions of one block.
+        res: mb,
+        /// Building the system.
+        system: SystemScratch::len(n, d),
+    }
+}
+
+scratch! {
+    /// Scratch of [`ls_dual_holdout`].
+    struct DualHoldoutScratch(n: usize, mb: usize) {
+        /// The full-data coefficients.
+        a: n,
+        /// The factor of `C = L^{½}KL^{½} + λI`.
+        c: n * n,
+        /// `C⁻¹`.
+        cinv: n * n,
+        /// `L^{½}K`.
+        lk: n * n,
+        /// Graph products.
+        tmp: n,
+        /// Graph products.
+        tmp2: n,
+        /// `(C⁻¹)_{:,R}·L^{½}_RR` of one block.
+        gr: n * mb,
+        /// `H_RR` of one block.
+        h: mb * mb,
+        /// Block predictions.
+        fr: mb,
+        /// Held-out predictions of one block.
+        res: mb,
+    }
+}
+
+/// Scratch for [`ls_primal`] with `n` rows and `d` features.
+pub fn ls_primal_workspace_len(n: usize, d: usize) -> usize {
+    PrimalScratch::len(n, d)
+}
+
+/// Primal RLS / RankRLS: solves `(XᵀLX + λI)·w = Xᵀt` for `w` (`d`).
+///
+/// `x` is `n × d` (dense rows), `s` the `n` scores (ignored for a pair
+/// graph). For graphs with a cheap `L^{½}` the Gram matrix is a syrk of
+/// `L^{½}X`; otherwise `Xᵀ(LX)` by gemm.
+///
+/// # Errors
+/// [`LearnError::BadLambda`] for `λ < 0` or non-finite; `NotPositiveDefinite` when
+/// `XᵀLX + λI` is singular (e.g. `λ = 0` with fewer rows than features);
+/// dimension, workspace and non-finite errors.
+pub fn ls_primal<B: Backend>(
+    backend: &mut B,
+    x: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    w: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    let (n, d) = (x.nrows(), x.ncols());
+    let (ws, _) = PrimalScratch::split(work, n, d)?;
+    primal_system(backend, x, graph, s, lambda, ws.a, w, ws.system)?;
+    Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(ws.a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+}
+
+/// Builds and factors the primal system: `a ← chol(XᵀLX + λI)` (`d × d`,
+/// lower factor) and `rhs ← Xᵀt`.
+fn primal_system<B: Backend>(
+    backend: &mut B,
+    x: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    a: &mut [f64],
+    rhs: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    check_lambda(lambda, false)?;
+    check_graph(graph)?;
+    let (n, d) = (x.nrows(), x.ncols());
+    if graph.n() != n || rhs.len() != d || a.len() != d * d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if !x.all_finite() {
+        return Err(LinalgError::NonFinite.into());
+    }
+    let (SystemScratch { lx, t, tmp }, _) = SystemScratch::split(work, n, d)?;
+    let mut a = MatMut::from_col_major(a, d, d)?;
+    let sqrt = graph.has_sqrt();
+    graph.apply_cols(x, MatMut::from_col_major(lx, n, d)?, sqrt, tmp)?;
+    let lxv = MatRef::from_col_major(lx, n, d)?;
+    if sqrt {
+        // XᵀLX = (L^{½}X)ᵀ(L^{½}X), Xᵀt = (L^{½}X)ᵀ(L^{½}s).
+        backend.syrk(1.0, lxv.t(), 0.0, a.rb_mut())?;
+        if s.iter().any(|v| !v.is_finite()) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        graph.apply_sqrt(s, t)?;
+        gemv(1.0, lxv.t(), t, 0.0, rhs)?;
+    } else {
+        backend.gemm(1.0, x.t(), lxv, 0.0, a.rb_mut())?;
+        graph.target(s, t)?;
+        gemv(1.0, x.t(), t, 0.0, rhs)?;
+    }
+    for i in 0..d {
+        *a.at_mut(i, i) += lambda;
+    }
+    Ok(backend.cholesky_in_place(a)?)
+}
+
+/// Scratch for [`ls_dual`] with `n` rows.
+pub fn ls_dual_workspace_len(n: usize) -> usize {
+    DualScratch::len(n)
+}
+
+/// Dual RLS / RankRLS: solves `(LK + λI)·a = t` for the `n` coefficients
+/// `a`, given the `n × n` kernel matrix `k` (both triangles read).
+///
+/// # Errors
+/// [`LearnError::BadLambda`] unless `λ > 0` (the system is singular at `λ = 0`
+/// whenever `L` has a null space); `NotPositiveDefinite`/`Singular` if the
+/// system is numerically singular; dimension, workspace, non-finite errors.
+pub fn ls_dual<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    a: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    check_lambda(lambda, true)?;
+    check_graph(graph)?;
+    let n = k.nrows();
+    if k.ncols() != n || graph.n() != n || a.len() != n || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if !k.all_finite() {
+        return Err(LinalgError::NonFinite.into());
+    }
+    let (DualScratch { m, tmp, c, tmp2 }, _) = DualScratch::split(work, n)?;
+    if graph.has_sqrt() {
+        sqrt_system_factor(backend, k, graph, lambda, m, tmp, tmp2)?;
+        sqrt_system_solve(backend, graph, s, m, c, a)
+    } else {
+        graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, false, tmp)?;
+        let mut mm = MatMut::from_col_major(m, n, n)?;
+        for i in 0..n {
+            *mm.at_mut(i, i) += lambda;
+        }
+        graph.target(s, a)?;
+        Ok(backend.lu_solve_in_place(mm, MatMut::from_col_major(a, n, 1)?)?)
+    }
+}
+
+/// `m ← chol(L^{½}KL^{½} + λI)` (`n × n`, lower factor): `L^{½}` applied to
+/// the columns of `K`, then to the rows. `tmp`, `tmp2` hold `n` each.
+fn sqrt_system_factor<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    lambda: f64,
+    m: &mut [f64],
+    tmp: &mut [f64],
+    tmp2: &mut [f64],
+) -> Result<(), LearnError> {
+    let n = k.nrows();
+    graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, true, tmp)?;
+    let mut mm = MatMut::from_col_major(m, n, n)?;
+    for i in 0..n {
+        (0..n).for_each(|j| tmp[j] = mm.at(i, j));
+        graph.apply_sqrt(tmp, tmp2)?;
+        (0..n).for_each(|j| *mm.at_mut(i, j) = tmp2[j]);
+    }
+    for i in 0..n {
+        *mm.at_mut(i, i) += lambda;
+    }
+    Ok(backend.cholesky_in_place(mm)?)
+}
+
+/// The dual coefficients from the factor of [`sqrt_system_factor`]:
+/// `a = L^{½}(L^{½}KL^{½} + λI)⁻¹L^{½}s`; `c` is `n` elements of scratch.
+fn sqrt_system_solve<B: Backend>(
+    backend: &mut B,
+    graph: &Graph<'_>,
+    s: &[f64],
+    factor: &[f64],
+    c: &mut [f64],
+    a: &mut [f64],
+) -> Result<(), LearnError> {
+    let n = c.len();
+    if s.iter().any(|v| !v.is_finite()) {
+        return Err(LinalgError::NonFinite.into());
+    }
+    graph.apply_sqrt(s, c)?;
+    backend.cholesky_solve_in_place(MatRef::from_col_major(factor, n, n)?, MatMut::from_col_major(c, n, 1)?)?;
+    Ok(graph.apply_sqrt(c, a)?)
+}
+
+/// Held-out blocks of a block-diagonal graph: the queries of a `Queries`
+/// graph (leave-query-out), singletons of `Identity` (leave-one-out).
+fn holdout_block(graph: &Graph<'_>, q: usize) -> Option<(usize, usize)> {
+    match *graph {
+        Graph::Identity { n } => (q < n).then_some((q, q + 1)),
+        Graph::Queries { query_ptr, .. } => query_ptr.get(q + 1).map(|&e| (query_ptr[q], e)),
+        Graph::Pairs { .. } => None,
+    }
+}
+
+/// Largest held-out block (1 for `Identity`, 0 for `Pairs`).
+fn max_block(graph: &Graph<'_>) -> usize {
+    match *graph {
+        Graph::Identity { .. } => 1,
+        Graph::Queries { query_ptr, .. } => query_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0),
+        Graph::Pairs { .. } => 0,
+    }
+}
+
+/// `(c, centre)` with `L_RR = c·(I − 11ᵀ/l)` if `centre`, else `I`.
+fn block_laplacian_form(graph: &Graph<'_>, l: usize) -> (f64, bool) {
+    match *graph {
+        Graph::Queries { weight: QueryWeight::Pairs, .. } => (l as f64, true),
+        Graph::Queries { .. } => (1.0, true),
+        _ => (1.0, false),
+    }
+}
+
+/// Solves the held-out identity of a linear smoother `f = H·s` whose loss is
+/// block-diagonal: the prediction for block R with R's labels removed is
+/// `f_R⁻ = (I − H_RR)⁻¹ (f_R − H_RR·s_R)` — replacing the held-out labels by
+/// their held-out predictions leaves the fit unchanged, because their loss
+/// block then vanishes with zero gradient. `h` is `H_RR` (`l × l`,
+/// column-major, destroyed); `out` receives `f_R⁻`.
+fn holdout_from_hat(h: &mut [f64], f_r: &[f64], s_r: &[f64], out: &mut [f64]) -> Result<(), LinalgError> {
+    let l = f_r.len();
+    for i in 0..l {
+        out[i] = f_r[i] - (0..l).map(|j| h[j * l + i] * s_r[j]).sum::<f64>();
+    }
+    for v in h.iter_mut() {
+        *v = -*v;
+    }
+    for i in 0..l {
+        h[i * l + i] += 1.0;
+    }
+    crate::linalg::lu::lu_solve_in_place(MatMut::from_col_major(h, l, l)?, MatMut::from_col_major(out, l, 1)?)
+}
+
+/// `H_RR ← G·L_RR` for the `l × l` column-major `G`, using `tmp` (`l`).
+fn times_block_laplacian(graph: &Graph<'_>, g: &mut [f64], l: usize, tmp: &mut [f64]) {
+    let (c, centre) = block_laplacian_form(graph, l);
+    if !centre {
+        return;
+    }
+    // (G·c(I − 11ᵀ/l))[:, j] = c·(G[:, j] − rowmean(G)).
+    for i in 0..l {
+        tmp[i] = (0..l).map(|j| g[j * l + i]).sum::<f64>() / l as f64;
+    }
+    for j in 0..l {
+        for i in 0..l {
+            g[j * l + i] = c * (g[j * l + i] - tmp[i]);
+        }
+    }
+}
+
+/// Scratch for [`ls_primal_holdout`].
+pub fn ls_primal_holdout_workspace_len(n: usize, d: usize, max_block: usize) -> usize {
+    PrimalHoldoutScratch::len(n, d, max_block)
+}
+
+/// Fast closed-form leave-one-out (RLS, `Identity` graph) or
+/// leave-query-out (RankRLS, `Queries` graph) predictions of the primal
+/// learner for every row, into `out` (`n`). One d×d factorisation, then
+/// per held-out block `H_RR = X_R·A⁻¹·X_Rᵀ·L_RR` (`A = XᵀLX + λI`): in all
+/// O(n·d² + Σ l_q·d²) instead of one refit per block.
+///
+/// # Errors
+/// [`LearnError::Unsupported`] for a pair graph (its loss is not block-diagonal);
+/// otherwise as [`ls_primal`].
+pub fn ls_primal_holdout<B: Backend>(
+    backend: &mut B,
+    x: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    out: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    let (n, d) = (x.nrows(), x.ncols());
+    let mb = max_block(graph);
+    if mb == 0 {
+        return Err(LearnError::Unsupported);
+    }
+    if out.len() != n {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let (PrimalHoldoutScratch { a, w, bmat, h, fr, tmp, res, system }, _) =
+        PrimalHoldoutScratch::split(work, n, d, mb)?;
+    primal_system(backend, x, graph, s, lambda, a, w, system)?;
+    let av = MatRef::from_col_major(a, d, d)?;
+    backend.cholesky_solve_in_place(av, MatMut::from_col_major(w, d, 1)?)?;
+    gemv(1.0, x, w, 0.0, out)?;
+    let mut q = 0;
+    while let Some((r0, r1)) = holdout_block(graph, q) {
+        q += 1;
+        let l = r1 - r0;
+        if l == 0 {
+            continue;
+        }
+        // B = A⁻¹·X_Rᵀ (d × l); H_RR = X_R·B·L_RR (l × l).
+        for c in 0..l {
+            for j in 0..d {
+                bmat[c * d + j] = x.at(r0 + c, j);
+            }
+        }
+        backend.cholesky_solve_in_place(av, MatMut::from_col_major(&mut bmat[..d * l], d, l)?)?;
+        for c in 0..l {
+            for i in 0..l {
+                h[c * l + i] = (0..d).map(|j| x.at(r0 + i, j) * bmat[c * d + j]).sum();
+            }
+        }
+        times_block_laplacian(graph, &mut h[..l * l], l, tmp);
+        fr[..l].copy_from_slice(&out[r0..r1]);
+        holdout_from_hat(&mut h[..l * l], &fr[..l], &s[r0..r1], &mut res[..l])?;
+        out[r0..r1].copy_from_slice(&res[..l]);
+    }
+    Ok(())
+}
+
+/// Scratch for [`ls_dual_holdout`].
+pub fn ls_dual_holdout_workspace_len(n: usize, max_block: usize) -> usize {
+    DualHoldoutScratch::len(n, max_block)
+}
+
+/// Fast closed-form leave-one-out (RLS) / leave-query-out (RankRLS)
+/// predictions of the dual learner for every row, into `out` (`n`).
+///
+/// With `C = L^{½}KL^{½} + λI` the fit is `f = H·s`,
+/// `H = K·L^{½}·C⁻¹·L^{½}`; since `L^{½}` is block-diagonal,
+/// `H_RR = (L^{½}K)_{:,R}ᵀ·(C⁻¹)_{:,R}·L^{½}_RR`. One Cholesky of `C` and
+/// one solve for `C⁻¹` (O(n³) in all, like a single fit), then O(n·l²) per
+/// block.
+pub fn ls_dual_holdout<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    out: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    let n = k.nrows();
+    let mb = max_block(graph);
+    if mb == 0 {
+        return Err(LearnError::Unsupported);
+    }
+    if out.len() != n || k.ncols() != n || s.len() != n {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    check_lambda(lambda, true)?;
+    if !k.all_finite() {
+        return Err(LinalgError::NonFinite.into());
+    }
+    check_graph(graph)?;
+    let (DualHoldoutScratch { a, c, cinv, lk, tmp, tmp2, gr, h, fr, res }, _) = DualHoldoutScratch::split(work, n, mb)?;
+    // The fit itself (as ls_dual), keeping the factor of C = L^{½}KL^{½} + λI.
+    sqrt_system_factor(backend, k, graph, lambda, c, tmp, tmp2)?;
+    sqrt_system_solve(backend, graph, s, c, tmp, a)?;
+    gemv(1.0, k, a, 0.0, out)?;
+    // lk = L^{½}K (L^{½} applied to the columns; K is symmetric).
+    graph.apply_cols(k, MatMut::from_col_major(lk, n, n)?, true, tmp)?;
+    {
+        let mut ci = MatMut::from_col_major(cinv, n, n)?;
+        ci.fill(0.0);
+        for i in 0..n {
+            *ci.at_mut(i, i) = 1.0;
+        }
+    }
+    backend.cholesky_solve_in_place(MatRef::from_col_major(c, n, n)?, MatMut::from_col_major(cinv, n, n)?)?;
+    let lkv = MatRef::from_col_major(lk, n, n)?;
+    let mut q = 0;
+    while let Some((r0, r1)) = holdout_block(graph, q) {
+        q += 1;
+        let l = r1 - r0;
+        if l == 0 {
+            continue;
+        }
+        // G = (C⁻¹)_{:,R}·L^{½}_RR (n × l); L^{½}_RR = √c(I − 11ᵀ/l) or I.
+        let (cq, centre) = block_laplacian_form(graph, l);
+        let sc = libm::sqrt(cq);
+        for i in 0..n {
+            let row = &cinv[..];
+            let mean = if centre { (r0..r1).map(|j| row[j * n + i]).sum::<f64>() / l as f64 } else { 0.0 };
+            for (jj, j) in (r0..r1).enumerate() {
+                gr[jj * n + i] = if centre { sc * (row[j * n + i] - mean) } else { row[j * n + i] };
+            }
+        }
+        // H_RR = (L^{½}K)_{:,R}ᵀ·G.
+        for cc in 0..l {
+            for i in 0..l {
+                h[cc * l + i] = (0..n).map(|t| lkv.at(t, r0 + i) * gr[cc * n + t]).sum();
+            }
+        }
+        fr[..l].copy_from_slice(&out[r0..r1]);
+        holdout_from_hat(&mut h[..l * l], &fr[..l], &s[r0..r1], &mut res[..l])?;
+        out[r0..r1].copy_from_slice(&res[..l]);
+    }
+    Ok(())
+}
+
+/// Which system a least-squares fit solves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// `d` feature weights `w`: `f(x) = wᵀx`.
+    Primal,
+    /// `n` expansion coefficients over the training rows:
+    /// `f(x) = Σᵢ aᵢ k(x, xᵢ)`.
+    Dual,
+}
+
+impl Form {
+    /// The cheaper form for these rows: primal for the linear kernel on
+    /// dense rows with no more features than rows (`d³ + n·d²` against
+    /// `n³ + n²·d`), dual otherwise.
+    pub fn choose(kernel: &Kernel, x: &Rows<'_>) -> Form {
+        match x {
+            Rows::Dense(m) if *kernel == Kernel::Linear && m.ncols() <= m.nrows() => Form::Primal,
+            _ => Form::Dual,
+        }
+    }
+
+    /// Length of the coefficient vector of this form.
+    pub fn coef_len(self, x: &Rows<'_>) -> usize {
+        match self {
+            Form::Primal => x.ncols(),
+            Form::Dual => x.nrows(),
+        }
+    }
+}
+
+scratch! {
+    /// Scratch of a dual [`fit`] or [`holdout`].
+    struct KernelFitScratch(n: usize, rest: usize) {
+        /// The training kernel matrix.
+        k: n * n,
+        /// Building the kernel matrix, then solving.
+        rest: rest,
+    }
+}
+
+/// Scratch for [`fit`] on these rows.
+pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>) -> usize {
+    let (n, d) = (x.nrows(), x.ncols());
+    match Form::choose(kernel, x) {
+        Form::Primal => ls_primal_workspace_len(n, d),
+        Form::Dual => KernelFitScratch::len(n, kernel_matrix_workspace_len(x, x).max(ls_dual_workspace_len(n))),
+    }
+}
+
+/// RLS / RankRLS from data rows to model parameters in one call: chooses
+/// the form ([`Form::choose`]), builds the kernel matrix when dual, solves,
+/// and writes `coef` (`Form::coef_len` long: `w` or `a`).
+///
+/// # Errors
+/// As [`ls_primal`] / [`ls_dual`]; [`LinalgError::DimensionMismatch`] if
+/// `coef` has the wrong length.
+pub fn fit<B: Backend>(
+    backend: &mut B,
+    kernel: &Kernel,
+    x: &Rows<'_>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    coef: &mut [f64],
+    work: &mut [f64],
+) -> Result<Form, LearnError> {
+    let form = Form::choose(kernel, x);
+    if coef.len() != form.coef_len(x) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    match (form, x) {
+        (Form::Primal, Rows::Dense(m)) => ls_primal(backend, *m, graph, s, lambda, coef, work)?,
+        _ => {
+            let n = x.nrows();
+            let kw = kernel_matrix_workspace_len(x, x).max(ls_dual_workspace_len(n));
+            let (ws, _) = KernelFitScratch::split(work, n, kw)?;
+            kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
+            ls_dual(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, coef, ws.rest)?;
+        }
+    }
+    Ok(form)
+}
+
+/// Scratch for [`holdout`] on these rows and graph.
+pub fn holdout_workspace_len(kernel: &Kernel, x: &Rows<'_>, graph: &Graph<'_>) -> usize {
+    let (n, d, mb) = (x.nrows(), x.ncols(), max_block(graph));
+    match Form::choose(kernel, x) {
+        Form::Primal => ls_primal_holdout_workspace_len(n, d, mb),
+        Form::Dual => {
+            KernelFitScratch::len(n, kernel_matrix_workspace_len(x, x).max(ls_dual_holdout_workspace_len(n, mb)))
+        }
+    }
+}
+
+/// Closed-form leave-one-out (RLS, `Identity` graph) or leave-query-out
+/// (RankRLS, `Queries` graph) predictions for every row, in one call: the
+/// form is chosen as in [`fit`] and the kernel matrix built when dual.
+///
+/// # Errors
+/// [`LearnError::Unsupported`] for a pair graph; otherwise as
+/// [`ls_primal_holdout`] / [`ls_dual_holdout`].
+pub fn holdout<B: Backend>(
+    backend: &mut B,
+    kernel: &Kernel,
+    x: &Rows<'_>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    out: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    match (Form::choose(kernel, x), x) {
+        (Form::Primal, Rows::Dense(m)) => ls_primal_holdout(backend, *m, graph, s, lambda, out, work),
+        _ => {
+            let (n, mb) = (x.nrows(), max_block(graph));
+            if mb == 0 {
+                return Err(LearnError::Unsupported);
+            }
+            let kw = kernel_matrix_workspace_len(x, x).max(ls_dual_holdout_workspace_len(n, mb));
+            let (ws, _) = KernelFitScratch::split(work, n, kw)?;
+            kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
+            ls_dual_holdout(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, out, ws.rest)
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! The learners, one module per family, each written once over
+//! [`Backend`](crate::backend::Backend) on caller buffers.
+//!
+//! | module | learners | paper |
+//! |---|---|---|
+//! | [`ls`] | RLS, RankRLS (primal and dual), closed-form leave-one-out / leave-query-out | 000 eq. 5; 004 §4.3 eqs. 30–32 |
+//! | [`kpc`] | KPCR, KPCRank: every (λ, p) from one decomposition | 000 §3–4.2, eqs. 1–9; §6.1 |
+//! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
+//! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
+//!
+//! Each family exposes a **fit-to-model** entry point (one call from data
+//! rows to the parameters a model file stores) and, where cross-validation
+//! can reuse work, a **"one decomposition, every grid point"** entry point
+//! (one call per fold). The host reads data, splits folds, picks grid points
+//! and writes files; it never strings the steps below together itself.
+//!
+//! All least-squares learners minimise `(s − f)ᵀ L (s − f)` plus a penalty,
+//! with `L` from a [`Graph`](crate::graph::Graph): the identity for the
+//! regressors (RLS, KPCR), a preference graph for the rankers (RankRLS,
+//! KPCRank).
+//!
+//! Errors: a learner reports [`LearnError`]: a parameter outside the
+//! learner's domain, a request the data cannot support, or — wrapped — a
+//! numerical failure of the layers below ([`LinalgError`]).
+
+use core::fmt;
+
+use crate::LinalgError;
+
+pub mod expansion;
+pub mod kpc;
+pub mod ls;
+pub mod ordering;
+
+/// Why a learner refused or failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LearnError {
+    /// A numerical routine refused or failed (shapes, workspace, non-finite
+    /// input, a singular system, no convergence).
+    Numerics(LinalgError),
+    /// The ridge parameter is negative or not finite, or zero where the
+    /// problem needs `λ > 0` (dual problems, whose `L` has a null space).
+    BadLambda,
+    /// Zero principal components requested.
+    NoComponents,
+    /// More principal components requested than the (centred) kernel
+    /// matrix has numerically, or than are usable in the normal equations.
+    TooManyComponents {
+        /// Components requested.
+        requested: usize,
+        /// Components available.
+        rank: usize,
+    },
+    /// The preference graph is malformed (a pair index out of range, a
+    /// non-finite magnitude, a query pointer that is not monotone).
+    BadGraph,
+    /// The learner cannot use this kind of supervision (e.g. a closed-form
+    /// leave-out over explicit pairs, whose loss is not block-diagonal).
+    Unsupported,
+}
+
+impl From<LinalgError> for LearnError {
+    fn from(e: LinalgError) -> Self {
+        LearnError::Numerics(e)
+    }
+}
+
+impl fmt::Display for LearnError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            LearnError::Numerics(LinalgError::NotPositiveDefinite { .. }) => {
+                f.write_str("the training system is singular (increase lambda)")
+            }
+            LearnError::Numerics(e) => write!(f, "{e}"),
+            LearnError::BadLambda => f.write_str("lambda must be finite and >= 0 (> 0 for kernel/dual problems)"),
+            LearnError::NoComponents => f.write_str("the number of components must be at least 1"),
+            LearnError::TooManyComponents { requested, rank } => {
+                write!(f, "{requested} components exceed the numerical rank {rank} of the (centred) kernel matrix")
+            }
+            LearnError::BadGraph => f.write_str("the preference graph is malformed"),
+            LearnError::Unsupported => f.write_str("the learner cannot use this kind of supervision"),
+        }
+    }
+}
+
+impl core::error::Error for LearnError {}
+
+/// `λ` finite and `≥ 0` (and `> 0` when `strict`).
+pub(crate) fn check_lambda(lambda: f64, strict: bool) -> Result<(), LearnError> {
+    if lambda.is_finite() && lambda >= 0.0 && !(strict && lambda == 0.0) {
+        Ok(())
+    } else {
+        Err(LearnError::BadLambda)
+    }
+}
+
+/// Validates a graph, reporting a malformed one as [`LearnError::BadGraph`].
+pub(crate) fn check_graph(graph: &crate::graph::Graph<'_>) -> Result<(), LearnError> {
+    graph.validate().map_err(|_| LearnError::BadGraph)
+}
+
+/// Mean of `s` (0 for an empty slice): the offset of the regressors on
+/// centred components (KPCR), whose components are orthogonal to the
+/// constant vector.
+pub fn mean(s: &[f64]) -> f64 {
+    if s.is_empty() {
+        0.0
+    } else {
+        s.iter().sum::<f64>() / s.len() as f64
+    }
+}
