@@ -50,6 +50,7 @@ pub mod linalg;
 pub mod metrics;
 pub mod rank;
 pub mod real;
+mod sort;
 pub mod workspace;
 
 pub use error::LinalgError;

@@ -175,6 +175,7 @@ pub fn top_k<S: Score>(scores: &[S], out: &mut [u32]) -> Result<(), RankError> {
     }
     // Max-heap by "ranks later": the root is the worst of the candidates.
     let worse = |a: u32, b: u32| before(scores, a, b) == Ordering::Less;
+    let sift_down = |h: &mut [u32], i: usize, w: &_| crate::sort::sift_down(h, i, k, w);
     for (i, o) in out.iter_mut().enumerate() {
         *o = i as u32;
     }
@@ -193,31 +194,6 @@ pub fn top_k<S: Score>(scores: &[S], out: &mut [u32]) -> Result<(), RankError> {
     }
     out.sort_unstable_by(|&a, &b| before(scores, a, b));
     Ok(())
-}
-
-/// Restores the heap property below `i` for a heap whose root is the item
-/// for which `worse(root, child)` holds for no child.
-fn sift_down(h: &mut [u32], mut i: usize, worse: &impl Fn(u32, u32) -> bool) {
-    loop {
-        let (l, r) = (2 * i + 1, 2 * i + 2);
-        let mut top = i;
-        // "top ranks before child" means child is worse, so it should be above.
-        if let (Some(&c), Some(&t)) = (h.get(l), h.get(top)) {
-            if worse(t, c) {
-                top = l;
-            }
-        }
-        if let (Some(&c), Some(&t)) = (h.get(r), h.get(top)) {
-            if worse(t, c) {
-                top = r;
-            }
-        }
-        if top == i {
-            return;
-        }
-        h.swap(i, top);
-        i = top;
-    }
 }
 
 fn check_rows(n: usize, order_len: usize, exact: bool) -> Result<(), RankError> {

@@ -16,6 +16,44 @@ use crate::{LinalgError, MatMut, Real};
 /// Panel width of the blocked factorisation.
 const NB: usize = 32;
 
+/// Swaps rows `j` and `p` of `m` over the columns `cols`.
+fn swap_rows<T: Real>(m: &mut MatMut<'_, T>, j: usize, p: usize, cols: core::ops::Range<usize>) {
+    for c in cols {
+        let t = m.at(j, c);
+        *m.at_mut(j, c) = m.at(p, c);
+        *m.at_mut(p, c) = t;
+    }
+}
+
+/// The block elimination of column `c` of `$t` (a trailing column of `A`
+/// itself, or a right-hand side): forward-substitute the panel rows
+/// `k0..k1` with the unit lower `L11` held in `$a`, then subtract
+/// `L21·U12[:, c]` from the rows `k1..n`. A macro rather than a function
+/// because `$t` may be `$a` itself (a column right of the panel it reads).
+macro_rules! eliminate_column {
+    ($a:ident, $t:ident, $k0:expr, $k1:expr, $n:expr, $c:expr) => {{
+        let (k0, k1, n, c) = ($k0, $k1, $n, $c);
+        let mut u = [T::ZERO; NB];
+        for (jj, j) in (k0..k1).enumerate() {
+            let mut v = $t.at(j, c);
+            for (tt, t) in (k0..j).enumerate() {
+                v -= $a.at(j, t) * u[tt];
+            }
+            u[jj] = v;
+            *$t.at_mut(j, c) = v;
+        }
+        for (jj, j) in (k0..k1).enumerate() {
+            let uj = u[jj];
+            if uj != T::ZERO {
+                for i in k1..n {
+                    let l = $a.at(i, j);
+                    *$t.at_mut(i, c) -= l * uj;
+                }
+            }
+        }
+    }};
+}
+
 /// Overwrites `B` (`n × m`) with `A⁻¹·B` and `A` (`n × n`) with its LU factors
 /// (row-permuted; the permutation is not kept).
 ///
@@ -56,16 +94,8 @@ pub fn lu_solve_in_place<T: Real>(mut a: MatMut<'_, T>, mut b: MatMut<'_, T>) ->
                 return Err(LinalgError::Singular { index: j });
             }
             if p != j {
-                for c in k0..n {
-                    let t = a.at(j, c);
-                    *a.at_mut(j, c) = a.at(p, c);
-                    *a.at_mut(p, c) = t;
-                }
-                for c in 0..m {
-                    let t = b.at(j, c);
-                    *b.at_mut(j, c) = b.at(p, c);
-                    *b.at_mut(p, c) = t;
-                }
+                swap_rows(&mut a, j, p, k0..n);
+                swap_rows(&mut b, j, p, 0..m);
             }
             let inv = T::ONE / a.at(j, j);
             for i in j + 1..n {
@@ -85,27 +115,10 @@ pub fn lu_solve_in_place<T: Real>(mut a: MatMut<'_, T>, mut b: MatMut<'_, T>) ->
         // U12 = L11⁻¹·A12 and B1 = L11⁻¹·B1 (unit lower triangular), then the
         // trailing updates A22 -= L21·U12 and B2 -= L21·B1.
         for c in k1..n {
-            eliminate_column(&mut a, k0, k1, n, c);
+            eliminate_column!(a, a, k0, k1, n, c);
         }
         for c in 0..m {
-            let mut u = [T::ZERO; NB];
-            for (jj, j) in (k0..k1).enumerate() {
-                let mut v = b.at(j, c);
-                for (tt, t) in (k0..j).enumerate() {
-                    v -= a.at(j, t) * u[tt];
-                }
-                u[jj] = v;
-                *b.at_mut(j, c) = v;
-            }
-            for (jj, j) in (k0..k1).enumerate() {
-                let uj = u[jj];
-                if uj != T::ZERO {
-                    for i in k1..n {
-                        let l = a.at(i, j);
-                        *b.at_mut(i, c) -= l * uj;
-                    }
-                }
-            }
+            eliminate_column!(a, b, k0, k1, n, c);
         }
         k0 = k1;
     }
@@ -128,29 +141,6 @@ pub fn lu_solve_in_place<T: Real>(mut a: MatMut<'_, T>, mut b: MatMut<'_, T>) ->
         }
     }
     Ok(())
-}
-
-/// For trailing column `c` of `A`: forward-substitute the panel rows with the
-/// unit lower `L11`, then subtract `L21·U12[:, c]` from the rows below.
-fn eliminate_column<T: Real>(a: &mut MatMut<'_, T>, k0: usize, k1: usize, n: usize, c: usize) {
-    let mut u = [T::ZERO; NB];
-    for (jj, j) in (k0..k1).enumerate() {
-        let mut v = a.at(j, c);
-        for (tt, t) in (k0..j).enumerate() {
-            v -= a.at(j, t) * u[tt];
-        }
-        u[jj] = v;
-        *a.at_mut(j, c) = v;
-    }
-    for (jj, j) in (k0..k1).enumerate() {
-        let uj = u[jj];
-        if uj != T::ZERO {
-            for i in k1..n {
-                let l = a.at(i, j);
-                *a.at_mut(i, c) -= l * uj;
-            }
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1,11 +1,11 @@
 //! Rank correlations: Spearman ρ, and mean τ-b / ρ against held-out orders.
 
 use super::pairwise::tau_b_of;
-use super::sort::{cmp_f64, merge_sort_by, pair_counts};
 use super::{
     check_boundaries, check_finite, check_len, check_workspace, index_workspace_len, real_workspace_len, MeanAcc,
     MetricError, QueryMean,
 };
+use crate::sort::{assign_mid_ranks, cmp_f64, merge_sort_by, pair_counts};
 use core::cmp::Ordering;
 
 /// Which rank correlation [`mean_order_correlation`] computes.
@@ -30,19 +30,7 @@ where
         *slot = k;
     }
     merge_sort_by(idx, &mut buf[..n], |a, b| cmp_f64(v(a), v(b)) == Ordering::Less);
-    let mut s = 0usize;
-    while s < n {
-        let mut e = s + 1;
-        while e < n && v(idx[e]) == v(idx[s]) {
-            e += 1;
-        }
-        // Positions s..e (0-based) carry ranks s+1..=e; their mean is (s+1+e)/2.
-        let r = (s + 1 + e) as f64 * 0.5;
-        for &i in &idx[s..e] {
-            ranks[i] = r;
-        }
-        s = e;
-    }
+    assign_mid_ranks(idx, v, ranks);
 }
 
 /// Spearman ρ of `x(0..n)`, `y(0..n)`; `None` if `n < 2` or either is constant.

@@ -1,9 +1,9 @@
 //! Ranking metrics with LETOR conventions: NDCG@k and MAP.
 
-use super::sort::merge_sort_by;
 use super::{
     check_boundaries, check_finite, check_len, check_workspace, index_workspace_len, MeanAcc, MetricError, QueryMean,
 };
+use crate::sort::merge_sort_by;
 
 /// Gain of a relevance label in DCG.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

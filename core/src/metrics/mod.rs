@@ -38,7 +38,6 @@
 mod correlation;
 mod letor;
 mod pairwise;
-mod sort;
 
 #[cfg(test)]
 mod reference_tests;

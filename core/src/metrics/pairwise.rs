@@ -1,9 +1,9 @@
 //! Pairwise metrics: disagreement error, C-index, AUC, Kendall τ-b, pair error.
 
-use super::sort::{pair_counts, PairCounts};
 use super::{
     check_boundaries, check_finite, check_len, check_workspace, index_workspace_len, MeanAcc, MetricError, QueryMean,
 };
+use crate::sort::{pair_counts, PairCounts};
 
 /// Validates `labels`/`preds`/`query_ptr`/`work` and returns the largest query.
 fn check_query_inputs(

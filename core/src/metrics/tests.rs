@@ -2,8 +2,8 @@
 
 extern crate std;
 
-use super::sort::merge_sort_by;
 use super::*;
+use crate::sort::merge_sort_by;
 use proptest::prelude::*;
 use std::{format, vec, vec::Vec};
 

@@ -58,6 +58,7 @@ use crate::learn::ls::{ls_primal, ls_primal_workspace_len};
 use crate::learn::LearnError;
 use crate::metrics::{self, Correlation, MetricError, QueryMean};
 use crate::scratch;
+use crate::sort::{assign_mid_ranks, heap_sort_by};
 use crate::{LinalgError, MatMut, MatRef};
 
 /// Why a supervised-ordering routine refused or failed.
@@ -449,23 +450,11 @@ fn spearman_rho(len: usize, attr: impl Fn(usize) -> f64, perm: &mut [usize], ran
         *p = i;
     }
     // Descending by value; the index breaks exact ties so the sort is total.
-    heap_sort(perm, |a, b| {
+    heap_sort_by(perm, |a, b| {
         let (va, vb) = (attr(a), attr(b));
         va > vb || (va == vb && a < b)
     });
-    let mut i = 0;
-    while i < len {
-        let mut j = i + 1;
-        while j < len && attr(perm[j]) == attr(perm[i]) {
-            j += 1;
-        }
-        // Positions i..j (0-based) share the mean rank ((i+1) + j) / 2.
-        let mid = (i + 1 + j) as f64 / 2.0;
-        for &p in &perm[i..j] {
-            ranks[p] = mid;
-        }
-        i = j;
-    }
+    assign_mid_ranks(perm, &attr, ranks);
     let ds: f64 = (0..len)
         .map(|p| {
             let e = (p + 1) as f64 - ranks[p];
@@ -474,35 +463,6 @@ fn spearman_rho(len: usize, attr: impl Fn(usize) -> f64, perm: &mut [usize], ran
         .sum();
     let l = len as f64;
     1.0 - 6.0 * ds / (l * l * l - l)
-}
-
-/// In-place heapsort of `v` so that `before(v[i], v[i+1])` holds; O(L log L),
-/// no extra memory. `before` must be a strict total order.
-fn heap_sort(v: &mut [usize], before: impl Fn(usize, usize) -> bool) {
-    // Max-heap under `before` reversed: the root is the element that goes last.
-    let sift = |v: &mut [usize], mut root: usize, end: usize| loop {
-        let mut child = 2 * root + 1;
-        if child >= end {
-            break;
-        }
-        if child + 1 < end && before(v[child], v[child + 1]) {
-            child += 1;
-        }
-        if before(v[root], v[child]) {
-            v.swap(root, child);
-            root = child;
-        } else {
-            break;
-        }
-    };
-    let n = v.len();
-    for start in (0..n / 2).rev() {
-        sift(v, start, n);
-    }
-    for end in (1..n).rev() {
-        v.swap(0, end);
-        sift(v, 0, end);
-    }
 }
 
 // ---------------------------------------------------------------------------

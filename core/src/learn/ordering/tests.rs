@@ -224,10 +224,10 @@ fn kendall_and_spearman_helpers_against_brute_force() {
 fn heap_sort_sorts() {
     let vals = [5.0, 1.0, 4.0, 4.0, 9.0, -2.0, 0.0, 7.0, 1.0];
     let mut p: Vec<usize> = (0..vals.len()).collect();
-    heap_sort(&mut p, |a, b| vals[a] > vals[b] || (vals[a] == vals[b] && a < b));
+    heap_sort_by(&mut p, |a, b| vals[a] > vals[b] || (vals[a] == vals[b] && a < b));
     assert_eq!(p, vec![4, 7, 0, 2, 3, 1, 8, 6, 5]);
     let mut e: [usize; 0] = [];
-    heap_sort(&mut e, |a, b| a < b);
+    heap_sort_by(&mut e, |a, b| a < b);
 }
 
 #[test]

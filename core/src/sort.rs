@@ -1,10 +1,15 @@
-//! Stable bottom-up merge sort of index permutations, with exchange counting,
-//! and the pair counts every pairwise metric is built from.
+//! The one home of sorting, selection and mid-ranks in core.
 //!
-//! Written here rather than using `core`'s `sort_unstable_by` because the
-//! ranking metrics need a *stable* order (ties broken by input order) and the
-//! Knight (1966) τ algorithm needs the number of exchanges; `core` has no stable
-//! sort without `alloc`.
+//! - [`merge_sort_by`]: stable bottom-up merge sort of index permutations,
+//!   with exchange counting, and [`pair_counts`], the concordance counts
+//!   every pairwise metric is built from (Knight 1966). Written here rather
+//!   than using `core`'s `sort_unstable_by` because the ranking metrics need
+//!   a *stable* order (ties broken by input order) and Knight's τ needs the
+//!   number of exchanges; `core` has no stable sort without `alloc`.
+//! - [`heap_sort_by`] and [`sift_down`]: in-place heapsort (no buffer) and the
+//!   bounded heap of [`crate::rank::top_k`].
+//! - [`assign_mid_ranks`]: average (mid) ranks of ties over a sorted
+//!   permutation — Spearman's ρ in the metrics and in RCDR (003 eq. 2).
 
 use core::cmp::Ordering;
 
@@ -160,4 +165,81 @@ where
     let tied_y = tied_pairs(idx, |a, b| y(a) == y(b));
     let n = n as u128;
     PairCounts { pairs: n * n.saturating_sub(1) / 2, tied_x, tied_y, tied_xy, discordant }
+}
+
+/// Restores the heap property below `i` in `h[..end]` for a max-heap under
+/// the strict order `before` (the root is the element that sorts last).
+pub(crate) fn sift_down<T: Copy>(h: &mut [T], mut i: usize, end: usize, before: &impl Fn(T, T) -> bool) {
+    let end = end.min(h.len());
+    loop {
+        let (l, r) = (2 * i + 1, 2 * i + 2);
+        let mut top = i;
+        if l < end && before(h[top], h[l]) {
+            top = l;
+        }
+        if r < end && before(h[top], h[r]) {
+            top = r;
+        }
+        if top == i {
+            return;
+        }
+        h.swap(i, top);
+        i = top;
+    }
+}
+
+/// In-place heapsort of `v` so that `before(v[i], v[i+1])` holds; O(n log n)
+/// comparisons, no extra memory. `before` must be a strict total order
+/// (otherwise some permutation of `v`, never a panic).
+pub(crate) fn heap_sort_by<T: Copy>(v: &mut [T], before: impl Fn(T, T) -> bool) {
+    let n = v.len();
+    for start in (0..n / 2).rev() {
+        sift_down(v, start, n, &before);
+    }
+    for end in (1..n).rev() {
+        v.swap(0, end);
+        sift_down(v, 0, end, &before);
+    }
+}
+
+/// Writes average (mid) ranks into `ranks`, given `idx`, a permutation
+/// sorted by `v`: 1-based, and a run of `t` equal values at sorted positions
+/// `s+1..=s+t` all get `s + (t+1)/2`. `ranks` is indexed by the entries of
+/// `idx` (which must be `< ranks.len()`).
+pub(crate) fn assign_mid_ranks(idx: &[usize], v: impl Fn(usize) -> f64, ranks: &mut [f64]) {
+    let n = idx.len();
+    let mut s = 0usize;
+    while s < n {
+        let mut e = s + 1;
+        while e < n && v(idx[e]) == v(idx[s]) {
+            e += 1;
+        }
+        // Positions s..e (0-based) carry ranks s+1..=e; their mean is (s+1+e)/2.
+        let r = (s + 1 + e) as f64 * 0.5;
+        for &i in &idx[s..e] {
+            if let Some(slot) = ranks.get_mut(i) {
+                *slot = r;
+            }
+        }
+        s = e;
+    }
+}
+
+#[cfg(test)]
+mod heap_tests {
+    use super::*;
+
+    #[test]
+    fn heap_sort_sorts_and_mid_ranks_average_ties() {
+        let vals = [3.0, 1.0, 2.0, 1.0, 5.0, 2.0, 2.0];
+        let mut idx = [0usize, 1, 2, 3, 4, 5, 6];
+        heap_sort_by(&mut idx, |a, b| vals[a] < vals[b] || (vals[a] == vals[b] && a < b));
+        assert_eq!(idx, [1, 3, 2, 5, 6, 0, 4]);
+        let mut ranks = [0.0; 7];
+        assign_mid_ranks(&idx, |i| vals[i], &mut ranks);
+        // 1.0 ×2 → 1.5; 2.0 ×3 → 4; 3.0 → 6; 5.0 → 7.
+        assert_eq!(ranks, [6.0, 1.5, 4.0, 1.5, 7.0, 4.0, 4.0]);
+        let mut empty: [usize; 0] = [];
+        heap_sort_by(&mut empty, |a, b| a < b);
+    }
 }
