@@ -7,24 +7,44 @@
 //!
 //! ## Layers, bottom up
 //!
+//! Papers are cited by number (000–004); `docs/papers.md` maps them to
+//! titles and sections, `docs/architecture.md` draws the whole tree.
+//!
 //! - [`real`]: the [`Real`] trait over `f32` and `f64` (training is f64,
 //!   device scoring f32 by default).
+//! - [`error`]: [`LinalgError`], the one error type of the numerical layers.
+//! - [`workspace`]: caller scratch memory; the [`scratch!`] macro declares a
+//!   routine's scratch once, so its size and its slicing cannot drift.
 //! - [`linalg`]: strided matrix views ([`MatRef`], [`MatMut`]) over caller
-//!   slices, level-1/2/3 kernels (dot, axpy, gemv, cache-blocked gemm and
-//!   syrk), Cholesky, triangular solves, a pivoted LDLᵀ solve for symmetric
-//!   indefinite systems, and conjugate gradient with a caller matvec.
+//!   slices, data rows (dense or CSR, [`linalg::Rows`]), level-1/2/3 kernels
+//!   (dot, axpy, gemv, cache-blocked gemm and syrk), Cholesky (also of the
+//!   longest positive leading block), triangular solves, a pivoted LDLᵀ
+//!   solve, LU, and conjugate gradient with a caller matvec.
 //! - [`eigen`]: symmetric eigensolvers: Householder tridiagonalisation +
-//!   implicit QL (full), cyclic Jacobi (tiny matrices, high relative accuracy),
-//!   a top-k solver costing O(n²k), and fixed-capacity wrappers whose capacity
-//!   is a const generic.
-//! - [`backend`]: the small trait every learner is written against (gemm, syrk,
-//!   full and top-k symmetric eigen, Cholesky, solves), with [`backend::Portable`]
-//!   as core's own implementation. The host CLI plugs in a faer implementation
-//!   for kernel matrices of thousands of rows.
+//!   implicit QL (full), cyclic Jacobi (tiny matrices, high relative
+//!   accuracy), a top-k solver costing O(n²k), and fixed-capacity wrappers
+//!   whose capacity is a const generic.
+//! - [`backend`]: the small trait every learner is written against (gemm,
+//!   syrk, full and top-k symmetric eigen, Cholesky, solves), with
+//!   [`backend::Portable`] as core's own implementation. The host CLI plugs
+//!   in a faer implementation for kernel matrices of thousands of rows.
+//! - [`kernel`]: kernel functions (linear, RBF, polynomial), kernel matrices
+//!   over dense or sparse rows, kernel centring (000 §6.1).
+//! - [`graph`]: preference graphs and their Laplacians `L` (identity, query
+//!   groups, explicit pairs), with `L^½` where it is cheap.
+//! - [`learn`]: the learners, one module per family (RLS/RankRLS, KPCR/
+//!   KPCRank, kernel expansions, supervised ordering), each with a
+//!   fit-to-model entry point and, where CV reuses work, a "one
+//!   decomposition, every grid point" entry point; [`learn::LearnError`].
+//! - [`metrics`]: ranking metrics (disagreement, c-index, Kendall τ-b,
+//!   Spearman ρ, AUC, NDCG, MAP, pair error), per query and averaged.
+//! - [`format`]: the `.rkl` model format: zero-copy validated parsing of
+//!   `&[u8]` of any alignment, writing, and scoring (`docs/format.md`).
+//! - [`rank`]: ordering and top-k of scores without allocation, and of
+//!   rows scored by a model.
 //!
-//! - [`kernel`], [`graph`], [`learn`]: kernels over dense and sparse rows,
-//!   preference-graph Laplacians, and the least-squares learners (RLS,
-//!   RankRLS, KPCR, KPCRank) written once over [`backend::Backend`].
+//! Private: `sort`, the one home of core's sorts, heap selection and
+//! mid-ranks.
 //!
 //! The FFI crate and the host CLI call into these layers; neither contains an
 //! algorithm of its own.
