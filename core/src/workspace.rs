@@ -71,7 +71,8 @@ impl<'w, T> Workspace<'w, T> {
 }
 
 /// Declares a routine's scratch layout: a struct of `&mut [f64]` fields
-/// (or `[T]` with `of T` after the parameter list) with `len(params)` and
+/// (`[U]` with `of U` after the parameter list; `struct Name<T: Bound>(..)`
+/// for a routine generic over its element type) with `len(params)` and
 /// `split(work, params)` generated from the same field list.
 /// See [the module documentation](crate::workspace).
 #[macro_export]
@@ -86,6 +87,43 @@ macro_rules! scratch {
             $(#[$m])*
             $vis struct $name ( $($p : $pt),* ) of f64 {
                 $( $(#[$fm])* $f : $len ),*
+            }
+        }
+    };
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident < $g:ident : $bound:path > ( $($p:ident : $pt:ty),* $(,)? ) {
+            $( $(#[$fm:meta])* $f:ident : $len:expr ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        #[derive(Debug)]
+        $vis struct $name<'w, $g: $bound> {
+            $( $(#[$fm])* pub $f: &'w mut [$g], )*
+        }
+
+        impl<'w, $g: $bound> $name<'w, $g> {
+            /// Elements the layout needs: the sum of its fields (saturating).
+            #[allow(unused_variables, dead_code)]
+            pub fn len($($p: $pt),*) -> usize {
+                0usize $( .saturating_add($len) )*
+            }
+
+            /// Slices the fields from the front of `work` and returns them
+            /// with the remainder.
+            ///
+            /// # Errors
+            /// `LinalgError::WorkspaceTooSmall` if `work` is shorter than
+            /// [`Self::len`].
+            #[allow(unused_variables, dead_code)]
+            pub fn split(work: &'w mut [$g], $($p: $pt),*) -> Result<(Self, &'w mut [$g]), $crate::LinalgError> {
+                let need = Self::len($($p),*);
+                if work.len() < need {
+                    return Err($crate::LinalgError::WorkspaceTooSmall { needed: need, got: work.len() });
+                }
+                let mut ws = $crate::workspace::Workspace::new(work);
+                $( let $f = ws.take($len)?; )*
+                Ok(($name { $($f,)* }, ws.into_rest()))
             }
         }
     };

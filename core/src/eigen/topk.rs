@@ -135,14 +135,46 @@ pub fn top_k_workspace_len(n: usize, k: usize) -> usize {
     }
     // Saturating: an absurd n gives usize::MAX (then WorkspaceTooSmall).
     if use_dense(n, k) {
-        n.saturating_mul(n).saturating_mul(2).saturating_add(n).saturating_add(sym_eigen_workspace_len(n))
+        DenseScratch::<f64>::len(n)
     } else {
         let (_, p, m) = sizes(k);
-        let m2 = m.saturating_mul(2);
-        n.saturating_mul(m2.saturating_add(p))
-            .saturating_add(m.saturating_mul(m2))
-            .saturating_add(m2)
-            .saturating_add(sym_eigen_workspace_len(m))
+        KrylovScratch::<f64>::len(n, p, m)
+    }
+}
+
+crate::scratch! {
+    /// Scratch of the block-Krylov path.
+    struct KrylovScratch<T: Real>(n: usize, p: usize, m: usize) {
+        /// The basis `V` (`n × m`).
+        v: n.saturating_mul(m),
+        /// `A·V`.
+        av: n.saturating_mul(m),
+        /// Products of the restart (`n × p`).
+        tmp: n.saturating_mul(p),
+        /// The projected matrix `H = VᵀAV`.
+        h: m.saturating_mul(m),
+        /// Its eigenvectors.
+        y: m.saturating_mul(m),
+        /// Its eigenvalues.
+        theta: m,
+        /// Orthogonalisation coefficients.
+        coef: m,
+        /// The small dense eigensolver.
+        ws: sym_eigen_workspace_len(m),
+    }
+}
+
+crate::scratch! {
+    /// Scratch of the dense path (`2m > n`).
+    struct DenseScratch<T: Real>(n: usize) {
+        /// The matrix, materialised.
+        x: n.saturating_mul(n),
+        /// Its eigenvectors.
+        a: n.saturating_mul(n),
+        /// All eigenvalues.
+        full: n,
+        /// The dense eigensolver.
+        ws: sym_eigen_workspace_len(n),
     }
 }
 
@@ -242,13 +274,7 @@ pub fn sym_eigen_top_k<T: Real, O: SymOperator<T>>(
     }
     let (b, p, m) = sizes(k);
     let tol = if params.tol > 0.0 { T::from_f64(params.tol) } else { T::from_f64(1000.0) * T::EPSILON };
-    let (v, rest) = work.split_at_mut(n * m);
-    let (av, rest) = rest.split_at_mut(n * m);
-    let (tmp, rest) = rest.split_at_mut(n * p);
-    let (h, rest) = rest.split_at_mut(m * m);
-    let (y, rest) = rest.split_at_mut(m * m);
-    let (theta, rest) = rest.split_at_mut(m);
-    let (coef, ws) = rest.split_at_mut(m);
+    let (KrylovScratch { v, av, tmp, h, y, theta, coef, ws }, _) = KrylovScratch::split(work, n, p, m)?;
     let mut rng = XorShift(0x9E37_79B9_7F4A_7C15);
     let mut info = TopKInfo::default();
     let mut anorm = T::ZERO;
@@ -425,9 +451,7 @@ fn dense_top_k<T: Real, O: SymOperator<T>>(
 ) -> Result<TopKInfo, LinalgError> {
     let n = op.dim();
     let k = vals.len();
-    let (x, rest) = work.split_at_mut(n * n);
-    let (a, rest) = rest.split_at_mut(n * n);
-    let (full, ws) = rest.split_at_mut(n);
+    let (DenseScratch { x, a, full, ws }, _) = DenseScratch::split(work, n)?;
     x.iter_mut().for_each(|t| *t = T::ZERO);
     for j in 0..n {
         x[j * n + j] = T::ONE;

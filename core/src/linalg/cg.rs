@@ -65,7 +65,19 @@ pub enum CgControl {
 /// Workspace length (elements of `T`) for [`cg_solve`]: `3·n` (residual,
 /// search direction, `A·p`), saturating.
 pub fn cg_workspace_len(n: usize) -> usize {
-    n.saturating_mul(3)
+    CgScratch::<f64>::len(n)
+}
+
+crate::scratch! {
+    /// Scratch of [`cg_solve_with_callback`].
+    struct CgScratch<T: Real>(n: usize) {
+        /// Residual.
+        r: n,
+        /// Search direction.
+        p: n,
+        /// `A·p`.
+        q: n,
+    }
 }
 
 /// Solves `A·x = b` for a symmetric positive definite `A` given by
@@ -117,10 +129,7 @@ where
     if x.len() != n {
         return Err(LinalgError::DimensionMismatch);
     }
-    let needed = cg_workspace_len(n);
-    if work.len() < needed {
-        return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
-    }
+    let (CgScratch { r, p, q }, _) = CgScratch::split(work, n)?;
     if !params.rel_tol.is_finite() || params.rel_tol < 0.0 {
         return Err(LinalgError::InvalidParameter);
     }
@@ -133,9 +142,6 @@ where
         x.iter_mut().for_each(|v| *v = T::ZERO);
         return Ok(CgInfo { iterations: 0, rel_residual: 0.0, converged: true });
     }
-    let (r, rest) = work.split_at_mut(n);
-    let (p, rest) = rest.split_at_mut(n);
-    let q = &mut rest[..n];
 
     // r = b − A·x, p = r.
     matvec(x, q)?;
