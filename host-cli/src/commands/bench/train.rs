@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use clap::Args;
 
-use crate::bench::SplitMix64;
-use crate::commands::{kernel_name, parse_kernels};
+use super::rng::SplitMix64;
+use crate::args::{kernel_name, parse_kernels};
 use crate::fit::{self, Algo, Params, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::table::Table;
