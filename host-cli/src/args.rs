@@ -1,10 +1,128 @@
-//! Argument values shared by several commands: comma lists, kernels (the
-//! `--kernel` grammar, its printed form and its model-file form).
+//! Argument values shared by several commands: the help headings, the
+//! value enums of closed sets (`--precision`, `--query-weight`, `--format`),
+//! the typed value parsers (`--cv`, `--kernel`, `--metric`) that make clap
+//! report a bad value (exit 2), comma lists, and kernels (the `--kernel`
+//! grammar, its printed form and its model-file form).
 
-use ranklet_core::format;
+use clap::ValueEnum;
+use ranklet_core::format::{self, ElementType};
+use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
+use crate::cv::Scheme;
 use crate::error::CliError;
+use crate::metric::Metric;
+
+/// The `--help` headings: one per data kind, then the learner, model
+/// selection and output.
+pub mod heading {
+    /// `--data` and how it is read.
+    pub const ROWS: &str = "Rows (SVMlight/CSV)";
+    /// `--pairs`.
+    pub const PAIRS: &str = "Pairwise preferences";
+    /// `--items`, `--orders`, `--reduce`.
+    pub const ORDERS: &str = "Sample orders (supervised ordering)";
+    /// The model a command reads.
+    pub const MODEL: &str = "Model";
+    /// The learner and its hyperparameters.
+    pub const LEARNER: &str = "Learner";
+    /// Model selection.
+    pub const CV: &str = "Cross-validation";
+    /// What is written.
+    pub const OUTPUT: &str = "Output";
+}
+
+/// `--precision`: the element type of a model file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum Precision {
+    /// Single precision (devices).
+    #[default]
+    F32,
+    /// Double precision.
+    F64,
+}
+
+impl Precision {
+    /// The model format's element type.
+    pub fn element(self) -> ElementType {
+        match self {
+            Precision::F32 => ElementType::F32,
+            Precision::F64 => ElementType::F64,
+        }
+    }
+}
+
+/// `--query-weight`: how the within-query graphs are weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum QueryWeightArg {
+    /// Each query counts equally: `L_q = I − 11ᵀ/l_q`.
+    #[default]
+    Equal,
+    /// Each pair counts equally: the plain Laplacian.
+    Pairs,
+}
+
+impl QueryWeightArg {
+    /// Core's weighting.
+    pub fn to_core(self) -> QueryWeight {
+        match self {
+            QueryWeightArg::Equal => QueryWeight::Equal,
+            QueryWeightArg::Pairs => QueryWeight::Pairs,
+        }
+    }
+    /// The name on the command line (and in model metadata).
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryWeightArg::Equal => "equal",
+            QueryWeightArg::Pairs => "pairs",
+        }
+    }
+}
+
+/// `--format`: how a data file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    /// SVMlight / LETOR lines `label [qid:q] i:v …`.
+    Svmlight,
+    /// CSV with a header.
+    Csv,
+}
+
+/// Value parser of `--cv`: a fold count `K ≥ 2`, or `loo`.
+pub fn parse_cv(s: &str) -> Result<Scheme, String> {
+    match s.trim() {
+        "loo" => Ok(Scheme::Loo),
+        k => k
+            .parse::<usize>()
+            .ok()
+            .filter(|&k| k >= 2)
+            .map(Scheme::KFold)
+            .ok_or_else(|| format!("'{k}' is neither a fold count ≥ 2 nor 'loo'")),
+    }
+}
+
+/// A parsed `--kernel` list (one kernel, or a grid).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelList(pub Vec<Kernel>);
+
+/// Value parser of `--kernel` (through [`parse_kernels`]).
+pub fn parse_kernel_list(s: &str) -> Result<KernelList, String> {
+    parse_kernels(s).map(KernelList).map_err(|e| e.msg)
+}
+
+/// Value parser of a single `--metric`.
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
+    Metric::parse(s).map_err(|e| e.msg)
+}
+
+/// A parsed comma list of metrics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricList(pub Vec<Metric>);
+
+/// Value parser of a `--metric` comma list.
+pub fn parse_metric_list(s: &str) -> Result<MetricList, String> {
+    Metric::parse_list(s).map(MetricList).map_err(|e| e.msg)
+}
 
 /// Parses a comma list of numbers.
 pub fn parse_list<T: std::str::FromStr>(flag: &str, s: &str) -> Result<Vec<T>, CliError> {

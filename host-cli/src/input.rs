@@ -1,68 +1,76 @@
-//! How a data file is read: the `--data` rows (SVMlight or CSV) with their
-//! optional `--pairs`, and the `--items`/`--orders` of supervised ordering.
+//! The data a command reads, as clap argument groups with their help
+//! headings: the `--data` rows (SVMlight or CSV), the `--pairs` over those
+//! rows, and the `--items`/`--orders` of supervised ordering; and reading
+//! them (errors name the file and line).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ranklet_core::graph::Pair;
 use ranklet_core::MatRef;
 
+use crate::args::{heading, DataFormat};
 use crate::data::orders::{read_items, read_orders, Items};
 use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset};
 use crate::error::CliError;
 
-/// How a data file is read.
+/// Rows of labelled feature vectors: `--data` and how it is read.
+///
+/// `--data` is optional here so that `train`/`eval` can take sample orders
+/// instead; each command makes it required where it is the only kind.
 #[derive(Args, Debug, Clone)]
-pub struct DataArgs {
+pub struct RowsArgs {
     /// Data file: SVMlight/LETOR (`label [qid:q] i:v …`) or CSV (by the
     /// `.csv` extension, or `--format csv`).
-    #[arg(long)]
-    pub data: PathBuf,
+    #[arg(long, help_heading = heading::ROWS)]
+    pub data: Option<PathBuf>,
     /// File format; by default from the extension.
-    #[arg(long, value_parser = ["svmlight", "csv"])]
-    pub format: Option<String>,
+    #[arg(long, value_enum, help_heading = heading::ROWS)]
+    pub format: Option<DataFormat>,
     /// CSV: the label column (default `label`).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::ROWS)]
     pub label_col: Option<String>,
     /// CSV: the query-id column.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::ROWS)]
     pub qid_col: Option<String>,
     /// SVMlight: the feature dimension to learn over (default: the largest
     /// index in the file). Set it when test data may use higher indices and
     /// the kernel is RBF, whose value depends on every feature.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::ROWS)]
     pub num_features: Option<usize>,
-    /// Pairwise preferences `winner loser [magnitude]` over the 0-based rows
-    /// of --data; the labels of --data are then not used.
-    #[arg(long)]
-    pub pairs: Option<PathBuf>,
 }
 
-impl DataArgs {
+impl RowsArgs {
+    /// The `--data` file (clap requires it wherever rows are the input).
+    pub fn path(&self) -> Result<&Path, CliError> {
+        self.data.as_deref().ok_or_else(|| CliError::input("--data is required"))
+    }
+
     /// Whether the data is read as CSV (by `--format`, else the extension).
     pub fn is_csv(&self) -> bool {
-        match self.format.as_deref() {
-            Some(f) => f == "csv",
-            None => self.data.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")),
+        match self.format {
+            Some(f) => f == DataFormat::Csv,
+            None => self.data.as_deref().and_then(Path::extension).is_some_and(|e| e.eq_ignore_ascii_case("csv")),
         }
     }
 
-    /// Reads the data (and pairs), with the feature dimension fixed to
-    /// `num_features` when scoring against a model.
-    pub fn read(&self, num_features: Option<usize>) -> Result<(Dataset, Option<Vec<Pair>>), CliError> {
-        let ds = if self.is_csv() {
+    /// Reads the rows, with the feature dimension fixed to `num_features`
+    /// when scoring against a model.
+    pub fn read(&self, num_features: Option<usize>) -> Result<Dataset, CliError> {
+        let path = self.path()?;
+        if self.is_csv() {
             let opts = CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone() };
-            let ds = data::csv::read_csv(&self.data, &opts)?;
+            let ds = data::csv::read_csv(path, &opts)?;
             if let Some(d) = num_features {
                 if ds.n_features() != d {
                     return Err(CliError::input(format!(
                         "{}: {} feature columns, the model has {d}",
-                        self.data.display(),
+                        path.display(),
                         ds.n_features()
                     )));
                 }
             }
-            ds
+            Ok(ds)
         } else {
             if self.label_col.is_some() || self.qid_col.is_some() {
                 return Err(CliError::input("--label-col/--qid-col apply to CSV data only"));
@@ -70,30 +78,49 @@ impl DataArgs {
             // When scoring, SVMlight data is read at its own width and
             // `score_rows` decides what features beyond the model mean.
             let num_features = if num_features.is_some() { None } else { self.num_features };
-            data::svmlight::read_svmlight(&self.data, &SvmlightOptions { num_features })?
-        };
-        let pairs = match &self.pairs {
-            Some(p) => Some(
-                data::pairs::read_pairs(p, ds.n_rows())?
-                    .into_iter()
-                    .map(|p| Pair { winner: p.winner, loser: p.loser, magnitude: p.magnitude })
-                    .collect(),
-            ),
-            None => None,
-        };
-        Ok((ds, pairs))
+            Ok(data::svmlight::read_svmlight(path, &SvmlightOptions { num_features })?)
+        }
     }
 }
 
-/// The items and orders files.
+/// Pairwise preferences over the rows of `--data`.
 #[derive(Args, Debug, Clone)]
-pub struct OrderData {
+pub struct PairsArgs {
+    /// Pairwise preferences `winner loser [magnitude]` over the 0-based rows
+    /// of --data; the labels of --data are then not used.
+    #[arg(long, requires = "data", help_heading = heading::PAIRS)]
+    pub pairs: Option<PathBuf>,
+}
+
+impl PairsArgs {
+    /// Reads the pairs, if given, over `n_rows` rows.
+    pub fn read(&self, n_rows: usize) -> Result<Option<Vec<Pair>>, CliError> {
+        Ok(match &self.pairs {
+            Some(p) => Some(data::pairs::read_pairs(p, n_rows)?),
+            None => None,
+        })
+    }
+}
+
+/// Sample orders over items (supervised ordering, paper 003).
+///
+/// Optional here so that `train`/`eval` can take rows instead; `reduce`
+/// requires them.
+#[derive(Args, Debug, Clone)]
+pub struct OrdersArgs {
     /// Items CSV: an `id` column and numeric attribute columns.
-    #[arg(long)]
-    pub items: PathBuf,
+    #[arg(long, requires = "orders", help_heading = heading::ORDERS)]
+    pub items: Option<PathBuf>,
     /// Sample orders: one order per line, item ids most preferred first.
-    #[arg(long)]
-    pub orders: PathBuf,
+    #[arg(long, requires = "items", help_heading = heading::ORDERS)]
+    pub orders: Option<PathBuf>,
+}
+
+impl OrdersArgs {
+    /// The items and orders files, when both are given.
+    pub fn paths(&self) -> Option<(&Path, &Path)> {
+        Some((self.items.as_deref()?, self.orders.as_deref()?))
+    }
 }
 
 /// Items and orders in the CSR form core takes.
@@ -118,14 +145,15 @@ impl Loaded {
     }
 }
 
-impl OrderData {
-    /// Reads and checks both files (errors name the file and line).
-    pub fn load(&self) -> Result<Loaded, CliError> {
-        let items = read_items(&self.items)?;
+impl Loaded {
+    /// Reads and checks the items and orders files (errors name the file
+    /// and line).
+    pub fn read(items_path: &Path, orders_path: &Path) -> Result<Loaded, CliError> {
+        let items = read_items(items_path)?;
         if items.n_attrs() == 0 {
-            return Err(CliError::input(format!("{}: the items have no attribute columns", self.items.display())));
+            return Err(CliError::input(format!("{}: the items have no attribute columns", items_path.display())));
         }
-        let orders = read_orders(&self.orders, &items)?;
+        let orders = read_orders(orders_path, &items)?;
         let mut order_ptr = vec![0];
         let mut flat = Vec::new();
         for o in &orders {

@@ -1,11 +1,12 @@
 //! Model files: reading and validating one, serialising a fitted model, and
 //! scoring data through the device parser.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use clap::Args;
 use ranklet_core::format::{self, field, ElementType, ModelKind, ModelSpec, ModelView};
 
-use crate::args::to_format_kernel;
+use crate::args::{heading, to_format_kernel};
 use crate::data::orders::Items;
 use crate::data::Dataset;
 use crate::error::CliError;
@@ -68,6 +69,21 @@ pub fn model_bytes(
     let n = spec.emit(&mut out).map_err(fmt_err)?;
     out.truncate(n);
     Ok(out)
+}
+
+/// `-m/--model`: the model file a command reads.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Model file (.rkl).
+    #[arg(short, long, help_heading = heading::MODEL)]
+    pub model: PathBuf,
+}
+
+impl ModelArgs {
+    /// Reads and validates the model file.
+    pub fn read(&self) -> Result<Vec<u8>, CliError> {
+        read_model(&self.model)
+    }
 }
 
 /// Reads and validates a model file.

@@ -13,6 +13,7 @@
 //! ranklet eval -m MODEL.rkl --items I --orders O [--metric spearman,kendall]
 //! ```
 
+use clap::ValueEnum;
 use ranklet_core::metrics::{self, Correlation};
 use ranklet_core::order::{self, OrderError, OrderLearner, RankCorr};
 use ranklet_core::LinalgError;
@@ -39,15 +40,6 @@ impl ReduceMethod {
             ReduceMethod::RcdrKendall => "rcdr-kendall",
             ReduceMethod::RcdrSpearman => "rcdr-spearman",
             ReduceMethod::Pca => "pca",
-        }
-    }
-
-    fn parse(s: &str) -> Option<Self> {
-        match s {
-            "rcdr-kendall" => Some(ReduceMethod::RcdrKendall),
-            "rcdr-spearman" => Some(ReduceMethod::RcdrSpearman),
-            "pca" => Some(ReduceMethod::Pca),
-            _ => None,
         }
     }
 }
@@ -109,9 +101,14 @@ pub enum OrderAlgo {
 pub fn parse_reduce(s: &str) -> Result<(ReduceMethod, usize), CliError> {
     let bad = || CliError::input(format!("--reduce '{s}': expected rcdr-kendall:K, rcdr-spearman:K or pca:K"));
     let (m, k) = s.split_once(':').ok_or_else(bad)?;
-    let m = ReduceMethod::parse(m.trim()).ok_or_else(bad)?;
+    let m = ReduceMethod::from_str(m.trim(), false).map_err(|_| bad())?;
     let k = k.trim().parse::<usize>().map_err(|_| bad())?;
     Ok((m, k))
+}
+
+/// Value parser of `--reduce METHOD:K` (through [`parse_reduce`]).
+pub fn parse_reduce_arg(s: &str) -> Result<(ReduceMethod, usize), String> {
+    parse_reduce(s).map_err(|e| e.msg)
 }
 
 /// Fits a linear model (over the original attributes) from orders.

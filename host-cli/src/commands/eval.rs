@@ -1,40 +1,69 @@
-//! `ranklet eval`: metrics of a model on a data file (lines
-//! `metric<TAB>value`).
+//! `ranklet eval`: metrics of a model (lines `metric<TAB>value`) on rows
+//! (`--data`, optionally `--pairs`) or on sample orders (`--items
+//! --orders`: mean Spearman ρ / Kendall τ-b over the orders).
 
-use std::path::PathBuf;
+use std::path::Path;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 use ranklet_core::format::ModelView;
-use ranklet_core::metrics::Correlation;
 
-use crate::commands::score::ScoreArgs;
+use crate::args::{heading, parse_metric_list, MetricList};
 use crate::error::CliError;
-use crate::input::OrderData;
+use crate::input::{Loaded, OrdersArgs, PairsArgs, RowsArgs};
 use crate::metric::Metric;
-use crate::model_io::{read_model, score_items, score_rows};
+use crate::model_io::{score_items, score_rows, ModelArgs};
 use crate::ordering::mean_corr;
 
-/// `ranklet eval`.
+/// `ranklet eval` arguments. Flags of one data kind are refused with the
+/// other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
+#[command(group(
+    ArgGroup::new("sample_orders")
+        .args(["items", "orders"])
+        .multiple(true)
+        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
+))]
 pub struct EvalArgs {
     #[command(flatten)]
-    pub score: ScoreArgs,
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub rows: RowsArgs,
+    #[command(flatten)]
+    pub pairs: PairsArgs,
+    #[command(flatten)]
+    pub orders: OrdersArgs,
     /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
-    /// pairerror with --pairs). ndcg and map need graded labels ≥ 0.
-    #[arg(long)]
-    pub metric: Option<String>,
+    /// pairerror with --pairs, or spearman,kendall with --items). ndcg and
+    /// map need graded labels ≥ 0; sample orders take spearman and kendall
+    /// (τ-b).
+    #[arg(long, value_parser = parse_metric_list, help_heading = heading::OUTPUT)]
+    pub metric: Option<MetricList>,
 }
 
 /// `ranklet eval`.
 pub fn eval(a: EvalArgs) -> Result<(), CliError> {
-    let bytes = read_model(&a.score.model)?;
+    match a.orders.paths() {
+        Some((items, orders)) => eval_orders(&a, items, orders),
+        None => eval_rows(&a),
+    }
+}
+
+/// `ranklet eval --data …`.
+fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
+    let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    let (ds, pairs) = a.score.data.read(a.score.data.is_csv().then_some(view.dim()))?;
-    let scores = score_rows(&view, &ds, &a.score.data.data)?;
+    let data_path = a.rows.path()?;
+    let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+    let pairs = a.pairs.read(ds.n_rows())?;
+    let scores = score_rows(&view, &ds, data_path)?;
     // NDCG and MAP need graded (non-negative) relevance labels, so they are
     // computed on request only.
-    let default = if pairs.is_some() { "pairerror" } else { "disagreement,cindex,kendall" };
-    let metrics = Metric::parse_list(a.metric.as_deref().unwrap_or(default))?;
+    let metrics = match &a.metric {
+        Some(m) => m.0.clone(),
+        None if pairs.is_some() => vec![Metric::PairError],
+        None => vec![Metric::Disagreement, Metric::Cindex, Metric::Kendall],
+    };
     let g = ds.query_groups();
     let labels: Vec<f64> = g.rows().iter().map(|&r| ds.labels()[r]).collect();
     let preds: Vec<f64> = g.rows().iter().map(|&r| scores[r]).collect();
@@ -46,43 +75,33 @@ pub fn eval(a: EvalArgs) -> Result<(), CliError> {
             Some(p) => m.eval_pairs(&scores, p),
             None => m.eval_labels(&labels, &preds, g.query_ptr()),
         }
-        .map_err(|e| CliError::input(format!("{}: {}", a.score.data.data.display(), e.msg)))?;
+        .map_err(|e| CliError::input(format!("{}: {}", data_path.display(), e.msg)))?;
         lines.push(format!("{}\t{v:.6}", m.name()));
     }
     println!("{}", lines.join("\n"));
     Ok(())
 }
 
-/// `ranklet eval -m MODEL --items I --orders O`.
-#[derive(Args, Debug)]
-pub struct OrderEvalArgs {
-    /// Model file (.rkl).
-    #[arg(short, long)]
-    pub model: PathBuf,
-    #[command(flatten)]
-    pub data: OrderData,
-    /// Metrics, comma-separated: spearman, kendall (Kendall τ-b).
-    #[arg(long, default_value = "spearman,kendall")]
-    pub metric: String,
-}
-
-/// `ranklet eval --items … --orders …`: prints `metric<TAB>value` lines.
-pub fn eval_orders(a: OrderEvalArgs) -> Result<(), CliError> {
-    let mut metrics_wanted = Vec::new();
-    for m in a.metric.split(',').map(str::trim).filter(|m| !m.is_empty()) {
-        metrics_wanted.push(match m {
-            "spearman" => ("spearman", Correlation::SpearmanRho),
-            "kendall" => ("kendall", Correlation::KendallTauB),
-            _ => return Err(CliError::input(format!("--metric: unknown '{m}' (spearman, kendall)"))),
-        });
+/// `ranklet eval --items … --orders …`: mean correlation with the orders.
+fn eval_orders(a: &EvalArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
+    let metrics = match &a.metric {
+        Some(m) => m.0.clone(),
+        None => vec![Metric::Spearman, Metric::Kendall],
+    };
+    let mut metrics_wanted = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        let c = m.correlation().ok_or_else(|| {
+            CliError::input(format!("--metric: unknown '{}' for sample orders (spearman, kendall)", m.name()))
+        })?;
+        metrics_wanted.push((m.name(), c));
     }
     if metrics_wanted.is_empty() {
         return Err(CliError::input("--metric: empty"));
     }
-    let bytes = read_model(&a.model)?;
+    let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    let data = a.data.load()?;
-    let scores = score_items(&view, &data.items, &a.data.items)?;
+    let data = Loaded::read(items, orders)?;
+    let scores = score_items(&view, &data.items, items)?;
     for (name, c) in metrics_wanted {
         let q = mean_corr(&scores, &data, c)?;
         println!("{name}\t{:.6}", q.value);

@@ -12,27 +12,27 @@ use ranklet_core::format::{
     Basis, BasisView, FeatureCentring, KernelCentring, KernelModel, LinearModel, Model, ModelSpec, ModelView,
 };
 
+use crate::args::heading;
 use crate::error::{write_atomic, CliError};
-use crate::model_io::{crc_of, elem_name, kind_name, read_model};
+use crate::model_io::{crc_of, elem_name, kind_name, ModelArgs};
 
 /// `ranklet export` arguments.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Model file (.rkl).
-    #[arg(short, long)]
-    pub model: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Emit a C source defining `const uint8_t NAME[]` (8-byte aligned) and
     /// `const size_t NAME_len`.
-    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata")]
+    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata", help_heading = heading::OUTPUT)]
     pub c_array: Option<String>,
     /// Drop the metadata section: the same model (kind, element type,
     /// parameters bit for bit) re-emitted by the model writer without META.
     /// Without --c-array, writes the stripped `.rkl` to -o.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub strip_metadata: bool,
     /// Output file: the C file with --c-array (default: stdout; `-o FILE.c`
     /// also writes the matching header `FILE.h`), else the stripped model.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
 }
 
@@ -162,7 +162,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
             return Err(CliError::input(format!("--c-array {name:?}: not a C identifier")));
         }
     }
-    let read = read_model(&a.model)?;
+    let read = a.model.read()?;
     let v = ModelView::new_checked(&read).map_err(|e| CliError::input(e.to_string()))?;
     let stripped;
     let v = if a.strip_metadata {
@@ -171,8 +171,11 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
     } else {
         v
     };
-    let source =
-        a.model.file_name().map_or_else(|| a.model.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let source = a
+        .model
+        .model
+        .file_name()
+        .map_or_else(|| a.model.model.display().to_string(), |n| n.to_string_lossy().into_owned());
     let Some(name) = a.c_array else {
         let Some(out) = a.output else {
             return Err(CliError::input("--strip-metadata without --c-array needs -o OUT.rkl".to_string()));

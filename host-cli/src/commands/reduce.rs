@@ -4,36 +4,39 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 
+use crate::args::heading;
 use crate::error::{write_atomic, CliError};
 use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::input::OrderData;
+use crate::input::{Loaded, OrdersArgs};
 use crate::ordering::{compute_basis, ReduceMethod};
 
 /// `ranklet reduce`.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("input").required(true).args(["items"])))]
 pub struct ReduceArgs {
     /// Reduction method.
-    #[arg(long, value_enum)]
+    #[arg(long, value_enum, help_heading = heading::LEARNER)]
     pub method: ReduceMethod,
     #[command(flatten)]
-    pub data: OrderData,
+    pub data: OrdersArgs,
     /// Number of components K′ (1 ≤ K′ ≤ number of attributes).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::LEARNER)]
     pub dims: usize,
     /// Linear-algebra backend (PCA's eigendecomposition).
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
     /// Output basis (TSV): one line per component, the importance
     /// (‖R‖/N for RCDR, contribution ratio for PCA), then the vector.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = heading::OUTPUT)]
     pub output: PathBuf,
 }
 
 /// `ranklet reduce`.
 pub fn reduce(a: ReduceArgs) -> Result<(), CliError> {
-    let data = a.data.load()?;
+    let (items, orders) = a.data.paths().ok_or_else(|| CliError::input("--items and --orders are required"))?;
+    let data = Loaded::read(items, orders)?;
     let mut backend = HostBackend::new(a.backend);
     let (basis, norms) = compute_basis(&mut backend, &data, a.method, a.dims)?;
     let d = data.items.n_attrs();
@@ -42,9 +45,9 @@ pub fn reduce(a: ReduceArgs) -> Result<(), CliError> {
         "# ranklet reduce --method {} --dims {}; items={} ({} objects), orders={} (N = {})\n",
         a.method.name(),
         a.dims,
-        a.data.items.display(),
+        items.display(),
         data.items.len(),
-        a.data.orders.display(),
+        orders.display(),
         data.order_ptr.len() - 1
     ));
     out.push_str(&format!(

@@ -1,30 +1,28 @@
 //! `ranklet score`: one score per row of a data file, in input order.
 
-use std::path::PathBuf;
-
-use clap::Args;
+use clap::{ArgGroup, Args};
 use ranklet_core::format::ModelView;
 
 use crate::error::CliError;
-use crate::input::DataArgs;
-use crate::model_io::{read_model, score_rows};
+use crate::input::RowsArgs;
+use crate::model_io::{score_rows, ModelArgs};
 
-/// `ranklet score` / `ranklet eval` arguments shared: the model.
+/// `ranklet score` arguments: the model and the rows to score.
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("input").required(true).args(["data"])))]
 pub struct ScoreArgs {
-    /// Model file (.rkl).
-    #[arg(short, long)]
-    pub model: PathBuf,
     #[command(flatten)]
-    pub data: DataArgs,
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub rows: RowsArgs,
 }
 
 /// `ranklet score`.
 pub fn score(a: ScoreArgs) -> Result<(), CliError> {
-    let bytes = read_model(&a.model)?;
+    let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    let (ds, _) = a.data.read(a.data.is_csv().then_some(view.dim()))?;
-    let scores = score_rows(&view, &ds, &a.data.data)?;
+    let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+    let scores = score_rows(&view, &ds, a.rows.path()?)?;
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -1,78 +1,141 @@
 //! `ranklet train`: argument parsing in two stages (clap's raw flags here,
 //! validated objects in [`TrainPlan`]) and the orchestration of reading,
-//! cross-validation, fitting and writing; `train_orders` is the
-//! supervised-ordering form (`--items/--orders`).
+//! cross-validation, fitting and writing. With `--items/--orders` it learns
+//! from sample orders (paper 003; `crate::ordering`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{ArgGroup, Args, ValueEnum};
 use ranklet_core::format::{self, ElementType};
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
-use crate::args::{kernel_name, parse_kernels, parse_list};
+use crate::args::{
+    heading, kernel_name, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
+};
 use crate::cv::{self, Grid, Scheme};
 use crate::error::{write_atomic, CliError};
 use crate::fit::{self, Algo, Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::input::{DataArgs, OrderData};
+use crate::input::{Loaded, OrdersArgs, PairsArgs, RowsArgs};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
-use crate::ordering::{compute_basis, fit_orders, parse_reduce, OrderAlgo};
+use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
 use crate::table::Table;
 
-/// `ranklet train`.
+/// The learner of `ranklet train`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TrainAlgo {
+    /// Regularised least squares on the scores (ridge regression); rows.
+    Rls,
+    /// Least squares on score differences within queries / pairs / orders.
+    Rankrls,
+    /// Regression on the top-p kernel principal components; rows.
+    Kpcr,
+    /// RankRLS on the top-p kernel principal components (000 §4); rows.
+    Kpcrank,
+    /// Expected Rank Regression (003 eq. 5); sample orders.
+    Err,
+}
+
+impl TrainAlgo {
+    /// The learner on rows (`--data`, `--pairs`).
+    fn on_rows(self) -> Result<Algo, CliError> {
+        match self {
+            TrainAlgo::Rls => Ok(Algo::Rls),
+            TrainAlgo::Rankrls => Ok(Algo::Rankrls),
+            TrainAlgo::Kpcr => Ok(Algo::Kpcr),
+            TrainAlgo::Kpcrank => Ok(Algo::Kpcrank),
+            TrainAlgo::Err => {
+                Err(CliError::input("--algo err learns from sample orders: give --items and --orders, not --data"))
+            }
+        }
+    }
+    /// The learner on sample orders (`--items`, `--orders`).
+    fn on_orders(self) -> Result<OrderAlgo, CliError> {
+        match self {
+            TrainAlgo::Err => Ok(OrderAlgo::Err),
+            TrainAlgo::Rankrls => Ok(OrderAlgo::Rankrls),
+            other => Err(CliError::input(format!(
+                "--algo {}: sample orders (--items/--orders) train err or rankrls",
+                other.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+            ))),
+        }
+    }
+}
+
+/// `ranklet train`: from rows (`--data`, optionally `--pairs`) or from
+/// sample orders (`--items --orders`). Flags of one data kind are refused
+/// with the other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
+#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
+#[command(group(
+    ArgGroup::new("sample_orders")
+        .args(["items", "orders", "reduce"])
+        .multiple(true)
+        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
+))]
 pub struct TrainArgs {
-    /// Learner.
-    #[arg(long, value_enum)]
-    pub algo: Algo,
-    /// Kernel(s): `linear`, `rbf:G`, `poly:D[:G[:C]]`; a comma list is a
-    /// grid (`rbf:0.5,1,2` = three RBF widths).
-    #[arg(long, default_value = "linear")]
-    pub kernel: String,
-    /// Ridge λ, or a comma list (grid). Default 1 for rls/rankrls, 0 for the
-    /// component learners.
-    #[arg(long, allow_hyphen_values = true)]
+    #[command(flatten)]
+    pub rows: RowsArgs,
+    #[command(flatten)]
+    pub pairs: PairsArgs,
+    #[command(flatten)]
+    pub orders: OrdersArgs,
+    /// Reduce the attributes first and learn on the reduced ones:
+    /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
+    /// back to the original attributes.
+    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "items", help_heading = heading::ORDERS)]
+    pub reduce: Option<(ReduceMethod, usize)>,
+    /// Learner: rls, rankrls, kpcr, kpcrank on rows; err, rankrls on sample
+    /// orders.
+    #[arg(long, value_enum, help_heading = heading::LEARNER)]
+    pub algo: TrainAlgo,
+    /// Kernel(s) (rows): `linear`, `rbf:G`, `poly:D[:G[:C]]`; a comma list
+    /// is a grid (`rbf:0.5,1,2` = three RBF widths).
+    #[arg(long, default_value = "linear", value_parser = parse_kernel_list, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub kernel: KernelList,
+    /// Ridge λ ≥ 0, or (rows) a comma list (grid). Default 1 for rls,
+    /// rankrls and err, 0 for kpcr and kpcrank.
+    #[arg(long, allow_hyphen_values = true, help_heading = heading::LEARNER)]
     pub lambda: Option<String>,
     /// Number of principal components (kpcr/kpcrank), or a comma list.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
     pub components: Option<String>,
-    /// Cross-validation: a number of folds, or `loo` for the closed-form
-    /// leave-one-out (rls) / leave-query-out (rankrls). Required for grids.
-    #[arg(long)]
-    pub cv: Option<String>,
-    /// Metric that selects the grid point (default: disagreement, or
-    /// pairerror with --pairs).
-    #[arg(long)]
-    pub metric: Option<String>,
-    /// Seed of the fold assignment.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Weighting of the within-query graphs: `equal` (each query counts
-    /// equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each pair
-    /// counts equally).
-    #[arg(long, default_value = "equal", value_parser = ["equal", "pairs"])]
-    pub query_weight: String,
-    #[command(flatten)]
-    pub data: DataArgs,
+    /// Weighting of the within-query graphs (rows): `equal` (each query
+    /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
+    /// pair counts equally).
+    #[arg(long, value_enum, default_value_t, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub query_weight: QueryWeightArg,
     /// Standardise every feature to mean 0 and standard deviation 1 over the
     /// training rows; the model stores the transform and applies it when
     /// scoring. Dense data only (centring would fill sparse rows).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
     pub standardize: bool,
     /// Linear-algebra backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
-    /// Element type of the model file.
-    #[arg(long, default_value = "f32", value_parser = ["f32", "f64"])]
-    pub precision: String,
-    /// Output model file (.rkl).
-    #[arg(short, long)]
-    pub output: PathBuf,
+    /// Cross-validation (rows): a number of folds, or `loo` for the
+    /// closed-form leave-one-out (rls) / leave-query-out (rankrls). Required
+    /// for grids.
+    #[arg(long, value_name = "K|loo", value_parser = parse_cv, conflicts_with = "items", help_heading = heading::CV)]
+    pub cv: Option<Scheme>,
+    /// Metric that selects the grid point (default: disagreement, or
+    /// pairerror with --pairs).
+    #[arg(long, value_parser = parse_metric, conflicts_with = "items", help_heading = heading::CV)]
+    pub metric: Option<Metric>,
+    /// Seed of the fold assignment.
+    #[arg(long, default_value_t = 1, conflicts_with = "items", help_heading = heading::CV)]
+    pub seed: u64,
     /// Also write the cross-validation curve as a PNG (needs --cv).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "items", help_heading = heading::CV)]
     pub plot_cv: Option<PathBuf>,
+    /// Element type of the model file.
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
+    pub precision: Precision,
+    /// Output model file (.rkl).
+    #[arg(short, long, help_heading = heading::OUTPUT)]
+    pub output: PathBuf,
 }
 
 /// Validated training request (stage two of argument parsing).
@@ -87,20 +150,21 @@ struct TrainPlan {
 
 impl TrainPlan {
     fn new(a: &TrainArgs) -> Result<TrainPlan, CliError> {
-        let kernels = parse_kernels(&a.kernel)?;
-        let default_lambda = if a.algo.is_kpc() { "0" } else { "1" };
+        let algo = a.algo.on_rows()?;
+        let kernels = a.kernel.0.clone();
+        let default_lambda = if algo.is_kpc() { "0" } else { "1" };
         let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
         if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
             return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
         }
-        if !a.algo.is_kpc() {
+        if !algo.is_kpc() {
             if let Some(l) = lambdas.iter().find(|l| **l == 0.0) {
                 if !kernels.iter().all(|k| *k == Kernel::Linear) {
                     return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
                 }
             }
         }
-        let components = match (&a.components, a.algo.is_kpc()) {
+        let components = match (&a.components, algo.is_kpc()) {
             (Some(c), true) => {
                 let v: Vec<usize> = parse_list("components", c)?;
                 if v.contains(&0) {
@@ -108,57 +172,55 @@ impl TrainPlan {
                 }
                 v
             }
-            (None, true) => return Err(CliError::input(format!("--algo {} needs --components P", a.algo.name()))),
+            (None, true) => return Err(CliError::input(format!("--algo {} needs --components P", algo.name()))),
             (Some(_), false) => return Err(CliError::input("--components applies to kpcr and kpcrank only")),
             (None, false) => vec![0],
         };
         let grid = Grid { kernels, lambdas, components };
-        let scheme = match a.cv.as_deref() {
-            None => None,
-            Some("loo") => Some(Scheme::Loo),
-            Some(k) => Some(Scheme::KFold(
-                k.parse::<usize>()
-                    .ok()
-                    .filter(|&k| k >= 2)
-                    .ok_or_else(|| CliError::input(format!("--cv: '{k}' is neither a fold count ≥ 2 nor 'loo'")))?,
-            )),
-        };
+        let scheme = a.cv;
         if grid.is_grid() && scheme.is_none() {
             return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
         }
-        let metric = match &a.metric {
-            Some(m) => Metric::parse(m)?,
-            None if a.data.pairs.is_some() => Metric::PairError,
+        let metric = match a.metric {
+            Some(m) => m,
+            None if a.pairs.pairs.is_some() => Metric::PairError,
             None => Metric::Disagreement,
         };
-        if a.data.pairs.is_some() && metric != Metric::PairError {
+        if a.pairs.pairs.is_some() && metric != Metric::PairError {
             return Err(CliError::input("with --pairs, model selection uses --metric pairerror"));
         }
-        let weight = if a.query_weight == "pairs" { QueryWeight::Pairs } else { QueryWeight::Equal };
-        let element = if a.precision == "f64" { ElementType::F64 } else { ElementType::F32 };
-        Ok(TrainPlan { algo: a.algo, grid, scheme, metric, weight, element })
+        let weight = a.query_weight.to_core();
+        let element = a.precision.element();
+        Ok(TrainPlan { algo, grid, scheme, metric, weight, element })
     }
 }
 
 /// `ranklet train`.
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
-    let plan = TrainPlan::new(&a)?;
+    match a.orders.paths() {
+        Some((items, orders)) => train_orders(&a, items, orders),
+        None => train_rows(&a),
+    }
+}
+
+/// `ranklet train --data …`.
+fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
+    let plan = TrainPlan::new(a)?;
+    let data_path = a.rows.path()?;
     if a.plot_cv.is_some() && plan.scheme.is_none() {
         return Err(CliError::input("--plot-cv needs --cv"));
     }
-    let (ds, pairs) = a.data.read(None)?;
+    let ds = a.rows.read(None)?;
+    let pairs = a.pairs.read(ds.n_rows())?;
     if pairs.is_none() && ds.n_rows() < 2 {
-        return Err(CliError::input(format!(
-            "{}: at least 2 rows are needed to learn a ranking",
-            a.data.data.display()
-        )));
+        return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
     }
     let mut table = Table::from_dataset(&ds, pairs.is_none());
     let stats = if a.standardize {
         if table.dense().is_none() {
             return Err(CliError::input(format!(
                 "--standardize needs dense data; {} has {} features",
-                a.data.data.display(),
+                data_path.display(),
                 table.d()
             )));
         }
@@ -177,10 +239,10 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
     let mut meta = format!(
         "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
         plan.algo.name(),
-        a.data.data.display(),
+        data_path.display(),
         table.n(),
         table.n_queries(),
-        a.query_weight
+        a.query_weight.name()
     );
     // The CV table is printed (and plotted) only once the model is written,
     // so a failed run prints nothing to stdout and leaves no file.
@@ -263,56 +325,34 @@ fn print_cv(report: &cv::CvReport, algo: Algo) {
     }
 }
 
-/// `ranklet train --items I --orders O`: supervised ordering.
-#[derive(Args, Debug)]
-pub struct OrderTrainArgs {
-    /// Learner.
-    #[arg(long, value_enum)]
-    pub algo: OrderAlgo,
-    #[command(flatten)]
-    pub data: OrderData,
-    /// Ridge λ ≥ 0.
-    #[arg(long, default_value_t = 1.0)]
-    pub lambda: f64,
-    /// Reduce the attributes first and learn on the reduced ones:
-    /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
-    /// back to the original attributes.
-    #[arg(long)]
-    pub reduce: Option<String>,
-    /// Linear-algebra backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
-    pub backend: BackendChoice,
-    /// Element type of the model file.
-    #[arg(long, default_value = "f32", value_parser = ["f32", "f64"])]
-    pub precision: String,
-    /// Output model file (.rkl).
-    #[arg(short, long)]
-    pub output: PathBuf,
-}
-
 /// `ranklet train --items … --orders …`.
-pub fn train_orders(a: OrderTrainArgs) -> Result<(), CliError> {
-    if !(a.lambda.is_finite() && a.lambda >= 0.0) {
-        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {}", a.lambda)));
+fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
+    let algo = a.algo.on_orders()?;
+    let lambda = match parse_list::<f64>("lambda", a.lambda.as_deref().unwrap_or("1"))?[..] {
+        [l] => l,
+        _ => return Err(CliError::input("--lambda: sample-order training takes one λ, not a grid")),
+    };
+    if !(lambda.is_finite() && lambda >= 0.0) {
+        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {lambda}")));
     }
-    let reduce = a.reduce.as_deref().map(parse_reduce).transpose()?;
-    let data = a.data.load()?;
+    let reduce = a.reduce;
+    let data = Loaded::read(items, orders)?;
     let mut backend = HostBackend::new(a.backend);
     let basis = match reduce {
         Some((m, k)) => Some(compute_basis(&mut backend, &data, m, k)?.0),
         None => None,
     };
-    let (w, offset) = fit_orders(&mut backend, &data, a.algo, a.lambda, basis.as_deref())?;
-    let algo = match a.algo {
+    let (w, offset) = fit_orders(&mut backend, &data, algo, lambda, basis.as_deref())?;
+    let algo = match algo {
         OrderAlgo::Err => "err",
         OrderAlgo::Rankrls => "rankrls",
     };
     let mut meta = format!(
         "algorithm={algo}\nitems={}\norders={}\nn_orders={}\nlambda={}\nattributes={}\n",
-        a.data.items.display(),
-        a.data.orders.display(),
+        items.display(),
+        orders.display(),
         data.order_ptr.len() - 1,
-        a.lambda,
+        lambda,
         data.items.attr_names().join(",")
     );
     if let (Some((m, k)), Some(b)) = (reduce, &basis) {
@@ -323,8 +363,7 @@ pub fn train_orders(a: OrderTrainArgs) -> Result<(), CliError> {
             .collect();
         meta.push_str(&format!("basis={}\n", rows.join(";")));
     }
-    let element = if a.precision == "f64" { ElementType::F64 } else { ElementType::F32 };
-    let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), element, &meta, None)?;
+    let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), a.precision.element(), &meta, None)?;
     write_atomic(&a.output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
     Ok(())
