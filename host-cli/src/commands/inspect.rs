@@ -8,16 +8,22 @@ use std::path::PathBuf;
 use clap::Args;
 use ranklet_core::format::{BasisView, Kernel, ModelView};
 
+use crate::args::heading;
 use crate::error::CliError;
 use crate::model_io::{crc_of, elem_name, kind_name, read_model};
 
-/// `ranklet inspect` arguments.
+/// `ranklet inspect` arguments: `-m MODEL` as for every command that reads
+/// a model; the former positional `inspect MODEL` is kept as a hidden alias.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
     /// Model file (.rkl).
-    pub model: PathBuf,
+    #[arg(short, long, required_unless_present = "model_path", help_heading = heading::MODEL)]
+    pub model: Option<PathBuf>,
+    /// The model file given positionally (hidden alias of -m).
+    #[arg(hide = true, value_name = "MODEL", conflicts_with = "model")]
+    pub model_path: Option<PathBuf>,
     /// Linear models: how many of the largest weights (by |w|) to list.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, help_heading = heading::OUTPUT)]
     pub top: usize,
 }
 
@@ -77,7 +83,8 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
 
 /// `ranklet inspect`.
 pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
-    let bytes = read_model(&a.model)?;
+    let path = a.model.or(a.model_path).ok_or_else(|| CliError::input("-m MODEL is required"))?;
+    let bytes = read_model(&path)?;
     let v = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     print!("{}", inspect_text(&v, a.top));
     Ok(())
