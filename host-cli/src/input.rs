@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{ArgGroup, Args};
 use ranklet_core::graph::Pair;
 use ranklet_core::MatRef;
 
@@ -100,6 +100,25 @@ impl PairsArgs {
             None => None,
         })
     }
+}
+
+/// The group that makes one of `--data` and `--items` required (for the
+/// commands that take either kind of data); clap also refuses both at once.
+pub fn data_kind_group() -> ArgGroup {
+    ArgGroup::new("input").required(true).args(["data", "items"])
+}
+
+/// The group of the sample-order flags (`--items`, `--orders` and `extra`),
+/// which conflicts with every rows or pairs flag: clap's message names both.
+pub fn sample_orders_group(extra: &[&'static str]) -> ArgGroup {
+    ArgGroup::new("sample_orders").args(["items", "orders"].iter().chain(extra)).multiple(true).conflicts_with_all([
+        "data",
+        "format",
+        "label_col",
+        "qid_col",
+        "num_features",
+        "pairs",
+    ])
 }
 
 /// Sample orders over items (supervised ordering, paper 003).

@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use clap::{ArgGroup, Args};
+use clap::Args;
 use ranklet_core::format::ModelView;
 
 use crate::args::{heading, parse_metric_list, MetricList};
 use crate::error::CliError;
-use crate::input::{Loaded, OrdersArgs, PairsArgs, RowsArgs};
+use crate::input::{data_kind_group, sample_orders_group, Loaded, OrdersArgs, PairsArgs, RowsArgs};
 use crate::metric::Metric;
 use crate::model_io::{score_items, score_rows, ModelArgs};
 use crate::ordering::mean_corr;
@@ -17,13 +17,7 @@ use crate::ordering::mean_corr;
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
 /// other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
-#[command(group(
-    ArgGroup::new("sample_orders")
-        .args(["items", "orders"])
-        .multiple(true)
-        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
-))]
+#[command(group(data_kind_group()), group(sample_orders_group(&[])))]
 pub struct EvalArgs {
     #[command(flatten)]
     pub model: ModelArgs,

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{ArgGroup, Args, ValueEnum};
+use clap::{Args, ValueEnum};
 use ranklet_core::format::{self, ElementType};
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
@@ -17,7 +17,7 @@ use crate::cv::{self, Grid, Scheme};
 use crate::error::{write_atomic, CliError};
 use crate::fit::{self, Algo, Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::input::{Loaded, OrdersArgs, PairsArgs, RowsArgs};
+use crate::input::{data_kind_group, sample_orders_group, Loaded, OrdersArgs, PairsArgs, RowsArgs};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
 use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
@@ -68,13 +68,7 @@ impl TrainAlgo {
 /// sample orders (`--items --orders`). Flags of one data kind are refused
 /// with the other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
-#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
-#[command(group(
-    ArgGroup::new("sample_orders")
-        .args(["items", "orders", "reduce"])
-        .multiple(true)
-        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
-))]
+#[command(group(data_kind_group()), group(sample_orders_group(&["reduce"])))]
 pub struct TrainArgs {
     #[command(flatten)]
     pub rows: RowsArgs,
