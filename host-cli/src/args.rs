@@ -105,9 +105,10 @@ pub fn parse_cv(s: &str) -> Result<Scheme, String> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelList(pub Vec<Kernel>);
 
-/// Value parser of `--kernel` (through [`parse_kernels`]).
+/// Value parser of `--kernel` (through [`parse_kernels`]; clap names the
+/// flag, so the message drops its own `--kernel: `).
 pub fn parse_kernel_list(s: &str) -> Result<KernelList, String> {
-    parse_kernels(s).map(KernelList).map_err(|e| e.msg)
+    parse_kernels(s).map(KernelList).map_err(|e| e.msg.trim_start_matches("--kernel: ").to_string())
 }
 
 /// Value parser of a single `--metric`.

@@ -2,12 +2,23 @@
 //! backend, training loops, benchmarks. It contains no algorithm: every
 //! learner, metric and the model format live in `ranklet-core`.
 //!
-//! Layers, lowest first (a module imports only from layers above it in this
-//! list): `data` (readers) → `error` → `table`, `metric`, `faer_backend`,
-//! `hostbackend` → `fit` → `cv` → `args` (shared argument values) →
-//! `input` (reading the data a command names) → `model_io` (model files) →
-//! `ordering` (supervised-ordering glue), `plot` → `commands` (one module
-//! per subcommand).
+//! Modules in dependency order: each imports only modules listed before it
+//! (no import cycles).
+//!
+//! - `data` (readers; nothing else of the crate), `faer_backend`
+//! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
+//! - `table` → data; `metric` → error; `hostbackend` → faer_backend
+//! - `fit` → table; `cv` → error, fit, metric, table
+//! - `args` (help headings, value enums, typed value parsers, kernels) →
+//!   cv, error, metric
+//! - `input` (the data flags of a command and reading them) → args, data, error
+//! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
+//!   error, fit
+//! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
+//! - `plot` → args, cv, error, fit
+//! - `commands` (one module per subcommand; `bench/` has `rng`, `eigen`,
+//!   `train`) → any of the above; no module imports a command, and commands
+//!   do not import each other.
 
 #![forbid(unsafe_code)]
 
