@@ -102,23 +102,26 @@ impl PairsArgs {
     }
 }
 
-/// The group that makes one of `--data` and `--items` required (for the
-/// commands that take either kind of data); clap also refuses both at once.
-pub fn data_kind_group() -> ArgGroup {
-    ArgGroup::new("input").required(true).args(["data", "items"])
-}
-
-/// The group of the sample-order flags (`--items`, `--orders` and `extra`),
-/// which conflicts with every rows or pairs flag: clap's message names both.
-pub fn sample_orders_group(extra: &[&'static str]) -> ArgGroup {
-    ArgGroup::new("sample_orders").args(["items", "orders"].iter().chain(extra)).multiple(true).conflicts_with_all([
-        "data",
-        "format",
-        "label_col",
-        "qid_col",
-        "num_features",
-        "pairs",
-    ])
+/// The data of a command that learns or evaluates from any kind: rows
+/// (`--data`), optionally with `--pairs`, or sample orders (`--items
+/// --orders`). One of `--data` and `--items` is required; every sample-order
+/// flag conflicts with every rows or pairs flag (clap's message names both;
+/// exit 2).
+#[derive(Args, Debug, Clone)]
+#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
+#[command(group(
+    ArgGroup::new("sample_orders")
+        .args(["items", "orders"])
+        .multiple(true)
+        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
+))]
+pub struct DataArgs {
+    #[command(flatten)]
+    pub rows: RowsArgs,
+    #[command(flatten)]
+    pub pairs: PairsArgs,
+    #[command(flatten)]
+    pub orders: OrdersArgs,
 }
 
 /// Sample orders over items (supervised ordering, paper 003).

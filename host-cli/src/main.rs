@@ -89,11 +89,15 @@ mod tests {
     #[test]
     fn ordinal_form_detection() {
         let t = parse(&["train", "--algo", "err", "--items", "i.csv", "--orders", "o.txt", "-o", "m.rkl"]).unwrap();
-        assert!(matches!(&t.command, Command::Train(a) if a.orders.paths().is_some() && a.rows.data.is_none()));
+        assert!(
+            matches!(&t.command, Command::Train(a) if a.data.orders.paths().is_some() && a.data.rows.data.is_none())
+        );
         let e = parse(&["eval", "-m", "m.rkl", "--items=i.csv", "--orders", "o.txt"]).unwrap();
-        assert!(matches!(&e.command, Command::Eval(a) if a.orders.paths().is_some()));
+        assert!(matches!(&e.command, Command::Eval(a) if a.data.orders.paths().is_some()));
         let r = parse(&["train", "--algo", "rls", "--data", "d.svm", "-o", "m.rkl"]).unwrap();
-        assert!(matches!(&r.command, Command::Train(a) if a.orders.paths().is_none() && a.rows.data.is_some()));
+        assert!(
+            matches!(&r.command, Command::Train(a) if a.data.orders.paths().is_none() && a.data.rows.data.is_some())
+        );
         assert!(parse(&["score", "-m", "m.rkl", "--items", "i.csv"]).is_err());
         assert!(parse(&[]).is_err());
     }

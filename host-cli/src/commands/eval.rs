@@ -9,7 +9,7 @@ use ranklet_core::format::ModelView;
 
 use crate::args::{heading, parse_metric_list, MetricList};
 use crate::error::CliError;
-use crate::input::{data_kind_group, sample_orders_group, Loaded, OrdersArgs, PairsArgs, RowsArgs};
+use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::{score_items, score_rows, ModelArgs};
 use crate::ordering::mean_corr;
@@ -17,16 +17,11 @@ use crate::ordering::mean_corr;
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
 /// other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
-#[command(group(data_kind_group()), group(sample_orders_group(&[])))]
 pub struct EvalArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     #[command(flatten)]
-    pub rows: RowsArgs,
-    #[command(flatten)]
-    pub pairs: PairsArgs,
-    #[command(flatten)]
-    pub orders: OrdersArgs,
+    pub data: DataArgs,
     /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
     /// pairerror with --pairs, or spearman,kendall with --items). ndcg and
     /// map need graded labels ≥ 0; sample orders take spearman and kendall
@@ -37,7 +32,7 @@ pub struct EvalArgs {
 
 /// `ranklet eval`.
 pub fn eval(a: EvalArgs) -> Result<(), CliError> {
-    match a.orders.paths() {
+    match a.data.orders.paths() {
         Some((items, orders)) => eval_orders(&a, items, orders),
         None => eval_rows(&a),
     }
@@ -47,9 +42,9 @@ pub fn eval(a: EvalArgs) -> Result<(), CliError> {
 fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    let data_path = a.rows.path()?;
-    let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
-    let pairs = a.pairs.read(ds.n_rows())?;
+    let data_path = a.data.rows.path()?;
+    let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
+    let pairs = a.data.pairs.read(ds.n_rows())?;
     let scores = score_rows(&view, &ds, data_path)?;
     // NDCG and MAP need graded (non-negative) relevance labels, so they are
     // computed on request only.

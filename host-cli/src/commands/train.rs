@@ -17,7 +17,7 @@ use crate::cv::{self, Grid, Scheme};
 use crate::error::{write_atomic, CliError};
 use crate::fit::{self, Algo, Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::input::{data_kind_group, sample_orders_group, Loaded, OrdersArgs, PairsArgs, RowsArgs};
+use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
 use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
@@ -68,18 +68,13 @@ impl TrainAlgo {
 /// sample orders (`--items --orders`). Flags of one data kind are refused
 /// with the other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
-#[command(group(data_kind_group()), group(sample_orders_group(&["reduce"])))]
 pub struct TrainArgs {
     #[command(flatten)]
-    pub rows: RowsArgs,
-    #[command(flatten)]
-    pub pairs: PairsArgs,
-    #[command(flatten)]
-    pub orders: OrdersArgs,
+    pub data: DataArgs,
     /// Reduce the attributes first and learn on the reduced ones:
     /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
     /// back to the original attributes.
-    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "items", help_heading = heading::ORDERS)]
+    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "items", conflicts_with = "data", help_heading = heading::ORDERS)]
     pub reduce: Option<(ReduceMethod, usize)>,
     /// Learner: rls, rankrls, kpcr, kpcrank on rows; err, rankrls on sample
     /// orders.
@@ -177,10 +172,10 @@ impl TrainPlan {
         }
         let metric = match a.metric {
             Some(m) => m,
-            None if a.pairs.pairs.is_some() => Metric::PairError,
+            None if a.data.pairs.pairs.is_some() => Metric::PairError,
             None => Metric::Disagreement,
         };
-        if a.pairs.pairs.is_some() && metric != Metric::PairError {
+        if a.data.pairs.pairs.is_some() && metric != Metric::PairError {
             return Err(CliError::input("with --pairs, model selection uses --metric pairerror"));
         }
         let weight = a.query_weight.to_core();
@@ -191,7 +186,7 @@ impl TrainPlan {
 
 /// `ranklet train`.
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
-    match a.orders.paths() {
+    match a.data.orders.paths() {
         Some((items, orders)) => train_orders(&a, items, orders),
         None => train_rows(&a),
     }
@@ -200,12 +195,12 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
 /// `ranklet train --data …`.
 fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     let plan = TrainPlan::new(a)?;
-    let data_path = a.rows.path()?;
+    let data_path = a.data.rows.path()?;
     if a.plot_cv.is_some() && plan.scheme.is_none() {
         return Err(CliError::input("--plot-cv needs --cv"));
     }
-    let ds = a.rows.read(None)?;
-    let pairs = a.pairs.read(ds.n_rows())?;
+    let ds = a.data.rows.read(None)?;
+    let pairs = a.data.pairs.read(ds.n_rows())?;
     if pairs.is_none() && ds.n_rows() < 2 {
         return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
     }
