@@ -14,7 +14,7 @@ data=data/wine-quality/winequality_red.csv
 
 "$R" train --algo kpcrank --kernel rbf:0.02,0.05,0.1 --components 5,10,20,40 --cv 5 \
     --standardize --data "$data" --label-col quality -o "$out/wine.rkl"
-"$R" inspect "$out/wine.rkl" | head -12
+"$R" inspect -m "$out/wine.rkl" | head -12
 "$R" export -m "$out/wine.rkl" --strip-metadata -o "$out/wine.device.rkl"
 "$R" export -m "$out/wine.device.rkl" --c-array wine_model -o "$out/wine_model.c"
 echo "device copy: $(wc -c < "$out/wine.device.rkl") bytes; C array in $out/wine_model.c and .h"

@@ -1,9 +1,11 @@
-//! The CLI's error: a message and the exit code it maps to.
+//! The CLI's error: a message and the exit code it maps to, and the one
+//! place where results and usage errors become exit codes.
 //!
 //! Exit codes (stable): 0 success, 2 bad input the user can fix (a file, a
 //! flag, a value), 1 any other failure (numerical breakdown, I/O on output).
 
 use std::fmt;
+use std::process::ExitCode;
 
 use crate::data::DataError;
 
@@ -39,6 +41,25 @@ impl From<DataError> for CliError {
     fn from(e: DataError) -> Self {
         CliError { code: if e.is_bad_input() { 2 } else { 1 }, msg: e.to_string() }
     }
+}
+
+/// The exit code of a command's result; an error is printed once to stderr
+/// with the `ranklet: ` prefix.
+pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ranklet: {e}");
+            ExitCode::from(e.code)
+        }
+    }
+}
+
+/// The exit code of a command line clap refused (printed by clap itself):
+/// a usage error is bad input (2); `--help` and `--version` are not errors.
+pub fn usage_exit_code(e: &clap::Error) -> ExitCode {
+    let _ = e.print();
+    ExitCode::from(if e.use_stderr() { 2 } else { 0 })
 }
 
 /// Writes `bytes` to `path` atomically: to a temporary file in the same

@@ -1,18 +1,38 @@
 //! Library half of the `ranklet` command-line tool: data readers, the faer
 //! backend, training loops, benchmarks. It contains no algorithm: every
 //! learner, metric and the model format live in `ranklet-core`.
+//!
+//! Modules in dependency order: each imports only modules listed before it
+//! (no import cycles).
+//!
+//! - `data` (readers; nothing else of the crate), `faer_backend`
+//! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
+//! - `table` → data; `metric` → error; `hostbackend` → faer_backend
+//! - `fit` → table; `cv` → error, fit, metric, table
+//! - `args` (help headings, value enums, typed value parsers, kernels) →
+//!   cv, error, metric
+//! - `input` (the data flags of a command and reading them) → args, data, error
+//! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
+//!   error, fit
+//! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
+//! - `plot` → args, cv, error, fit
+//! - `commands` (one module per subcommand; `bench/` has `rng`, `eigen`,
+//!   `train`) → any of the above; no module imports a command, and commands
+//!   do not import each other.
 
-pub mod bench;
-pub mod bench_train;
+#![forbid(unsafe_code)]
+
+pub mod args;
 pub mod commands;
 pub mod cv;
 pub mod data;
 pub mod error;
-pub mod export;
 pub mod faer_backend;
 pub mod fit;
 pub mod hostbackend;
+pub mod input;
 pub mod metric;
-pub mod ordinal;
+pub mod model_io;
+pub mod ordering;
 pub mod plot;
 pub mod table;

@@ -1,16 +1,19 @@
 //! `ranklet`: train, evaluate, export and benchmark ranklet models.
 //!
-//! `main` maps the result of a command to an exit code: 0 success, 2 bad
+//! `main` parses the command line with one clap parser, runs the command
+//! and maps its result to an exit code (`ranklet::error`): 0 success, 2 bad
 //! input (a file, a flag or a value the user can fix), 1 any other failure.
 //! Errors are printed once to stderr with the `ranklet: ` prefix; results go
 //! to stdout, progress to stderr.
+
+#![forbid(unsafe_code)]
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ranklet::commands::{self, EvalArgs, ScoreArgs, TrainArgs};
-use ranklet::{bench, error::CliError};
+use ranklet::commands::{bench, eval, export, inspect, plot_lines, reduce, score, train};
+use ranklet::error::{exit_code, usage_exit_code, CliError};
 
 /// Learn rankings and preferences, export them as compact model files.
 #[derive(Parser, Debug)]
@@ -22,61 +25,127 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Train a ranker (or regressor) and write it as a .rkl model file.
-    Train(TrainArgs),
+    /// Train a ranker (or regressor) from rows, pairwise preferences or
+    /// sample orders, and write it as a .rkl model file.
+    Train(train::TrainArgs),
     /// Score every row of a data file with a model (one score per line, input order).
-    Score(ScoreArgs),
-    /// Evaluate a model on a data file (lines `metric<TAB>value`).
-    Eval(EvalArgs),
+    Score(score::ScoreArgs),
+    /// Evaluate a model on rows, pairs or sample orders (lines `metric<TAB>value`).
+    Eval(eval::EvalArgs),
     /// Reduce item attributes with RCDR (Kendall, Spearman) or PCA from sample orders.
     ///
-    /// Writes the basis as TSV. `train`/`eval` with --items/--orders learn and
-    /// evaluate from sample orders (see `ranklet train --items X --help`).
-    Reduce(ranklet::ordinal::ReduceArgs),
+    /// Writes the basis as TSV. `train --reduce METHOD:K` learns on the
+    /// reduced attributes directly.
+    Reduce(reduce::ReduceArgs),
     /// Show a model file's header, parameters summary and metadata.
-    Inspect(ranklet::export::InspectArgs),
+    Inspect(inspect::InspectArgs),
     /// Export a model as a C array and/or a copy without metadata (--strip-metadata).
-    Export(ranklet::export::ExportArgs),
+    Export(export::ExportArgs),
     /// Benchmarks of the numerical core.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
     /// Line plot (PNG) of the columns of a tab-separated file.
     #[command(hide = true)]
-    PlotLines(ranklet::plot::PlotLinesArgs),
+    PlotLines(plot_lines::PlotLinesArgs),
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
-        Command::Train(a) => commands::train(a),
-        Command::Score(a) => commands::score(a),
-        Command::Eval(a) => commands::eval(a),
-        Command::Reduce(a) => ranklet::ordinal::reduce(a),
-        Command::Inspect(a) => ranklet::export::inspect(a),
-        Command::Export(a) => ranklet::export::export(a),
+        Command::Train(a) => train::train(a),
+        Command::Score(a) => score::score(a),
+        Command::Eval(a) => eval::eval(a),
+        Command::Reduce(a) => reduce::reduce(a),
+        Command::Inspect(a) => inspect::inspect(a),
+        Command::Export(a) => export::export(a),
         Command::Bench(cmd) => bench::run(cmd).map_err(CliError::input),
-        Command::PlotLines(a) => ranklet::plot::plot_lines(a),
+        Command::PlotLines(a) => plot_lines::plot_lines(a),
     }
 }
 
 fn main() -> ExitCode {
-    // `train`/`eval` with --items/--orders: supervised ordering (ordinal.rs).
-    if let Some(code) = ranklet::ordinal::main_if_ordinal() {
-        return code;
+    match Cli::try_parse() {
+        Ok(cli) => exit_code(run(cli)),
+        Err(e) => usage_exit_code(&e),
     }
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
-        Err(e) => {
-            // clap prints usage errors itself; they are bad input (exit 2),
-            // --help and --version are not errors.
-            let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("ranklet").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn the_parser_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// What `main_if_ordinal` used to sniff from argv: `train`/`eval` with
+    /// `--items` take the supervised-ordering form, other commands do not
+    /// know `--items`. The one parser now decides by the flags given.
+    #[test]
+    fn ordinal_form_detection() {
+        let t = parse(&["train", "--algo", "err", "--items", "i.csv", "--orders", "o.txt", "-o", "m.rkl"]).unwrap();
+        assert!(
+            matches!(&t.command, Command::Train(a) if a.data.orders.paths().is_some() && a.data.rows.data.is_none())
+        );
+        let e = parse(&["eval", "-m", "m.rkl", "--items=i.csv", "--orders", "o.txt"]).unwrap();
+        assert!(matches!(&e.command, Command::Eval(a) if a.data.orders.paths().is_some()));
+        let r = parse(&["train", "--algo", "rls", "--data", "d.svm", "-o", "m.rkl"]).unwrap();
+        assert!(
+            matches!(&r.command, Command::Train(a) if a.data.orders.paths().is_none() && a.data.rows.data.is_some())
+        );
+        assert!(parse(&["score", "-m", "m.rkl", "--items", "i.csv"]).is_err());
+        assert!(parse(&[]).is_err());
+    }
+
+    /// Flags of another data kind are refused by the parser, naming both.
+    #[test]
+    fn flags_of_another_data_kind_are_refused() {
+        let base = ["train", "--algo", "err", "--items", "i.csv", "--orders", "o.txt", "-o", "m.rkl"];
+        for (extra, other) in [
+            (&["--data", "d.svm"][..], "--data"),
+            (&["--pairs", "p.txt"][..], "--pairs"),
+            (&["--kernel", "rbf:1"][..], "--kernel"),
+            (&["--cv", "3"][..], "--cv"),
+            (&["--label-col", "y"][..], "--label-col"),
+            (&["--standardize"][..], "--standardize"),
+        ] {
+            let args: Vec<&str> = base.iter().chain(extra).copied().collect();
+            let e = parse(&args).map(|_| ()).unwrap_err();
+            assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict, "{args:?}: {e}");
+            let msg = e.to_string();
+            assert!(msg.contains(other) && (msg.contains("--items") || msg.contains("--orders")), "{args:?}: {msg}");
+            assert!(e.use_stderr(), "a usage error exits 2");
         }
-    };
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ranklet: {e}");
-            ExitCode::from(e.code)
+        let e = parse(&["train", "--algo", "err", "--data", "d.svm", "--reduce", "pca:2", "-o", "m"])
+            .map(|_| ())
+            .unwrap_err();
+        assert!(e.to_string().contains("--reduce") && e.to_string().contains("--data"), "{e}");
+        let e = parse(&["eval", "-m", "m", "--data", "d.svm", "--items", "i.csv", "--orders", "o"])
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ArgumentConflict, "{e}");
+    }
+
+    #[test]
+    fn closed_sets_and_lists_are_parsed_by_clap() {
+        let base = ["train", "--algo", "rls", "--data", "d.svm", "-o", "m.rkl"];
+        for bad in
+            [["--cv", "1"], ["--cv", "x"], ["--precision", "f16"], ["--query-weight", "x"], ["--kernel", "sigmoid"]]
+        {
+            let args: Vec<&str> = base.iter().chain(&bad).copied().collect();
+            let e = parse(&args).map(|_| ()).unwrap_err();
+            use clap::error::ErrorKind;
+            assert!(matches!(e.kind(), ErrorKind::InvalidValue | ErrorKind::ValueValidation), "{args:?}: {e}");
+            assert!(e.use_stderr(), "a usage error exits 2");
         }
+        let args: Vec<&str> = base.iter().chain(&["--cv", "loo", "--kernel", "rbf:0.5,1"]).copied().collect();
+        let Command::Train(a) = parse(&args).unwrap().command else { panic!("train") };
+        assert_eq!(a.cv, Some(ranklet::cv::Scheme::Loo));
+        assert_eq!(a.kernel.0.len(), 2);
     }
 }

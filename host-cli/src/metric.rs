@@ -61,6 +61,16 @@ impl Metric {
         s.split(',').filter(|t| !t.trim().is_empty()).map(Metric::parse).collect()
     }
 
+    /// The rank correlation behind `kendall` (τ-b) and `spearman` (ρ), the
+    /// metrics that apply to sample orders as well as to labelled rows.
+    pub fn correlation(self) -> Option<Correlation> {
+        match self {
+            Metric::Kendall => Some(Correlation::KendallTauB),
+            Metric::Spearman => Some(Correlation::SpearmanRho),
+            _ => None,
+        }
+    }
+
     /// Whether larger values are better (false for the error metrics).
     pub fn higher_is_better(self) -> bool {
         !matches!(self, Metric::Disagreement | Metric::PairError)
@@ -97,7 +107,7 @@ impl Metric {
             Metric::Kendall | Metric::Spearman => {
                 // Per query, queries of constant labels skipped (as the
                 // pairwise metrics skip them), averaged in core.
-                let method = if self == Metric::Kendall { Correlation::KendallTauB } else { Correlation::SpearmanRho };
+                let method = self.correlation().unwrap_or(Correlation::KendallTauB);
                 let mut fwork = vec![0.0; metrics::real_workspace_len(n)];
                 metrics::correlation_by_query(labels, preds, query_ptr, method, &mut work, &mut fwork)
                     .map(|q| q.value)

@@ -664,3 +664,64 @@ fn pairs_training_and_pairerror() {
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.contains("pairs"), "{run:?}");
 }
+
+// ---------------------------------------------------------------------------
+// One grammar: `-m` everywhere, sample orders through the one parser.
+
+#[test]
+fn inspect_takes_the_model_with_m_and_keeps_the_positional_alias() {
+    let dir = Scratch::new("inspect-m");
+    let (model, mut bytes) = good_model(&dir);
+    let run = ranklet(&dir, [OsString::from("inspect"), "-m".into(), os(&model)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.starts_with("kind: linear\n"), "{run:?}");
+    let alias = ranklet(&dir, [OsString::from("inspect"), os(&model)]);
+    assert_eq!((alias.code, &alias.stdout), (Some(0), &run.stdout), "{alias:?}");
+    let both = ranklet(&dir, [OsString::from("inspect"), "-m".into(), os(&model), os(&model)]);
+    assert_bad_input(&both, &dir, None, None, &[]);
+    let none = ranklet(&dir, ["inspect"]);
+    assert_bad_input(&none, &dir, None, None, &["--model"]);
+    bytes.truncate(bytes.len() - 1);
+    fs::write(&model, &bytes).unwrap();
+    let bad = ranklet(&dir, [OsString::from("inspect"), "-m".into(), os(&model)]);
+    assert_bad_input(&bad, &dir, Some(&model), None, &[]);
+}
+
+const ITEMS: &str = "id,a,b,c\ni1,1.0,0.2,0.3\ni2,0.5,0.9,0.1\ni3,0.1,0.4,0.8\ni4,0.7,0.3,0.5\ni5,0.2,0.6,0.2\n";
+const ORDERS: &str = "i1 i4 i2 i5 i3\ni1 i2 i4 i3\ni4 i1 i5 i3\ni2 i1 i4 i5 i3\n";
+
+#[test]
+fn sample_orders_train_and_eval_through_the_one_parser() {
+    let dir = Scratch::new("orders");
+    let items = dir.input("items.csv", ITEMS);
+    let orders = dir.input("orders.txt", ORDERS);
+    let model = dir.out("o.rkl");
+    let mut args: Vec<OsString> =
+        ["train", "--algo", "err", "--reduce", "pca:2", "--items"].map(OsString::from).to_vec();
+    args.extend([os(&items), "--orders".into(), os(&orders), "-o".into(), os(&model)]);
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = ranklet(
+        &dir,
+        [OsString::from("eval"), "-m".into(), os(&model), "--items".into(), os(&items), "--orders".into(), os(&orders)],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let names: Vec<&str> = run.stdout.lines().filter_map(|l| l.split('\t').next()).collect();
+    assert_eq!(names, ["spearman", "kendall"], "{run:?}");
+    fs::remove_file(&model).unwrap();
+    // Flags of another data kind: refused by the parser, naming both flags.
+    for (flag, value) in [("--data", "x.light"), ("--kernel", "rbf:1"), ("--cv", "3"), ("--pairs", "p.txt")] {
+        let mut bad = args.clone();
+        bad.extend([flag.into(), value.into()]);
+        let run = ranklet(&dir, &bad);
+        assert_bad_input(&run, &dir, None, None, &[flag]);
+        assert!(run.stderr.contains("--items") || run.stderr.contains("--orders") || run.stderr.contains("--reduce"));
+    }
+    // A learner of rows on orders, and err on rows: bad input.
+    let mut rows_learner = args.clone();
+    rows_learner[2] = "kpcrank".into();
+    assert_bad_input(&ranklet(&dir, &rows_learner), &dir, None, None, &["kpcrank", "err"]);
+    let mut err_on_rows = train_args(&fixture("train.light"), &dir.out("m.rkl"), &[]);
+    err_on_rows[2] = "err".into();
+    assert_bad_input(&ranklet(&dir, &err_on_rows), &dir, None, None, &["--items"]);
+}

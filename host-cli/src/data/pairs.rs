@@ -27,16 +27,9 @@ use std::path::Path;
 use super::{parse_finite, quote, read_text, DataError, ErrorKind};
 
 /// One preference: row `winner` is preferred to row `loser` with the given
-/// magnitude.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Pair {
-    /// The preferred row.
-    pub winner: usize,
-    /// The other row.
-    pub loser: usize,
-    /// How strongly (finite, `>= 0`).
-    pub magnitude: f64,
-}
+/// magnitude (finite, `>= 0`). The reader returns core's type, which the
+/// learners take as is.
+pub use ranklet_core::graph::Pair;
 
 /// Reads a pairs file over a data set of `n_rows` rows. See the
 /// [module docs](self) for the format.

@@ -1,133 +1,39 @@
-//! `ranklet inspect` and `ranklet export`: look inside a model file, and
-//! turn it into a C array for firmware and/or a copy without metadata
-//! (`--strip-metadata`, the device copy).
+//! `ranklet export`: turn a model file into a C array for firmware and/or a
+//! copy without metadata (`--strip-metadata`, the device copy).
 //!
-//! Both read the model through the device parser (`ModelView::new_checked`),
-//! so a file they accept is a file a device accepts.
+//! The model is read through the device parser (`ModelView::new_checked`),
+//! so a file it accepts is a file a device accepts.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ranklet_core::format::{
-    field, Basis, BasisView, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model,
-    ModelKind, ModelSpec, ModelView,
+    Basis, BasisView, FeatureCentring, KernelCentring, KernelModel, LinearModel, Model, ModelSpec, ModelView,
 };
 
-use crate::commands::read_model;
+use crate::args::heading;
 use crate::error::{write_atomic, CliError};
-
-/// `ranklet inspect` arguments.
-#[derive(Args, Debug)]
-pub struct InspectArgs {
-    /// Model file (.rkl).
-    pub model: PathBuf,
-    /// Linear models: how many of the largest weights (by |w|) to list.
-    #[arg(long, default_value_t = 10)]
-    pub top: usize,
-}
+use crate::model_io::{crc_of, elem_name, kind_name, ModelArgs};
 
 /// `ranklet export` arguments.
 #[derive(Args, Debug)]
 pub struct ExportArgs {
-    /// Model file (.rkl).
-    #[arg(short, long)]
-    pub model: PathBuf,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Emit a C source defining `const uint8_t NAME[]` (8-byte aligned) and
     /// `const size_t NAME_len`.
-    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata")]
+    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata", help_heading = heading::OUTPUT)]
     pub c_array: Option<String>,
     /// Drop the metadata section: the same model (kind, element type,
     /// parameters bit for bit) re-emitted by the model writer without META.
     /// Without --c-array, writes the stripped `.rkl` to -o.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub strip_metadata: bool,
     /// Output file: the C file with --c-array (default: stdout; `-o FILE.c`
     /// also writes the matching header `FILE.h`), else the stripped model.
-    #[arg(short, long)]
+    #[arg(short, long, help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
-}
-
-fn kind_name(k: ModelKind) -> &'static str {
-    match k {
-        ModelKind::Linear => "linear",
-        ModelKind::KernelExpansion => "kernel-expansion",
-        _ => "unknown",
-    }
-}
-
-fn elem_name(e: ElementType) -> &'static str {
-    match e {
-        ElementType::F32 => "f32",
-        ElementType::F64 => "f64",
-    }
-}
-
-fn crc_of(bytes: &[u8]) -> u32 {
-    let at = bytes.len().saturating_sub(field::CRC_LEN);
-    bytes.get(at..).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
-}
-
-/// The `inspect` report (`key: value` lines, then metadata and weights).
-pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
-    let mut s = String::new();
-    let bytes = v.into_inner();
-    let p = v.producer_version();
-    let _ = writeln!(s, "kind: {}", kind_name(v.kind()));
-    let _ = writeln!(s, "dim: {}", v.dim());
-    let _ = writeln!(s, "element_type: {}", elem_name(v.element_type()));
-    let _ = writeln!(s, "bytes: {}", bytes.len());
-    let _ = writeln!(s, "checksum: crc32 {:#010x}", crc_of(bytes));
-    let _ = writeln!(s, "format_version: {}", v.format_version());
-    let _ = writeln!(s, "min_reader_version: {}", v.min_reader_version());
-    let _ = writeln!(s, "producer_version: {}.{}.{}", p[0], p[1], p[2]);
-    let _ = writeln!(s, "feature_centring: {}", if v.feature_centring().is_some() { "yes" } else { "no" });
-    if let Some(k) = v.kernel() {
-        let kernel = match k.kernel() {
-            Kernel::Linear => "linear".to_string(),
-            Kernel::Rbf { gamma } => format!("rbf gamma={gamma}"),
-            Kernel::Polynomial { gamma, coef0, degree } => {
-                format!("polynomial gamma={gamma} coef0={coef0} degree={degree}")
-            }
-        };
-        let _ = writeln!(s, "kernel: {kernel}");
-        let storage = match k.basis() {
-            BasisView::Dense(_) => "dense".to_string(),
-            BasisView::Sparse { values, .. } => format!("sparse ({} non-zeros)", values.len()),
-        };
-        let _ = writeln!(s, "basis_rows: {}", k.rows());
-        let _ = writeln!(s, "basis_storage: {storage}");
-        let _ = writeln!(s, "kernel_centring: {}", if k.centring().is_some() { "yes" } else { "no" });
-        let _ = writeln!(s, "offset: {}", k.offset());
-    }
-    if let Some(l) = v.linear() {
-        let _ = writeln!(s, "offset: {}", l.offset());
-        let mut w: Vec<(usize, f64)> = l.weights().iter().enumerate().collect();
-        w.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
-        let n = top.min(w.len());
-        let _ = writeln!(s, "largest_weights: {n} of {} by |w| (feature numbers 1-based)", w.len());
-        for (j, wj) in w.iter().take(n) {
-            let _ = writeln!(s, "  feature {}\t{wj}", j + 1);
-        }
-    }
-    let meta = v.metadata();
-    if meta.is_empty() {
-        let _ = writeln!(s, "metadata: (none)");
-    } else {
-        let _ = writeln!(s, "metadata:");
-        for line in meta.lines() {
-            let _ = writeln!(s, "  {line}");
-        }
-    }
-    s
-}
-
-/// `ranklet inspect`.
-pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
-    let bytes = read_model(&a.model)?;
-    let v = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    print!("{}", inspect_text(&v, a.top));
-    Ok(())
 }
 
 /// Whether `name` is a C identifier (and not a reserved-looking one).
@@ -256,7 +162,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
             return Err(CliError::input(format!("--c-array {name:?}: not a C identifier")));
         }
     }
-    let read = read_model(&a.model)?;
+    let read = a.model.read()?;
     let v = ModelView::new_checked(&read).map_err(|e| CliError::input(e.to_string()))?;
     let stripped;
     let v = if a.strip_metadata {
@@ -265,8 +171,11 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
     } else {
         v
     };
-    let source =
-        a.model.file_name().map_or_else(|| a.model.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let source = a
+        .model
+        .model
+        .file_name()
+        .map_or_else(|| a.model.model.display().to_string(), |n| n.to_string_lossy().into_owned());
     let Some(name) = a.c_array else {
         let Some(out) = a.output else {
             return Err(CliError::input("--strip-metadata without --c-array needs -o OUT.rkl".to_string()));
@@ -293,30 +202,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ranklet_core::format::{LinearModel, Model, ModelSpec};
-
-    fn model() -> Vec<u8> {
-        let w = [0.5, -3.0, 2.0];
-        let spec = ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.25, centring: None }), ElementType::F32)
-            .with_metadata("algorithm=rankrls\nlambda=1\n");
-        let mut b = vec![0u8; spec.buffer_len()];
-        spec.emit(&mut b).unwrap();
-        b
-    }
-
-    #[test]
-    fn inspect_lists_header_metadata_and_largest_weights() {
-        let b = model();
-        let v = ModelView::new_checked(&b).unwrap();
-        let t = inspect_text(&v, 2);
-        for want in ["kind: linear", "dim: 3", "element_type: f32", "format_version: 1.0", "min_reader_version: 1.0"] {
-            assert!(t.contains(want), "{want} missing:\n{t}");
-        }
-        assert!(t.contains(&format!("bytes: {}", b.len())));
-        assert!(t.contains("  feature 2\t-3\n  feature 3\t2\n"), "{t}");
-        assert!(!t.contains("feature 1\t"));
-        assert!(t.contains("  lambda=1"));
-    }
+    use crate::model_io::sample_model as model;
 
     #[test]
     fn strip_metadata_keeps_the_model_and_drops_meta() {

@@ -1,6 +1,4 @@
-//! `ranklet bench …`: benchmarks of the numerical core.
-//!
-//! `ranklet bench eigen --n N [--backend faer|portable] [--top K]
+//! `ranklet bench eigen`: `ranklet bench eigen --n N [--backend faer|portable] [--top K]
 //! [--repeat R] [--seed S] [--matrix rbf|random]` times the symmetric
 //! eigendecomposition (full, or the `K` largest pairs) of a fixed,
 //! reproducible matrix and prints one JSON line to stdout:
@@ -18,21 +16,13 @@
 
 use std::time::Instant;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 
 use ranklet_core::backend::{Backend, Portable};
 use ranklet_core::{MatMut, MatRef};
 
+use super::rng::SplitMix64;
 use crate::faer_backend::FaerBackend;
-
-/// Benchmarks.
-#[derive(Subcommand, Debug)]
-pub enum BenchCommand {
-    /// Time the symmetric eigendecomposition (full or top-k) of a kernel matrix.
-    Eigen(EigenArgs),
-    /// Time one training run of a learner on generated data.
-    Train(crate::bench_train::TrainBenchArgs),
-}
 
 /// Which backend the benchmark runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -94,41 +84,6 @@ pub struct EigenArgs {
     /// Matrix to decompose.
     #[arg(long, value_enum, default_value_t = BenchMatrix::Rbf)]
     pub matrix: BenchMatrix,
-}
-
-/// Runs a benchmark subcommand.
-pub fn run(cmd: BenchCommand) -> Result<(), String> {
-    match cmd {
-        BenchCommand::Eigen(args) => {
-            let line = bench_eigen(&args)?;
-            println!("{line}");
-            Ok(())
-        }
-        BenchCommand::Train(args) => {
-            let line = crate::bench_train::bench_train(&args)?;
-            println!("{line}");
-            Ok(())
-        }
-    }
-}
-
-/// splitmix64 (Steele, Lea & Flood 2014): tiny, reproducible, and easy to
-/// replicate in the numpy comparison script.
-pub(crate) struct SplitMix64(pub(crate) u64);
-
-impl SplitMix64 {
-    pub(crate) fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1) with 53 random bits.
-    pub(crate) fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
-    }
 }
 
 /// Dimension of the RBF points.
@@ -242,14 +197,6 @@ pub fn bench_eigen(args: &EigenArgs) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn splitmix_matches_the_reference_sequence() {
-        // splitmix64 seeded with 0: first outputs from the reference C code.
-        let mut r = SplitMix64(0);
-        assert_eq!(r.next_u64(), 0xE220_A839_7B1D_CDAF);
-        assert_eq!(r.next_u64(), 0x6E78_9E6A_A1B9_65F4);
-    }
 
     #[test]
     fn rbf_matrix_is_a_symmetric_unit_diagonal_kernel() {

@@ -15,8 +15,8 @@ use std::time::Instant;
 
 use clap::Args;
 
-use crate::bench::SplitMix64;
-use crate::commands::{kernel_name, parse_kernels};
+use super::rng::SplitMix64;
+use crate::args::{kernel_name, parse_kernel_list, KernelList};
 use crate::fit::{self, Algo, Params, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::table::Table;
@@ -28,8 +28,8 @@ pub struct TrainBenchArgs {
     #[arg(long, value_enum)]
     pub algo: Algo,
     /// Kernel (`linear`, `rbf:G`, `poly:D[:G[:C]]`).
-    #[arg(long, default_value = "rbf:0.1")]
-    pub kernel: String,
+    #[arg(long, default_value = "rbf:0.1", value_parser = parse_kernel_list)]
+    pub kernel: KernelList,
     /// Rows.
     #[arg(long)]
     pub n: usize,
@@ -72,7 +72,7 @@ pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
     if a.n < 2 || a.d == 0 || a.repeat == 0 {
         return Err("need --n ≥ 2, --d ≥ 1, --repeat ≥ 1".into());
     }
-    let kernel = *parse_kernels(&a.kernel).map_err(|e| e.msg)?.first().ok_or("no kernel")?;
+    let kernel = *a.kernel.0.first().ok_or("no kernel")?;
     let lambda = a.lambda.unwrap_or(if a.algo.is_kpc() { 0.0 } else { 1.0 });
     let params = Params { kernel, lambda, components: if a.algo.is_kpc() { a.components } else { 0 } };
     let table = bench_table(a.n, a.d, a.query_size, a.seed);

@@ -1,0 +1,214 @@
+//! Argument values shared by several commands: the help headings, the
+//! value enums of closed sets (`--precision`, `--query-weight`, `--format`),
+//! the typed value parsers (`--cv`, `--kernel`, `--metric`) that make clap
+//! report a bad value (exit 2), comma lists, and kernels (the `--kernel`
+//! grammar, its printed form and its model-file form).
+
+use clap::ValueEnum;
+use ranklet_core::format::{self, ElementType};
+use ranklet_core::graph::QueryWeight;
+use ranklet_core::kernel::Kernel;
+
+use crate::cv::Scheme;
+use crate::error::CliError;
+use crate::metric::Metric;
+
+/// The `--help` headings: one per data kind, then the learner, model
+/// selection and output.
+pub mod heading {
+    /// `--data` and how it is read.
+    pub const ROWS: &str = "Rows (SVMlight/CSV)";
+    /// `--pairs`.
+    pub const PAIRS: &str = "Pairwise preferences";
+    /// `--items`, `--orders`, `--reduce`.
+    pub const ORDERS: &str = "Sample orders (supervised ordering)";
+    /// The model a command reads.
+    pub const MODEL: &str = "Model";
+    /// The learner and its hyperparameters.
+    pub const LEARNER: &str = "Learner";
+    /// Model selection.
+    pub const CV: &str = "Cross-validation";
+    /// What is written.
+    pub const OUTPUT: &str = "Output";
+}
+
+/// `--precision`: the element type of a model file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum Precision {
+    /// Single precision (devices).
+    #[default]
+    F32,
+    /// Double precision.
+    F64,
+}
+
+impl Precision {
+    /// The model format's element type.
+    pub fn element(self) -> ElementType {
+        match self {
+            Precision::F32 => ElementType::F32,
+            Precision::F64 => ElementType::F64,
+        }
+    }
+}
+
+/// `--query-weight`: how the within-query graphs are weighted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+pub enum QueryWeightArg {
+    /// Each query counts equally: `L_q = I − 11ᵀ/l_q`.
+    #[default]
+    Equal,
+    /// Each pair counts equally: the plain Laplacian.
+    Pairs,
+}
+
+impl QueryWeightArg {
+    /// Core's weighting.
+    pub fn to_core(self) -> QueryWeight {
+        match self {
+            QueryWeightArg::Equal => QueryWeight::Equal,
+            QueryWeightArg::Pairs => QueryWeight::Pairs,
+        }
+    }
+    /// The name on the command line (and in model metadata).
+    pub fn name(self) -> &'static str {
+        match self {
+            QueryWeightArg::Equal => "equal",
+            QueryWeightArg::Pairs => "pairs",
+        }
+    }
+}
+
+/// `--format`: how a data file is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DataFormat {
+    /// SVMlight / LETOR lines `label [qid:q] i:v …`.
+    Svmlight,
+    /// CSV with a header.
+    Csv,
+}
+
+/// Value parser of `--cv`: a fold count `K ≥ 2`, or `loo`.
+pub fn parse_cv(s: &str) -> Result<Scheme, String> {
+    match s.trim() {
+        "loo" => Ok(Scheme::Loo),
+        k => k
+            .parse::<usize>()
+            .ok()
+            .filter(|&k| k >= 2)
+            .map(Scheme::KFold)
+            .ok_or_else(|| format!("'{k}' is neither a fold count ≥ 2 nor 'loo'")),
+    }
+}
+
+/// A parsed `--kernel` list (one kernel, or a grid).
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelList(pub Vec<Kernel>);
+
+/// Value parser of `--kernel` (through [`parse_kernels`]; clap names the
+/// flag, so the message drops its own `--kernel: `).
+pub fn parse_kernel_list(s: &str) -> Result<KernelList, String> {
+    parse_kernels(s).map(KernelList).map_err(|e| e.msg.trim_start_matches("--kernel: ").to_string())
+}
+
+/// Value parser of a single `--metric`.
+pub fn parse_metric(s: &str) -> Result<Metric, String> {
+    Metric::parse(s).map_err(|e| e.msg)
+}
+
+/// A parsed comma list of metrics.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MetricList(pub Vec<Metric>);
+
+/// Value parser of a `--metric` comma list.
+pub fn parse_metric_list(s: &str) -> Result<MetricList, String> {
+    Metric::parse_list(s).map(MetricList).map_err(|e| e.msg)
+}
+
+/// Parses a comma list of numbers.
+pub fn parse_list<T: std::str::FromStr>(flag: &str, s: &str) -> Result<Vec<T>, CliError> {
+    s.split(',')
+        .map(|t| {
+            t.trim().parse::<T>().map_err(|_| CliError::input(format!("--{flag}: '{}' is not a valid value", t.trim())))
+        })
+        .collect()
+}
+
+/// Parses one finite number.
+pub fn parse_f64(flag: &str, s: &str) -> Result<f64, CliError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(CliError::input(format!("--{flag}: '{}' is not a finite number", s.trim()))),
+    }
+}
+
+/// Parses `--kernel`: comma-separated specs where a bare number repeats the
+/// previous kernel with a new first parameter (`rbf:0.5,1,2`).
+pub fn parse_kernels(s: &str) -> Result<Vec<Kernel>, CliError> {
+    let mut out: Vec<Kernel> = Vec::new();
+    for tok in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let k = if tok.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            match out.last() {
+                Some(Kernel::Rbf { .. }) => Kernel::Rbf { gamma: parse_f64("kernel", tok)? },
+                Some(Kernel::Poly { gamma, coef0, .. }) => Kernel::Poly {
+                    degree: tok.parse().map_err(|_| CliError::input(format!("--kernel: bad degree '{tok}'")))?,
+                    gamma: *gamma,
+                    coef0: *coef0,
+                },
+                _ => return Err(CliError::input(format!("--kernel: '{tok}' does not follow an rbf or poly kernel"))),
+            }
+        } else {
+            let mut parts = tok.split(':');
+            match parts.next().unwrap_or("") {
+                "linear" if parts.clone().next().is_none() => Kernel::Linear,
+                "rbf" => {
+                    let g = parts.next().ok_or_else(|| CliError::input("--kernel: rbf needs its width, rbf:G"))?;
+                    Kernel::Rbf { gamma: parse_f64("kernel", g)? }
+                }
+                "poly" => {
+                    let d = parts.next().ok_or_else(|| CliError::input("--kernel: poly needs its degree, poly:D"))?;
+                    Kernel::Poly {
+                        degree: d.parse().map_err(|_| CliError::input(format!("--kernel: bad degree '{d}'")))?,
+                        gamma: parts.next().map(|g| parse_f64("kernel", g)).transpose()?.unwrap_or(1.0),
+                        coef0: parts.next().map(|c| parse_f64("kernel", c)).transpose()?.unwrap_or(1.0),
+                    }
+                }
+                _ => {
+                    return Err(CliError::input(format!(
+                        "--kernel: unknown kernel '{tok}' (linear, rbf:G, poly:D[:G[:C]])"
+                    )))
+                }
+            }
+        };
+        k.validate().map_err(|_| {
+            CliError::input(format!("--kernel: parameters of '{tok}' out of range (γ > 0, c ≥ 0, degree ≥ 1)"))
+        })?;
+        out.push(k);
+    }
+    if out.is_empty() {
+        return Err(CliError::input("--kernel: empty"));
+    }
+    Ok(out)
+}
+
+/// Human-readable kernel, as on the command line.
+pub fn kernel_name(k: &Kernel) -> String {
+    match *k {
+        Kernel::Linear => "linear".into(),
+        Kernel::Rbf { gamma } => format!("rbf:{gamma}"),
+        Kernel::Poly { degree, gamma, coef0 } => format!("poly:{degree}:{gamma}:{coef0}"),
+    }
+}
+
+/// The model file's form of a training kernel.
+pub fn to_format_kernel(k: &Kernel) -> Result<format::Kernel, CliError> {
+    Ok(match *k {
+        Kernel::Linear => format::Kernel::Linear,
+        Kernel::Rbf { gamma } => format::Kernel::Rbf { gamma },
+        Kernel::Poly { degree, gamma, coef0 } => format::Kernel::Polynomial {
+            gamma,
+            coef0,
+            degree: u8::try_from(degree).map_err(|_| CliError::input("polynomial degree above 255"))?,
+        },
+    })
+}

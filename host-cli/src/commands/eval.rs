@@ -1,0 +1,102 @@
+//! `ranklet eval`: metrics of a model (lines `metric<TAB>value`) on rows
+//! (`--data`, optionally `--pairs`) or on sample orders (`--items
+//! --orders`: mean Spearman ρ / Kendall τ-b over the orders).
+
+use std::path::Path;
+
+use clap::Args;
+use ranklet_core::format::ModelView;
+
+use crate::args::{heading, parse_metric_list, MetricList};
+use crate::error::CliError;
+use crate::input::{DataArgs, Loaded};
+use crate::metric::Metric;
+use crate::model_io::{score_items, score_rows, ModelArgs};
+use crate::ordering::mean_corr;
+
+/// `ranklet eval` arguments. Flags of one data kind are refused with the
+/// other (clap names both flags; exit 2).
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
+    /// pairerror with --pairs, or spearman,kendall with --items). ndcg and
+    /// map need graded labels ≥ 0; sample orders take spearman and kendall
+    /// (τ-b).
+    #[arg(long, value_parser = parse_metric_list, help_heading = heading::OUTPUT)]
+    pub metric: Option<MetricList>,
+}
+
+/// `ranklet eval`.
+pub fn eval(a: EvalArgs) -> Result<(), CliError> {
+    match a.data.orders.paths() {
+        Some((items, orders)) => eval_orders(&a, items, orders),
+        None => eval_rows(&a),
+    }
+}
+
+/// `ranklet eval --data …`.
+fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
+    let bytes = a.model.read()?;
+    let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let data_path = a.data.rows.path()?;
+    let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
+    let pairs = a.data.pairs.read(ds.n_rows())?;
+    let scores = score_rows(&view, &ds, data_path)?;
+    // NDCG and MAP need graded (non-negative) relevance labels, so they are
+    // computed on request only.
+    let metrics = match &a.metric {
+        Some(m) => m.0.clone(),
+        None if pairs.is_some() => vec![Metric::PairError],
+        None => vec![Metric::Disagreement, Metric::Cindex, Metric::Kendall],
+    };
+    let g = ds.query_groups();
+    let labels: Vec<f64> = g.rows().iter().map(|&r| ds.labels()[r]).collect();
+    let preds: Vec<f64> = g.rows().iter().map(|&r| scores[r]).collect();
+    // Every metric is computed before anything is printed: a metric that
+    // cannot be evaluated leaves stdout empty.
+    let mut lines = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        let v = match &pairs {
+            Some(p) => m.eval_pairs(&scores, p),
+            None => m.eval_labels(&labels, &preds, g.query_ptr()),
+        }
+        .map_err(|e| CliError::input(format!("{}: {}", data_path.display(), e.msg)))?;
+        lines.push(format!("{}\t{v:.6}", m.name()));
+    }
+    println!("{}", lines.join("\n"));
+    Ok(())
+}
+
+/// `ranklet eval --items … --orders …`: mean correlation with the orders.
+fn eval_orders(a: &EvalArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
+    let metrics = match &a.metric {
+        Some(m) => m.0.clone(),
+        None => vec![Metric::Spearman, Metric::Kendall],
+    };
+    let mut metrics_wanted = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        let c = m.correlation().ok_or_else(|| {
+            CliError::input(format!("--metric: unknown '{}' for sample orders (spearman, kendall)", m.name()))
+        })?;
+        metrics_wanted.push((m.name(), c));
+    }
+    if metrics_wanted.is_empty() {
+        return Err(CliError::input("--metric: empty"));
+    }
+    let bytes = a.model.read()?;
+    let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let data = Loaded::read(items, orders)?;
+    let scores = score_items(&view, &data.items, items)?;
+    for (name, c) in metrics_wanted {
+        let q = mean_corr(&scores, &data, c)?;
+        println!("{name}\t{:.6}", q.value);
+        if q.queries_skipped > 0 {
+            eprintln!("ranklet: note: {name}: {} orders skipped (all items scored equal)", q.queries_skipped);
+        }
+    }
+    Ok(())
+}

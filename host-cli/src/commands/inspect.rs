@@ -1,0 +1,111 @@
+//! `ranklet inspect`: a model file's header, parameters summary and
+//! metadata, read through the device parser (`ModelView::new_checked`), so a
+//! file it accepts is a file a device accepts.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use clap::Args;
+use ranklet_core::format::{BasisView, Kernel, ModelView};
+
+use crate::args::heading;
+use crate::error::CliError;
+use crate::model_io::{crc_of, elem_name, kind_name, read_model};
+
+/// `ranklet inspect` arguments: `-m MODEL` as for every command that reads
+/// a model; the former positional `inspect MODEL` is kept as a hidden alias.
+#[derive(Args, Debug)]
+pub struct InspectArgs {
+    /// Model file (.rkl).
+    #[arg(short, long, required_unless_present = "model_path", help_heading = heading::MODEL)]
+    pub model: Option<PathBuf>,
+    /// The model file given positionally (hidden alias of -m).
+    #[arg(hide = true, value_name = "MODEL", conflicts_with = "model")]
+    pub model_path: Option<PathBuf>,
+    /// Linear models: how many of the largest weights (by |w|) to list.
+    #[arg(long, default_value_t = 10, help_heading = heading::OUTPUT)]
+    pub top: usize,
+}
+
+/// The `inspect` report (`key: value` lines, then metadata and weights).
+pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
+    let mut s = String::new();
+    let bytes = v.into_inner();
+    let p = v.producer_version();
+    let _ = writeln!(s, "kind: {}", kind_name(v.kind()));
+    let _ = writeln!(s, "dim: {}", v.dim());
+    let _ = writeln!(s, "element_type: {}", elem_name(v.element_type()));
+    let _ = writeln!(s, "bytes: {}", bytes.len());
+    let _ = writeln!(s, "checksum: crc32 {:#010x}", crc_of(bytes));
+    let _ = writeln!(s, "format_version: {}", v.format_version());
+    let _ = writeln!(s, "min_reader_version: {}", v.min_reader_version());
+    let _ = writeln!(s, "producer_version: {}.{}.{}", p[0], p[1], p[2]);
+    let _ = writeln!(s, "feature_centring: {}", if v.feature_centring().is_some() { "yes" } else { "no" });
+    if let Some(k) = v.kernel() {
+        let kernel = match k.kernel() {
+            Kernel::Linear => "linear".to_string(),
+            Kernel::Rbf { gamma } => format!("rbf gamma={gamma}"),
+            Kernel::Polynomial { gamma, coef0, degree } => {
+                format!("polynomial gamma={gamma} coef0={coef0} degree={degree}")
+            }
+        };
+        let _ = writeln!(s, "kernel: {kernel}");
+        let storage = match k.basis() {
+            BasisView::Dense(_) => "dense".to_string(),
+            BasisView::Sparse { values, .. } => format!("sparse ({} non-zeros)", values.len()),
+        };
+        let _ = writeln!(s, "basis_rows: {}", k.rows());
+        let _ = writeln!(s, "basis_storage: {storage}");
+        let _ = writeln!(s, "kernel_centring: {}", if k.centring().is_some() { "yes" } else { "no" });
+        let _ = writeln!(s, "offset: {}", k.offset());
+    }
+    if let Some(l) = v.linear() {
+        let _ = writeln!(s, "offset: {}", l.offset());
+        let mut w: Vec<(usize, f64)> = l.weights().iter().enumerate().collect();
+        w.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
+        let n = top.min(w.len());
+        let _ = writeln!(s, "largest_weights: {n} of {} by |w| (feature numbers 1-based)", w.len());
+        for (j, wj) in w.iter().take(n) {
+            let _ = writeln!(s, "  feature {}\t{wj}", j + 1);
+        }
+    }
+    let meta = v.metadata();
+    if meta.is_empty() {
+        let _ = writeln!(s, "metadata: (none)");
+    } else {
+        let _ = writeln!(s, "metadata:");
+        for line in meta.lines() {
+            let _ = writeln!(s, "  {line}");
+        }
+    }
+    s
+}
+
+/// `ranklet inspect`.
+pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
+    let path = a.model.or(a.model_path).ok_or_else(|| CliError::input("-m MODEL is required"))?;
+    let bytes = read_model(&path)?;
+    let v = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    print!("{}", inspect_text(&v, a.top));
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_io::sample_model as model;
+
+    #[test]
+    fn inspect_lists_header_metadata_and_largest_weights() {
+        let b = model();
+        let v = ModelView::new_checked(&b).unwrap();
+        let t = inspect_text(&v, 2);
+        for want in ["kind: linear", "dim: 3", "element_type: f32", "format_version: 1.0", "min_reader_version: 1.0"] {
+            assert!(t.contains(want), "{want} missing:\n{t}");
+        }
+        assert!(t.contains(&format!("bytes: {}", b.len())));
+        assert!(t.contains("  feature 2\t-3\n  feature 3\t2\n"), "{t}");
+        assert!(!t.contains("feature 1\t"));
+        assert!(t.contains("  lambda=1"));
+    }
+}

@@ -1,0 +1,12 @@
+//! One module per subcommand: its clap arguments and the function that runs
+//! it. Commands call the shared layers (`input`, `model_io`, `ordering`,
+//! `fit`, `cv`, …); no other module imports a command.
+
+pub mod bench;
+pub mod eval;
+pub mod export;
+pub mod inspect;
+pub mod plot_lines;
+pub mod reduce;
+pub mod score;
+pub mod train;

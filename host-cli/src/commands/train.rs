@@ -1,0 +1,365 @@
+//! `ranklet train`: argument parsing in two stages (clap's raw flags here,
+//! validated objects in [`TrainPlan`]) and the orchestration of reading,
+//! cross-validation, fitting and writing. With `--items/--orders` it learns
+//! from sample orders (paper 003; `crate::ordering`).
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use ranklet_core::format::{self, ElementType};
+use ranklet_core::graph::QueryWeight;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::LearnError;
+use ranklet_core::LinalgError;
+
+use crate::args::{
+    heading, kernel_name, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
+};
+use crate::cv::{self, Grid, Scheme};
+use crate::error::{write_atomic, CliError};
+use crate::fit::{self, Algo, Fitted, Target};
+use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::input::{DataArgs, Loaded};
+use crate::metric::Metric;
+use crate::model_io::model_bytes;
+use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
+use crate::table::Table;
+
+/// The learner of `ranklet train`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TrainAlgo {
+    /// Regularised least squares on the scores (ridge regression); rows.
+    Rls,
+    /// Least squares on score differences within queries / pairs / orders.
+    Rankrls,
+    /// Regression on the top-p kernel principal components; rows.
+    Kpcr,
+    /// RankRLS on the top-p kernel principal components (000 §4); rows.
+    Kpcrank,
+    /// Expected Rank Regression (003 eq. 5); sample orders.
+    Err,
+}
+
+impl TrainAlgo {
+    /// The learner on rows (`--data`, `--pairs`).
+    fn on_rows(self) -> Result<Algo, CliError> {
+        match self {
+            TrainAlgo::Rls => Ok(Algo::Rls),
+            TrainAlgo::Rankrls => Ok(Algo::Rankrls),
+            TrainAlgo::Kpcr => Ok(Algo::Kpcr),
+            TrainAlgo::Kpcrank => Ok(Algo::Kpcrank),
+            TrainAlgo::Err => {
+                Err(CliError::input("--algo err learns from sample orders: give --items and --orders, not --data"))
+            }
+        }
+    }
+    /// The learner on sample orders (`--items`, `--orders`).
+    fn on_orders(self) -> Result<OrderAlgo, CliError> {
+        match self {
+            TrainAlgo::Err => Ok(OrderAlgo::Err),
+            TrainAlgo::Rankrls => Ok(OrderAlgo::Rankrls),
+            other => Err(CliError::input(format!(
+                "--algo {}: sample orders (--items/--orders) train err or rankrls",
+                other.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+            ))),
+        }
+    }
+}
+
+/// `ranklet train`: from rows (`--data`, optionally `--pairs`) or from
+/// sample orders (`--items --orders`). Flags of one data kind are refused
+/// with the other (clap names both flags; exit 2).
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub data: DataArgs,
+    /// Reduce the attributes first and learn on the reduced ones:
+    /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
+    /// back to the original attributes.
+    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "items", conflicts_with = "data", help_heading = heading::ORDERS)]
+    pub reduce: Option<(ReduceMethod, usize)>,
+    /// Learner: rls, rankrls, kpcr, kpcrank on rows; err, rankrls on sample
+    /// orders.
+    #[arg(long, value_enum, help_heading = heading::LEARNER)]
+    pub algo: TrainAlgo,
+    /// Kernel(s) (rows): `linear`, `rbf:G`, `poly:D[:G[:C]]`; a comma list
+    /// is a grid (`rbf:0.5,1,2` = three RBF widths).
+    #[arg(long, default_value = "linear", value_parser = parse_kernel_list, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub kernel: KernelList,
+    /// Ridge λ ≥ 0, or (rows) a comma list (grid). Default 1 for rls,
+    /// rankrls and err, 0 for kpcr and kpcrank.
+    #[arg(long, allow_hyphen_values = true, help_heading = heading::LEARNER)]
+    pub lambda: Option<String>,
+    /// Number of principal components (kpcr/kpcrank), or a comma list.
+    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub components: Option<String>,
+    /// Weighting of the within-query graphs (rows): `equal` (each query
+    /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
+    /// pair counts equally).
+    #[arg(long, value_enum, default_value_t, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub query_weight: QueryWeightArg,
+    /// Standardise every feature to mean 0 and standard deviation 1 over the
+    /// training rows; the model stores the transform and applies it when
+    /// scoring. Dense data only (centring would fill sparse rows).
+    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
+    pub standardize: bool,
+    /// Linear-algebra backend.
+    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
+    pub backend: BackendChoice,
+    /// Cross-validation (rows): a number of folds, or `loo` for the
+    /// closed-form leave-one-out (rls) / leave-query-out (rankrls). Required
+    /// for grids.
+    #[arg(long, value_name = "K|loo", value_parser = parse_cv, conflicts_with = "items", help_heading = heading::CV)]
+    pub cv: Option<Scheme>,
+    /// Metric that selects the grid point (default: disagreement, or
+    /// pairerror with --pairs).
+    #[arg(long, value_parser = parse_metric, conflicts_with = "items", help_heading = heading::CV)]
+    pub metric: Option<Metric>,
+    /// Seed of the fold assignment.
+    #[arg(long, default_value_t = 1, conflicts_with = "items", help_heading = heading::CV)]
+    pub seed: u64,
+    /// Also write the cross-validation curve as a PNG (needs --cv).
+    #[arg(long, conflicts_with = "items", help_heading = heading::CV)]
+    pub plot_cv: Option<PathBuf>,
+    /// Element type of the model file.
+    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
+    pub precision: Precision,
+    /// Output model file (.rkl).
+    #[arg(short, long, help_heading = heading::OUTPUT)]
+    pub output: PathBuf,
+}
+
+/// Validated training request (stage two of argument parsing).
+struct TrainPlan {
+    algo: Algo,
+    grid: Grid,
+    scheme: Option<Scheme>,
+    metric: Metric,
+    weight: QueryWeight,
+    element: ElementType,
+}
+
+impl TrainPlan {
+    fn new(a: &TrainArgs) -> Result<TrainPlan, CliError> {
+        let algo = a.algo.on_rows()?;
+        let kernels = a.kernel.0.clone();
+        let default_lambda = if algo.is_kpc() { "0" } else { "1" };
+        let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
+        if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+            return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
+        }
+        if !algo.is_kpc() {
+            if let Some(l) = lambdas.iter().find(|l| **l == 0.0) {
+                if !kernels.iter().all(|k| *k == Kernel::Linear) {
+                    return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
+                }
+            }
+        }
+        let components = match (&a.components, algo.is_kpc()) {
+            (Some(c), true) => {
+                let v: Vec<usize> = parse_list("components", c)?;
+                if v.contains(&0) {
+                    return Err(CliError::input("--components must be ≥ 1"));
+                }
+                v
+            }
+            (None, true) => return Err(CliError::input(format!("--algo {} needs --components P", algo.name()))),
+            (Some(_), false) => return Err(CliError::input("--components applies to kpcr and kpcrank only")),
+            (None, false) => vec![0],
+        };
+        let grid = Grid { kernels, lambdas, components };
+        let scheme = a.cv;
+        if grid.is_grid() && scheme.is_none() {
+            return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+        }
+        let metric = match a.metric {
+            Some(m) => m,
+            None if a.data.pairs.pairs.is_some() => Metric::PairError,
+            None => Metric::Disagreement,
+        };
+        if a.data.pairs.pairs.is_some() && metric != Metric::PairError {
+            return Err(CliError::input("with --pairs, model selection uses --metric pairerror"));
+        }
+        let weight = a.query_weight.to_core();
+        let element = a.precision.element();
+        Ok(TrainPlan { algo, grid, scheme, metric, weight, element })
+    }
+}
+
+/// `ranklet train`.
+pub fn train(a: TrainArgs) -> Result<(), CliError> {
+    match a.data.orders.paths() {
+        Some((items, orders)) => train_orders(&a, items, orders),
+        None => train_rows(&a),
+    }
+}
+
+/// `ranklet train --data …`.
+fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
+    let plan = TrainPlan::new(a)?;
+    let data_path = a.data.rows.path()?;
+    if a.plot_cv.is_some() && plan.scheme.is_none() {
+        return Err(CliError::input("--plot-cv needs --cv"));
+    }
+    let ds = a.data.rows.read(None)?;
+    let pairs = a.data.pairs.read(ds.n_rows())?;
+    if pairs.is_none() && ds.n_rows() < 2 {
+        return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
+    }
+    let mut table = Table::from_dataset(&ds, pairs.is_none());
+    let stats = if a.standardize {
+        if table.dense().is_none() {
+            return Err(CliError::input(format!(
+                "--standardize needs dense data; {} has {} features",
+                data_path.display(),
+                table.d()
+            )));
+        }
+        // Statistics of all training rows (also used inside CV folds).
+        let (mean, scale) = table.feature_stats();
+        table = table.standardized(&mean, &scale);
+        Some((mean, scale))
+    } else {
+        None
+    };
+    let target = match &pairs {
+        Some(p) => Target::Pairs(p),
+        None => Target::Labels(plan.weight),
+    };
+    let mut backend = HostBackend::new(a.backend);
+    let mut meta = format!(
+        "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
+        plan.algo.name(),
+        data_path.display(),
+        table.n(),
+        table.n_queries(),
+        a.query_weight.name()
+    );
+    // The CV table is printed (and plotted) only once the model is written,
+    // so a failed run prints nothing to stdout and leaves no file.
+    let mut cv_report = None;
+    let chosen = match plan.scheme {
+        Some(scheme) => {
+            let report =
+                cv::cross_validate(&mut backend, plan.algo, &plan.grid, &table, &target, scheme, plan.metric, a.seed)?;
+            let best = report.best().ok_or_else(|| {
+                let why = report.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
+                CliError::input(format!("no grid point could be evaluated: {why}"))
+            })?;
+            meta.push_str(&format!("cv={}\ncv_metric={}\n", report.scheme, report.metric.name()));
+            for (i, p) in report.points.iter().enumerate() {
+                meta.push_str(&format!(
+                    "cv.{i}=kernel={} lambda={} components={} mean={} std={}\n",
+                    kernel_name(&p.params.kernel),
+                    p.params.lambda,
+                    p.params.components,
+                    p.mean(),
+                    p.std()
+                ));
+            }
+            let chosen = report.points[best].params;
+            cv_report = Some(report);
+            chosen
+        }
+        None => plan.grid.points()[0],
+    };
+    let fitted = fit::fit(&mut backend, plan.algo, &chosen, &table, &target).map_err(|e| match e {
+        LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
+            CliError::failure(e.to_string())
+        }
+        LearnError::Unsupported => {
+            CliError::input("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs")
+        }
+        _ => CliError::input(e.to_string()),
+    })?;
+    meta.push_str(&format!(
+        "kernel={}\nlambda={}\n{}",
+        kernel_name(&chosen.kernel),
+        chosen.lambda,
+        if plan.algo.is_kpc() { format!("components={}\n", chosen.components) } else { String::new() }
+    ));
+    eprintln!(
+        "chosen: kernel={} lambda={}{}",
+        kernel_name(&chosen.kernel),
+        chosen.lambda,
+        if plan.algo.is_kpc() { format!(" components={}", chosen.components) } else { String::new() }
+    );
+    if stats.is_some() {
+        meta.push_str("standardize=1\n");
+    }
+    let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
+    let bytes = model_bytes(&fitted, ds.n_features(), plan.element, &meta, centring)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    if let Some(report) = &cv_report {
+        print_cv(report, plan.algo);
+        if let Some(png) = &a.plot_cv {
+            crate::plot::plot_cv(png, report, plan.algo)?;
+        }
+    }
+    Ok(())
+}
+
+fn print_cv(report: &cv::CvReport, algo: Algo) {
+    println!("# cross-validation: {}, metric {}", report.scheme, report.metric.name());
+    println!("kernel\tlambda\t{}mean\tstd", if algo.is_kpc() { "components\t" } else { "" });
+    for p in &report.points {
+        let comp = if algo.is_kpc() { format!("{}\t", p.params.components) } else { String::new() };
+        match &p.failure {
+            Some(why) if !p.mean().is_finite() => {
+                println!("{}\t{}\t{comp}-\t-\t# {why}", kernel_name(&p.params.kernel), p.params.lambda)
+            }
+            _ => println!(
+                "{}\t{}\t{comp}{:.6}\t{:.6}",
+                kernel_name(&p.params.kernel),
+                p.params.lambda,
+                p.mean(),
+                p.std()
+            ),
+        }
+    }
+}
+
+/// `ranklet train --items … --orders …`.
+fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
+    let algo = a.algo.on_orders()?;
+    let lambda = match parse_list::<f64>("lambda", a.lambda.as_deref().unwrap_or("1"))?[..] {
+        [l] => l,
+        _ => return Err(CliError::input("--lambda: sample-order training takes one λ, not a grid")),
+    };
+    if !(lambda.is_finite() && lambda >= 0.0) {
+        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {lambda}")));
+    }
+    let reduce = a.reduce;
+    let data = Loaded::read(items, orders)?;
+    let mut backend = HostBackend::new(a.backend);
+    let basis = match reduce {
+        Some((m, k)) => Some(compute_basis(&mut backend, &data, m, k)?.0),
+        None => None,
+    };
+    let (w, offset) = fit_orders(&mut backend, &data, algo, lambda, basis.as_deref())?;
+    let algo = match algo {
+        OrderAlgo::Err => "err",
+        OrderAlgo::Rankrls => "rankrls",
+    };
+    let mut meta = format!(
+        "algorithm={algo}\nitems={}\norders={}\nn_orders={}\nlambda={}\nattributes={}\n",
+        items.display(),
+        orders.display(),
+        data.order_ptr.len() - 1,
+        lambda,
+        data.items.attr_names().join(",")
+    );
+    if let (Some((m, k)), Some(b)) = (reduce, &basis) {
+        meta.push_str(&format!("reduce={}:{k}\n", m.name()));
+        let rows: Vec<String> = b
+            .chunks(data.items.n_attrs())
+            .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))
+            .collect();
+        meta.push_str(&format!("basis={}\n", rows.join(";")));
+    }
+    let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), a.precision.element(), &meta, None)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    Ok(())
+}

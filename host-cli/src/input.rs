@@ -1,0 +1,187 @@
+//! The data a command reads, as clap argument groups with their help
+//! headings: the `--data` rows (SVMlight or CSV), the `--pairs` over those
+//! rows, and the `--items`/`--orders` of supervised ordering; and reading
+//! them (errors name the file and line).
+
+use std::path::{Path, PathBuf};
+
+use clap::{ArgGroup, Args};
+use ranklet_core::graph::Pair;
+use ranklet_core::MatRef;
+
+use crate::args::{heading, DataFormat};
+use crate::data::orders::{read_items, read_orders, Items};
+use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset};
+use crate::error::CliError;
+
+/// Rows of labelled feature vectors: `--data` and how it is read.
+///
+/// `--data` is optional here so that `train`/`eval` can take sample orders
+/// instead; each command makes it required where it is the only kind.
+#[derive(Args, Debug, Clone)]
+pub struct RowsArgs {
+    /// Data file: SVMlight/LETOR (`label [qid:q] i:v …`) or CSV (by the
+    /// `.csv` extension, or `--format csv`).
+    #[arg(long, help_heading = heading::ROWS)]
+    pub data: Option<PathBuf>,
+    /// File format; by default from the extension.
+    #[arg(long, value_enum, help_heading = heading::ROWS)]
+    pub format: Option<DataFormat>,
+    /// CSV: the label column (default `label`).
+    #[arg(long, help_heading = heading::ROWS)]
+    pub label_col: Option<String>,
+    /// CSV: the query-id column.
+    #[arg(long, help_heading = heading::ROWS)]
+    pub qid_col: Option<String>,
+    /// SVMlight: the feature dimension to learn over (default: the largest
+    /// index in the file). Set it when test data may use higher indices and
+    /// the kernel is RBF, whose value depends on every feature.
+    #[arg(long, help_heading = heading::ROWS)]
+    pub num_features: Option<usize>,
+}
+
+impl RowsArgs {
+    /// The `--data` file (clap requires it wherever rows are the input).
+    pub fn path(&self) -> Result<&Path, CliError> {
+        self.data.as_deref().ok_or_else(|| CliError::input("--data is required"))
+    }
+
+    /// Whether the data is read as CSV (by `--format`, else the extension).
+    pub fn is_csv(&self) -> bool {
+        match self.format {
+            Some(f) => f == DataFormat::Csv,
+            None => self.data.as_deref().and_then(Path::extension).is_some_and(|e| e.eq_ignore_ascii_case("csv")),
+        }
+    }
+
+    /// Reads the rows, with the feature dimension fixed to `num_features`
+    /// when scoring against a model.
+    pub fn read(&self, num_features: Option<usize>) -> Result<Dataset, CliError> {
+        let path = self.path()?;
+        if self.is_csv() {
+            let opts = CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone() };
+            let ds = data::csv::read_csv(path, &opts)?;
+            if let Some(d) = num_features {
+                if ds.n_features() != d {
+                    return Err(CliError::input(format!(
+                        "{}: {} feature columns, the model has {d}",
+                        path.display(),
+                        ds.n_features()
+                    )));
+                }
+            }
+            Ok(ds)
+        } else {
+            if self.label_col.is_some() || self.qid_col.is_some() {
+                return Err(CliError::input("--label-col/--qid-col apply to CSV data only"));
+            }
+            // When scoring, SVMlight data is read at its own width and
+            // `score_rows` decides what features beyond the model mean.
+            let num_features = if num_features.is_some() { None } else { self.num_features };
+            Ok(data::svmlight::read_svmlight(path, &SvmlightOptions { num_features })?)
+        }
+    }
+}
+
+/// Pairwise preferences over the rows of `--data`.
+#[derive(Args, Debug, Clone)]
+pub struct PairsArgs {
+    /// Pairwise preferences `winner loser [magnitude]` over the 0-based rows
+    /// of --data; the labels of --data are then not used.
+    #[arg(long, requires = "data", help_heading = heading::PAIRS)]
+    pub pairs: Option<PathBuf>,
+}
+
+impl PairsArgs {
+    /// Reads the pairs, if given, over `n_rows` rows.
+    pub fn read(&self, n_rows: usize) -> Result<Option<Vec<Pair>>, CliError> {
+        Ok(match &self.pairs {
+            Some(p) => Some(data::pairs::read_pairs(p, n_rows)?),
+            None => None,
+        })
+    }
+}
+
+/// The data of a command that learns or evaluates from any kind: rows
+/// (`--data`), optionally with `--pairs`, or sample orders (`--items
+/// --orders`). One of `--data` and `--items` is required; every sample-order
+/// flag conflicts with every rows or pairs flag (clap's message names both;
+/// exit 2).
+#[derive(Args, Debug, Clone)]
+#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
+#[command(group(
+    ArgGroup::new("sample_orders")
+        .args(["items", "orders"])
+        .multiple(true)
+        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
+))]
+pub struct DataArgs {
+    #[command(flatten)]
+    pub rows: RowsArgs,
+    #[command(flatten)]
+    pub pairs: PairsArgs,
+    #[command(flatten)]
+    pub orders: OrdersArgs,
+}
+
+/// Sample orders over items (supervised ordering, paper 003).
+///
+/// Optional here so that `train`/`eval` can take rows instead; `reduce`
+/// requires them.
+#[derive(Args, Debug, Clone)]
+pub struct OrdersArgs {
+    /// Items CSV: an `id` column and numeric attribute columns.
+    #[arg(long, requires = "orders", help_heading = heading::ORDERS)]
+    pub items: Option<PathBuf>,
+    /// Sample orders: one order per line, item ids most preferred first.
+    #[arg(long, requires = "items", help_heading = heading::ORDERS)]
+    pub orders: Option<PathBuf>,
+}
+
+impl OrdersArgs {
+    /// The items and orders files, when both are given.
+    pub fn paths(&self) -> Option<(&Path, &Path)> {
+        Some((self.items.as_deref()?, self.orders.as_deref()?))
+    }
+}
+
+/// Items and orders in the CSR form core takes.
+pub struct Loaded {
+    /// The items.
+    pub items: Items,
+    /// Order boundaries.
+    pub order_ptr: Vec<usize>,
+    /// Item indices, most preferred first within each order.
+    pub flat: Vec<usize>,
+}
+
+impl Loaded {
+    /// The items' attributes, row-major.
+    pub fn x(&self) -> Result<MatRef<'_, f64>, CliError> {
+        MatRef::from_row_major(self.items.attrs(), self.items.len(), self.items.n_attrs())
+            .map_err(|e| CliError::failure(e.to_string()))
+    }
+    /// The length of the longest order.
+    pub fn max_len(&self) -> usize {
+        self.order_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    }
+}
+
+impl Loaded {
+    /// Reads and checks the items and orders files (errors name the file
+    /// and line).
+    pub fn read(items_path: &Path, orders_path: &Path) -> Result<Loaded, CliError> {
+        let items = read_items(items_path)?;
+        if items.n_attrs() == 0 {
+            return Err(CliError::input(format!("{}: the items have no attribute columns", items_path.display())));
+        }
+        let orders = read_orders(orders_path, &items)?;
+        let mut order_ptr = vec![0];
+        let mut flat = Vec::new();
+        for o in &orders {
+            flat.extend_from_slice(o);
+            order_ptr.push(flat.len());
+        }
+        Ok(Loaded { items, order_ptr, flat })
+    }
+}

@@ -1,0 +1,169 @@
+//! Supervised ordering from sample orders (paper 003): the glue between the
+//! items/orders files and `ranklet_core::learn::ordering`, used by `ranklet reduce`,
+//! and by `ranklet train` / `ranklet eval` when they are given
+//! `--items/--orders`.
+//!
+//! The algorithms (ERR, Kendall/Spearman RCDR, PCA, the fold-back of a
+//! reduced model) are in `ranklet_core::learn::ordering`; this module calls core and
+//! maps its errors.
+//!
+//! ```text
+//! ranklet reduce --method rcdr-kendall|rcdr-spearman|pca --items I --orders O --dims K -o BASIS.tsv
+//! ranklet train --algo err|rankrls --items I --orders O [--lambda L] [--reduce METHOD:K] -o MODEL.rkl
+//! ranklet eval -m MODEL.rkl --items I --orders O [--metric spearman,kendall]
+//! ```
+
+use clap::ValueEnum;
+use ranklet_core::learn::ordering::{self as order, OrderError, OrderLearner, RankCorr};
+use ranklet_core::metrics::{self, Correlation};
+use ranklet_core::LinalgError;
+
+use crate::error::CliError;
+use crate::hostbackend::HostBackend;
+use crate::input::Loaded;
+
+/// A dimension-reduction method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReduceMethod {
+    /// Kendall RCDR (003 §3, Fig. 3 with τ).
+    RcdrKendall,
+    /// Spearman RCDR (Fig. 3 with ρ).
+    RcdrSpearman,
+    /// PCA of the attributes of the objects in the orders.
+    Pca,
+}
+
+impl ReduceMethod {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceMethod::RcdrKendall => "rcdr-kendall",
+            ReduceMethod::RcdrSpearman => "rcdr-spearman",
+            ReduceMethod::Pca => "pca",
+        }
+    }
+}
+
+/// Maps a core error to the CLI's: numerical breakdown is exit 1, anything
+/// about the input exit 2.
+fn core_err(ctx: &str, e: OrderError) -> CliError {
+    match e {
+        OrderError::Linalg(LinalgError::NotPositiveDefinite { .. })
+        | OrderError::Linalg(LinalgError::Singular { .. })
+        | OrderError::Linalg(LinalgError::NoConvergence { .. }) => CliError::failure(format!("{ctx}: {e}")),
+        _ => CliError::input(format!("{ctx}: {e}")),
+    }
+}
+
+/// A basis (`K′ × d`, row-major) and one number per component (`‖R‖/N`
+/// for RCDR, the contribution ratio for PCA).
+pub fn compute_basis(
+    backend: &mut HostBackend,
+    data: &Loaded,
+    method: ReduceMethod,
+    dims: usize,
+) -> Result<(Vec<f64>, Vec<f64>), CliError> {
+    let (n, d) = (data.items.len(), data.items.n_attrs());
+    if dims == 0 || dims > d {
+        return Err(CliError::input(format!("--dims {dims}: must be between 1 and {d} (the number of attributes)")));
+    }
+    let x = data.x()?;
+    let (mut basis, mut norms) = (vec![0.0; dims * d], vec![0.0; dims]);
+    let ml = data.max_len();
+    let ctx = method.name();
+    match method {
+        ReduceMethod::RcdrKendall | ReduceMethod::RcdrSpearman => {
+            let corr = if method == ReduceMethod::RcdrKendall { RankCorr::Kendall } else { RankCorr::Spearman };
+            let mut work = vec![0.0; order::rcdr_workspace_len(n, d, dims, ml)];
+            let mut iwork = vec![0; order::rcdr_iwork_len(n, ml)];
+            order::rcdr(x, &data.order_ptr, &data.flat, corr, &mut basis, &mut norms, &mut work, &mut iwork)
+                .map_err(|e| core_err(ctx, e))?;
+        }
+        ReduceMethod::Pca => {
+            let mut work = vec![0.0; order::pca_workspace_len(d)];
+            let mut iwork = vec![0; order::pca_iwork_len(n)];
+            order::pca(backend, x, &data.order_ptr, &data.flat, &mut basis, &mut norms, &mut work, &mut iwork)
+                .map_err(|e| core_err(ctx, e))?;
+        }
+    }
+    Ok((basis, norms))
+}
+
+/// The learner of `ranklet train --items …`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OrderAlgo {
+    /// Expected Rank Regression (003 eq. 5).
+    Err,
+    /// RankRLS with each order as a query.
+    Rankrls,
+}
+
+pub fn parse_reduce(s: &str) -> Result<(ReduceMethod, usize), CliError> {
+    let bad = || CliError::input(format!("--reduce '{s}': expected rcdr-kendall:K, rcdr-spearman:K or pca:K"));
+    let (m, k) = s.split_once(':').ok_or_else(bad)?;
+    let m = ReduceMethod::from_str(m.trim(), false).map_err(|_| bad())?;
+    let k = k.trim().parse::<usize>().map_err(|_| bad())?;
+    Ok((m, k))
+}
+
+/// Value parser of `--reduce METHOD:K` (through [`parse_reduce`]).
+pub fn parse_reduce_arg(s: &str) -> Result<(ReduceMethod, usize), String> {
+    parse_reduce(s).map_err(|e| e.msg)
+}
+
+/// Fits a linear model (over the original attributes) from orders.
+pub fn fit_orders(
+    backend: &mut HostBackend,
+    data: &Loaded,
+    algo: OrderAlgo,
+    lambda: f64,
+    basis: Option<&[f64]>,
+) -> Result<(Vec<f64>, f64), CliError> {
+    let (n, d) = (data.items.len(), data.items.n_attrs());
+    let dz = basis.map_or(d, |b| b.len() / d);
+    let learner = match algo {
+        OrderAlgo::Err => OrderLearner::Err,
+        OrderAlgo::Rankrls => OrderLearner::RankRls,
+    };
+    let mut w = vec![0.0; d];
+    let mut work = vec![0.0; order::fit_linear_workspace_len(data.flat.len(), dz)];
+    let mut iwork = vec![0; order::fit_linear_iwork_len(n)];
+    let offset = order::fit_linear(
+        backend,
+        data.x()?,
+        &data.order_ptr,
+        &data.flat,
+        learner,
+        lambda,
+        basis,
+        &mut w,
+        &mut work,
+        &mut iwork,
+    )
+    .map_err(|e| core_err("training", e))?;
+    Ok((w, offset))
+}
+
+/// Mean correlation between `scores` and the orders.
+pub fn mean_corr(scores: &[f64], data: &Loaded, c: Correlation) -> Result<metrics::QueryMean, CliError> {
+    let ml = data.max_len();
+    let mut work = vec![0; metrics::index_workspace_len(ml)];
+    let mut fwork = vec![0.0; metrics::real_workspace_len(ml)];
+    metrics::mean_order_correlation(scores, &data.order_ptr, &data.flat, c, &mut work, &mut fwork)
+        .map_err(|e| CliError::input(format!("evaluation: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_spec() {
+        assert_eq!(parse_reduce("pca:3").unwrap(), (ReduceMethod::Pca, 3));
+        assert_eq!(parse_reduce("rcdr-kendall:2").unwrap(), (ReduceMethod::RcdrKendall, 2));
+        assert_eq!(parse_reduce("rcdr-spearman: 1").unwrap(), (ReduceMethod::RcdrSpearman, 1));
+        for bad in ["pca", "pca:x", "lda:2", ":2", "pca:-1"] {
+            assert_eq!(parse_reduce(bad).unwrap_err().code, 2, "{bad}");
+        }
+    }
+}
