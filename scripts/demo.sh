@@ -6,8 +6,14 @@
 # parser a device uses.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -p ranklet
-R="${CARGO_TARGET_DIR:-target}/release/ranklet"
+# One build for the demo and the tests: the `test` profile (optimised,
+# debug assertions on) and every target, so that `cargo test --workspace`
+# afterwards compiles nothing but doc tests. (A release build here would
+# compile the whole dependency tree a second time; building only the binary
+# would too, because the tests' dev-dependencies change the features of
+# shared dependencies.)
+cargo build --profile test --workspace --all-targets
+R="${CARGO_TARGET_DIR:-target}/debug/ranklet"
 out=target/demo
 mkdir -p "$out"
 data=data/wine-quality/winequality_red.csv
