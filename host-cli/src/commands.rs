@@ -153,54 +153,25 @@ fn parse_list<T: std::str::FromStr>(flag: &str, s: &str) -> Result<Vec<T>, CliEr
         .collect()
 }
 
-fn parse_f64(flag: &str, s: &str) -> Result<f64, CliError> {
-    match s.trim().parse::<f64>() {
-        Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(CliError::input(format!("--{flag}: '{}' is not a finite number", s.trim()))),
-    }
-}
-
-/// Parses `--kernel`: comma-separated specs where a bare number repeats the
-/// previous kernel with a new first parameter (`rbf:0.5,1,2`).
+/// Parses `--kernel`: comma-separated specs (each read by core's
+/// `Kernel::from_str`) where a bare number repeats the previous kernel with a
+/// new first parameter (`rbf:0.5,1,2`).
 pub fn parse_kernels(s: &str) -> Result<Vec<Kernel>, CliError> {
     let mut out: Vec<Kernel> = Vec::new();
     for tok in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
-        let k = if tok.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        let spec = if tok.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+            if tok.contains(':') {
+                return Err(CliError::input(format!("--kernel: '{tok}' is not a number")));
+            }
             match out.last() {
-                Some(Kernel::Rbf { .. }) => Kernel::Rbf { gamma: parse_f64("kernel", tok)? },
-                Some(Kernel::Poly { gamma, coef0, .. }) => Kernel::Poly {
-                    degree: tok.parse().map_err(|_| CliError::input(format!("--kernel: bad degree '{tok}'")))?,
-                    gamma: *gamma,
-                    coef0: *coef0,
-                },
+                Some(Kernel::Rbf { .. }) => format!("rbf:{tok}"),
+                Some(Kernel::Polynomial { gamma, coef0, .. }) => format!("poly:{tok}:{gamma}:{coef0}"),
                 _ => return Err(CliError::input(format!("--kernel: '{tok}' does not follow an rbf or poly kernel"))),
             }
         } else {
-            let mut parts = tok.split(':');
-            match parts.next().unwrap_or("") {
-                "linear" if parts.clone().next().is_none() => Kernel::Linear,
-                "rbf" => {
-                    let g = parts.next().ok_or_else(|| CliError::input("--kernel: rbf needs its width, rbf:G"))?;
-                    Kernel::Rbf { gamma: parse_f64("kernel", g)? }
-                }
-                "poly" => {
-                    let d = parts.next().ok_or_else(|| CliError::input("--kernel: poly needs its degree, poly:D"))?;
-                    Kernel::Poly {
-                        degree: d.parse().map_err(|_| CliError::input(format!("--kernel: bad degree '{d}'")))?,
-                        gamma: parts.next().map(|g| parse_f64("kernel", g)).transpose()?.unwrap_or(1.0),
-                        coef0: parts.next().map(|c| parse_f64("kernel", c)).transpose()?.unwrap_or(1.0),
-                    }
-                }
-                _ => {
-                    return Err(CliError::input(format!(
-                        "--kernel: unknown kernel '{tok}' (linear, rbf:G, poly:D[:G[:C]])"
-                    )))
-                }
-            }
+            tok.to_string()
         };
-        k.validate().map_err(|_| {
-            CliError::input(format!("--kernel: parameters of '{tok}' out of range (γ > 0, c ≥ 0, degree ≥ 1)"))
-        })?;
+        let k = spec.parse::<Kernel>().map_err(|e| CliError::input(format!("--kernel: '{tok}': {e}")))?;
         out.push(k);
     }
     if out.is_empty() {
@@ -211,11 +182,7 @@ pub fn parse_kernels(s: &str) -> Result<Vec<Kernel>, CliError> {
 
 /// Human-readable kernel, as on the command line.
 pub fn kernel_name(k: &Kernel) -> String {
-    match *k {
-        Kernel::Linear => "linear".into(),
-        Kernel::Rbf { gamma } => format!("rbf:{gamma}"),
-        Kernel::Poly { degree, gamma, coef0 } => format!("poly:{degree}:{gamma}:{coef0}"),
-    }
+    k.to_string()
 }
 
 /// Validated training request (stage two of argument parsing).
@@ -406,18 +373,6 @@ fn print_cv(report: &cv::CvReport, algo: Algo) {
     }
 }
 
-fn to_format_kernel(k: &Kernel) -> Result<format::Kernel, CliError> {
-    Ok(match *k {
-        Kernel::Linear => format::Kernel::Linear,
-        Kernel::Rbf { gamma } => format::Kernel::Rbf { gamma },
-        Kernel::Poly { degree, gamma, coef0 } => format::Kernel::Polynomial {
-            gamma,
-            coef0,
-            degree: u8::try_from(degree).map_err(|_| CliError::input("polynomial degree above 255"))?,
-        },
-    })
-}
-
 /// Serialises a fitted model.
 pub fn model_bytes(
     fitted: &Fitted,
@@ -461,7 +416,7 @@ pub fn model_bytes(
             };
             format::Model::Kernel(format::KernelModel {
                 dim: d,
-                kernel: to_format_kernel(kernel)?,
+                kernel: *kernel,
                 basis: b,
                 coeffs: alpha,
                 offset: *offset,
@@ -506,7 +461,7 @@ pub fn read_model(path: &Path) -> Result<Vec<u8>, CliError> {
 /// `--num-features`).
 pub fn score_rows(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<f64>, CliError> {
     let dim = view.dim();
-    let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(format::Kernel::Rbf { .. }));
+    let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(Kernel::Rbf { .. }));
     let mut out = Vec::with_capacity(ds.n_rows());
     let (mut idx, mut vals32) = (Vec::new(), Vec::new());
     let mut dropped_rows = 0usize;

@@ -98,9 +98,9 @@ pub enum FormatError {
     NonFinite,
     /// A feature scale is zero.
     BadScale,
-    /// The kernel code is unknown, or a kernel parameter is outside its
-    /// domain (RBF `gamma <= 0`, polynomial degree 0, nonzero unused
-    /// parameters).
+    /// The kernel code is unknown, or a kernel parameter is outside the
+    /// domain of [`Kernel`](crate::kernel::Kernel) (`gamma <= 0`, polynomial
+    /// `coef0 < 0` or degree 0, nonzero unused parameters).
     BadKernel,
     /// The sparse basis is not well-formed CSR: `row_ptr` does not start at
     /// 0, decreases, or does not end at the number of non-zeros; or a

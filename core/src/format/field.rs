@@ -129,8 +129,8 @@ pub mod kernel {
         ("degree", DEGREE..DEGREE + 1, "u8", "polynomial degree >= 1; 0 otherwise"),
         ("reserved", RESERVED..RESERVED + 1, "u8", "0"),
         ("rows", ROWS, "u32", "basis rows m >= 1"),
-        ("gamma", GAMMA, "f64", "RBF: > 0; polynomial: finite; linear: 0"),
-        ("coef0", COEF0, "f64", "polynomial: finite; otherwise 0"),
+        ("gamma", GAMMA, "f64", "RBF, polynomial: finite, > 0; linear: 0"),
+        ("coef0", COEF0, "f64", "polynomial: finite, >= 0; otherwise 0"),
         ("offset", OFFSET, "f64", "bias b"),
     ];
 }

@@ -188,26 +188,10 @@ pub const KIND_RESERVED_BILINEAR: u8 = 3;
 /// covariance).
 pub const KIND_RESERVED_GP: u8 = 4;
 
-/// A kernel function `k(x, y)` with its parameters.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Kernel {
-    /// `k(x, y) = ⟨x, y⟩`.
-    Linear,
-    /// `k(x, y) = exp(−gamma·‖x − y‖²)`, `gamma > 0`.
-    Rbf {
-        /// Width parameter, finite and `> 0`.
-        gamma: f64,
-    },
-    /// `k(x, y) = (gamma·⟨x, y⟩ + coef0)^degree`, `degree >= 1`.
-    Polynomial {
-        /// Scale of the inner product, finite.
-        gamma: f64,
-        /// Additive constant, finite.
-        coef0: f64,
-        /// Integer degree, `>= 1`.
-        degree: u8,
-    },
-}
+/// The kernel type of the `KERNEL` section is the crate's one [`Kernel`],
+/// with its one domain: a file whose kernel is outside it is rejected by
+/// [`ModelView::new_checked`] ([`FormatError::BadKernel`]).
+pub use crate::kernel::Kernel;
 
 impl Kernel {
     /// The code stored in the `KERNEL` section.
@@ -236,22 +220,13 @@ impl Kernel {
             3 => Kernel::Polynomial { gamma, coef0, degree },
             _ => return Err(FormatError::BadKernel),
         };
-        k.check()?;
+        k.check_format()?;
         Ok(k)
     }
 
-    /// Checks the parameters are in their domain.
-    pub(crate) fn check(&self) -> Result<(), FormatError> {
-        let ok = match *self {
-            Kernel::Linear => true,
-            Kernel::Rbf { gamma } => gamma.is_finite() && gamma > 0.0,
-            Kernel::Polynomial { gamma, coef0, degree } => gamma.is_finite() && coef0.is_finite() && degree >= 1,
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(FormatError::BadKernel)
-        }
+    /// Checks the parameters are in the domain of [`Kernel`].
+    pub(crate) fn check_format(&self) -> Result<(), FormatError> {
+        self.check().map_err(|_| FormatError::BadKernel)
     }
 }
 

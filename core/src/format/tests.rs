@@ -741,6 +741,43 @@ fn kernel_section_errors() {
     assert_eq!(spec.check(), Err(FormatError::BadKernel));
 }
 
+/// The format holds the trainer's kernel domain: a polynomial kernel with
+/// γ ≤ 0 or c < 0 (which an older reader accepted) is refused at parse time.
+#[test]
+fn kernel_outside_the_trainers_domain_is_rejected_at_parse_time() {
+    let mut rng = Rng(12);
+    let poly = Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 2 };
+    let data = KernelData::random(&mut rng, 3, 4, poly, 0.7);
+    let good = emit(&ModelSpec::new(Model::Kernel(data.model(false, false, false)), ElementType::F64));
+    ModelView::new_checked(&good).unwrap();
+    let n = u16::from_le_bytes([good[24], good[25]]) as usize;
+    let ks = (0..n)
+        .map(|e| field::HEADER_LEN + e * 12)
+        .find(|&at| u16::from_le_bytes([good[at], good[at + 1]]) == section_id::KERNEL)
+        .map(|at| u32::from_le_bytes(good[at + 4..at + 8].try_into().unwrap()) as usize)
+        .unwrap();
+    for (at, v) in [
+        (field::kernel::GAMMA.start, -0.5f64),
+        (field::kernel::GAMMA.start, 0.0),
+        (field::kernel::COEF0.start, -1.0),
+        (field::kernel::COEF0.start, f64::NEG_INFINITY),
+    ] {
+        let mut b = good.clone();
+        b[ks + at..][..8].copy_from_slice(&v.to_le_bytes());
+        fix_crc(&mut b);
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(FormatError::BadKernel), "field at {at} = {v}");
+    }
+    // and the writer refuses to produce such a file in the first place
+    for kernel in [
+        Kernel::Polynomial { gamma: -0.5, coef0: 1.0, degree: 2 },
+        Kernel::Polynomial { gamma: 0.5, coef0: -1.0, degree: 2 },
+    ] {
+        let spec =
+            ModelSpec::new(Model::Kernel(KernelModel { kernel, ..data.model(false, false, false) }), ElementType::F64);
+        assert_eq!(spec.check(), Err(FormatError::BadKernel));
+    }
+}
+
 #[test]
 fn unsorted_sparse_basis_row_is_rejected() {
     let (row_ptr, indices, values) = ([0u32, 2], [2u32, 1], [1.0, 2.0]);

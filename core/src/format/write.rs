@@ -321,7 +321,7 @@ impl<'a> ModelSpec<'a> {
                 check_dim(k.dim)?;
                 let m = k.coeffs.len();
                 check_dim(m)?;
-                k.kernel.check()?;
+                k.kernel.check_format()?;
                 storable(k.offset, ElementType::F64)?;
                 all_storable(k.coeffs, et)?;
                 if let Some(ref c) = k.centring {
