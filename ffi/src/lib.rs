@@ -81,7 +81,7 @@
 use core::mem::{align_of, size_of};
 use core::ptr;
 
-use ranklet_core::format::{ElementType, FormatError, ModelKind, ModelView};
+use ranklet_core::format::{ElementType, ModelKind, ModelView, ParseError, ScoreError};
 use ranklet_core::rank::{self, RankError};
 
 #[cfg(not(feature = "std"))]
@@ -239,35 +239,45 @@ impl rk_status {
     }
 }
 
-impl From<FormatError> for rk_status {
-    fn from(e: FormatError) -> Self {
+impl From<ParseError> for rk_status {
+    fn from(e: ParseError) -> Self {
         use rk_status as S;
         match e {
-            FormatError::TooShort { .. } => S::FormatTooShort,
-            FormatError::BadMagic => S::FormatBadMagic,
-            FormatError::UnsupportedVersion { .. } => S::FormatUnsupportedVersion,
-            FormatError::ReaderTooOld { .. } => S::FormatReaderTooOld,
-            FormatError::Truncated { .. } => S::FormatTruncated,
-            FormatError::TrailingBytes { .. } => S::FormatTrailingBytes,
-            FormatError::BadChecksum { .. } => S::FormatBadChecksum,
-            FormatError::BadHeader => S::FormatBadHeader,
-            FormatError::BadKind { .. } => S::FormatBadKind,
-            FormatError::BadElementType { .. } => S::FormatBadElementType,
-            FormatError::BadSectionTable => S::FormatBadSectionTable,
-            FormatError::BadSection { .. } => S::FormatBadSection,
-            FormatError::UnknownRequiredSection { .. } => S::FormatUnknownRequiredSection,
-            FormatError::MissingSection { .. } => S::FormatMissingSection,
-            FormatError::BadDimensions => S::FormatBadDimensions,
-            FormatError::NonFinite => S::FormatNonFinite,
-            FormatError::BadScale => S::FormatBadScale,
-            FormatError::BadKernel => S::FormatBadKernel,
-            FormatError::BadSparseIndex => S::FormatBadSparseIndex,
-            FormatError::BadMetadata => S::FormatBadMetadata,
-            FormatError::DimensionMismatch { .. } => S::DimensionMismatch,
-            FormatError::BadInputIndex => S::BadInputIndex,
-            FormatError::NonFiniteInput => S::NonFiniteInput,
-            FormatError::ScoreOverflow => S::ScoreOverflow,
-            FormatError::BufferTooSmall { .. } => S::LengthMismatch,
+            ParseError::TooShort { .. } => S::FormatTooShort,
+            ParseError::BadMagic => S::FormatBadMagic,
+            ParseError::UnsupportedVersion { .. } => S::FormatUnsupportedVersion,
+            ParseError::ReaderTooOld { .. } => S::FormatReaderTooOld,
+            ParseError::Truncated { .. } => S::FormatTruncated,
+            ParseError::TrailingBytes { .. } => S::FormatTrailingBytes,
+            ParseError::BadChecksum { .. } => S::FormatBadChecksum,
+            ParseError::BadHeader => S::FormatBadHeader,
+            ParseError::BadKind { .. } => S::FormatBadKind,
+            ParseError::BadElementType { .. } => S::FormatBadElementType,
+            ParseError::BadSectionTable => S::FormatBadSectionTable,
+            ParseError::BadSection { .. } => S::FormatBadSection,
+            ParseError::UnknownRequiredSection { .. } => S::FormatUnknownRequiredSection,
+            ParseError::MissingSection { .. } => S::FormatMissingSection,
+            ParseError::BadDimensions => S::FormatBadDimensions,
+            ParseError::NonFinite => S::FormatNonFinite,
+            ParseError::BadScale => S::FormatBadScale,
+            ParseError::BadKernel => S::FormatBadKernel,
+            ParseError::BadSparseIndex => S::FormatBadSparseIndex,
+            ParseError::BadMetadata => S::FormatBadMetadata,
+            _ => S::FormatOther,
+        }
+    }
+}
+
+impl From<ScoreError> for rk_status {
+    fn from(e: ScoreError) -> Self {
+        use rk_status as S;
+        match e {
+            ScoreError::DimensionMismatch { .. } => S::DimensionMismatch,
+            ScoreError::BadInputIndex => S::BadInputIndex,
+            ScoreError::NonFiniteInput => S::NonFiniteInput,
+            ScoreError::ScoreOverflow => S::ScoreOverflow,
+            // A kernel model in a build without the `kernel` feature (as
+            // before the split, the catch-all format code).
             _ => S::FormatOther,
         }
     }

@@ -381,7 +381,7 @@ pub fn model_bytes(
     meta: &str,
     centring: Option<format::FeatureCentring<'_>>,
 ) -> Result<Vec<u8>, CliError> {
-    let fmt_err = |e: format::FormatError| CliError::failure(format!("cannot write the model: {e}"));
+    let fmt_err = |e: format::EmitError| CliError::failure(format!("cannot write the model: {e}"));
     let (sparse_ptr, sparse_idx, sparse_val, dense_basis);
     let model = match fitted {
         Fitted::Linear { w, offset } => format::Model::Linear(format::LinearModel { w, offset: *offset, centring }),
