@@ -42,6 +42,22 @@ macro_rules! tri {
     };
 }
 
+/// The checks shared by [`in_slice`] and [`out_slice`] for a non-empty
+/// array: not NULL, aligned for `T`, and `len` elements within `isize::MAX`
+/// bytes.
+fn check_array<T>(p: *const T, len: usize) -> Result<(), rk_status> {
+    if p.is_null() {
+        return Err(rk_status::NullArgument);
+    }
+    if !p.is_aligned() {
+        return Err(rk_status::Misaligned);
+    }
+    if len.checked_mul(size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
+        return Err(rk_status::LengthMismatch);
+    }
+    Ok(())
+}
+
 /// An input array: NULL with length 0 is empty.
 ///
 /// # Safety
@@ -52,17 +68,9 @@ pub(crate) unsafe fn in_slice<'a, T>(p: *const T, len: usize) -> Result<&'a [T],
     if len == 0 {
         return Ok(&[]);
     }
-    if p.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    if !p.is_aligned() {
-        return Err(rk_status::Misaligned);
-    }
-    if len.checked_mul(size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
-        return Err(rk_status::LengthMismatch);
-    }
-    // Safety: non-NULL, aligned, size fits isize; the caller promises `len`
-    // valid elements for 'a.
+    check_array(p, len)?;
+    // Safety: non-NULL, aligned, size fits isize (check_array); the caller
+    // promises `len` valid elements for 'a.
     Ok(unsafe { core::slice::from_raw_parts(p, len) })
 }
 
@@ -76,17 +84,30 @@ pub(crate) unsafe fn out_slice<'a, T>(p: *mut T, len: usize) -> Result<&'a mut [
     if len == 0 {
         return Ok(&mut []);
     }
-    if p.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    if !p.is_aligned() {
-        return Err(rk_status::Misaligned);
-    }
-    if len.checked_mul(size_of::<T>()).is_none_or(|b| b > isize::MAX as usize) {
-        return Err(rk_status::LengthMismatch);
-    }
+    check_array(p.cast_const(), len)?;
     // Safety: as in_slice, and the caller promises exclusive access.
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
+}
+
+/// `(row_ptr, indices, values)` of sparse rows in CSR form.
+pub(crate) type Csr<'a> = (&'a [u32], &'a [u32], &'a [f32]);
+
+/// The three input arrays of `n_rows` sparse rows in CSR form: `row_ptr`
+/// (`n_rows + 1` entries), `indices` and `values` (`nnz` each).
+///
+/// # Safety
+///
+/// As [`in_slice`] for each array.
+pub(crate) unsafe fn csr_rows<'a>(
+    row_ptr: *const u32,
+    indices: *const u32,
+    values: *const f32,
+    nnz: usize,
+    n_rows: usize,
+) -> Result<Csr<'a>, rk_status> {
+    let n_ptr = n_rows.checked_add(1).ok_or(rk_status::LengthMismatch)?;
+    // Safety: forwarded caller promises.
+    unsafe { Ok((in_slice(row_ptr, n_ptr)?, in_slice(indices, nnz)?, in_slice(values, nnz)?)) }
 }
 
 /// Writes `v` through an output pointer (checked non-NULL and aligned

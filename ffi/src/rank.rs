@@ -3,7 +3,7 @@
 
 use ranklet_core::rank::{self, RankError};
 
-use crate::guard::{in_slice, out_slice};
+use crate::guard::{csr_rows, in_slice, out_slice};
 use crate::model::{rk_model, view};
 use crate::status::rk_status;
 
@@ -30,6 +30,26 @@ pub unsafe extern "C" fn rk_rank(scores: *const f32, n: usize, out_order: *mut u
         tri!(rank_into(s, o));
         rk_status::Ok
     })
+}
+
+/// The two outputs of the score-then-rank calls: `n_rows` scores and the
+/// best `k <= n_rows` row indices.
+///
+/// # Safety
+///
+/// As [`out_slice`] for each array.
+unsafe fn rank_outputs<'a>(
+    out_scores: *mut f32,
+    n_rows: usize,
+    out_order: *mut u32,
+    k: usize,
+) -> Result<(&'a mut [f32], &'a mut [u32]), rk_status> {
+    // Safety: forwarded caller promises.
+    let (scores, order) = unsafe { (out_slice(out_scores, n_rows)?, out_slice(out_order, k)?) };
+    if k > n_rows {
+        return Err(rk_status::LengthMismatch);
+    }
+    Ok((scores, order))
 }
 
 fn rank_into(scores: &[f32], out: &mut [u32]) -> Result<(), RankError> {
@@ -68,11 +88,7 @@ pub unsafe extern "C" fn rk_rank_dense(
         // Safety: forwarded caller promises.
         let v = tri!(unsafe { view(model) });
         let x = tri!(unsafe { in_slice(x, x_len) });
-        let scores = tri!(unsafe { out_slice(out_scores, n_rows) });
-        let order = tri!(unsafe { out_slice(out_order, k) });
-        if k > n_rows {
-            return rk_status::LengthMismatch;
-        }
+        let (scores, order) = tri!(unsafe { rank_outputs(out_scores, n_rows, out_order, k) });
         tri!(v.score_dense_rows(x, scores));
         tri!(rank_into(scores, order));
         rk_status::Ok
@@ -104,15 +120,8 @@ pub unsafe extern "C" fn rk_rank_sparse(
     fence!({
         // Safety: forwarded caller promises.
         let v = tri!(unsafe { view(model) });
-        let Some(n_ptr) = n_rows.checked_add(1) else { return rk_status::LengthMismatch };
-        let rp = tri!(unsafe { in_slice(row_ptr, n_ptr) });
-        let idx = tri!(unsafe { in_slice(indices, nnz) });
-        let val = tri!(unsafe { in_slice(values, nnz) });
-        let scores = tri!(unsafe { out_slice(out_scores, n_rows) });
-        let order = tri!(unsafe { out_slice(out_order, k) });
-        if k > n_rows {
-            return rk_status::LengthMismatch;
-        }
+        let (rp, idx, val) = tri!(unsafe { csr_rows(row_ptr, indices, values, nnz, n_rows) });
+        let (scores, order) = tri!(unsafe { rank_outputs(out_scores, n_rows, out_order, k) });
         tri!(v.score_sparse_rows(rp, idx, val, scores));
         tri!(rank_into(scores, order));
         rk_status::Ok

@@ -1,6 +1,6 @@
 //! Scoring: one dense or sparse row, or a batch of rows, with a model.
 
-use crate::guard::{check_out, in_slice, out_slice};
+use crate::guard::{check_out, csr_rows, in_slice, out_slice};
 use crate::model::{rk_model, view};
 use crate::status::rk_status;
 
@@ -125,10 +125,7 @@ pub unsafe extern "C" fn rk_score_sparse_batch(
     fence!({
         // Safety: forwarded caller promises.
         let v = tri!(unsafe { view(model) });
-        let Some(n_ptr) = n_rows.checked_add(1) else { return rk_status::LengthMismatch };
-        let rp = tri!(unsafe { in_slice(row_ptr, n_ptr) });
-        let idx = tri!(unsafe { in_slice(indices, nnz) });
-        let val = tri!(unsafe { in_slice(values, nnz) });
+        let (rp, idx, val) = tri!(unsafe { csr_rows(row_ptr, indices, values, nnz, n_rows) });
         let out = tri!(unsafe { out_slice(out_scores, n_rows) });
         tri!(v.score_sparse_rows(rp, idx, val, out));
         rk_status::Ok
