@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fails if include/ranklet.h differs from what the pinned cbindgen generates
-# from ffi/src/lib.rs (the header is checked in; regenerate with
+# from ffi/src/ (the header is checked in; regenerate with
 # scripts/gen-header.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates include/ranklet.h from ffi/src/lib.rs with a pinned cbindgen,
+# Regenerates include/ranklet.h from ffi/src/ (lib.rs and its modules) with a pinned cbindgen,
 # installing that exact version (from crates.io, --locked) if it is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,47 +9,93 @@
 //! training kernel ([`center_kernel`]) and test kernels against the
 //! training terms ([`center_test_kernel`]), as the KPC learners need.
 
+use core::fmt;
+use core::str::FromStr;
+
 use crate::backend::Backend;
 use crate::linalg::Rows;
 use crate::{LinalgError, MatMut, MatRef};
 
-/// A positive semi-definite kernel on feature vectors.
+/// A positive semi-definite kernel on feature vectors: the one kernel type
+/// of training, the model format, the CLI and the C ABI.
+///
+/// # Domain
+///
+/// - RBF: `gamma` finite and `> 0`;
+/// - polynomial: `gamma` finite and `> 0`, `coef0` finite and `≥ 0`,
+///   `degree ≥ 1`.
+///
+/// This is the trainer's domain, and the model format accepts exactly it
+/// (a file holding a kernel outside it is rejected when parsed), so every
+/// model a device can load is one the trainer could have produced. The
+/// reasons: `gamma > 0` keeps the RBF kernel bounded and both kernels
+/// positive semi-definite; with `coef0 ≥ 0` every polynomial kernel is a
+/// non-negative combination of powers of `⟨x, y⟩`, hence PSD for every
+/// degree (a negative offset is not, for even degrees). The degree is a
+/// `u8` because that is its field in the format's `KERNEL` section; a
+/// degree above 255 would overflow any realistic score anyway.
+///
+/// [`Display`](fmt::Display) and [`FromStr`] use the command-line spelling
+/// `linear`, `rbf:G`, `poly:D[:G[:C]]`, and round-trip exactly.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Kernel {
     /// `k(x, y) = ⟨x, y⟩`.
     Linear,
     /// `k(x, y) = exp(−γ‖x − y‖²)`, `γ > 0`.
     Rbf {
-        /// Width parameter γ.
+        /// Width parameter γ, finite and `> 0`.
         gamma: f64,
     },
     /// `k(x, y) = (γ⟨x, y⟩ + c)^degree`, `γ > 0`, `c ≥ 0`, `degree ≥ 1`.
-    Poly {
-        /// Integer degree.
-        degree: u32,
-        /// Scale γ of the inner product.
+    Polynomial {
+        /// Scale γ of the inner product, finite and `> 0`.
         gamma: f64,
-        /// Offset c.
+        /// Offset c, finite and `≥ 0`.
         coef0: f64,
+        /// Integer degree, `≥ 1`.
+        degree: u8,
     },
 }
 
+/// A kernel parameter outside the domain documented on [`Kernel`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KernelDomainError;
+
+impl fmt::Display for KernelDomainError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("kernel parameter out of range (γ > 0, c ≥ 0, degree ≥ 1, all finite)")
+    }
+}
+
+impl core::error::Error for KernelDomainError {}
+
 impl Kernel {
-    /// Checks the parameters are in their domain (finite, γ > 0, c ≥ 0,
-    /// degree ≥ 1).
-    pub fn validate(&self) -> Result<(), LinalgError> {
+    /// Checks the parameters are in their domain (see [`Kernel`]).
+    ///
+    /// # Errors
+    /// [`KernelDomainError`] if a parameter is outside it.
+    pub fn check(&self) -> Result<(), KernelDomainError> {
+        let pos = |g: f64| g.is_finite() && g > 0.0;
         let ok = match *self {
             Kernel::Linear => true,
-            Kernel::Rbf { gamma } => gamma.is_finite() && gamma > 0.0,
-            Kernel::Poly { degree, gamma, coef0 } => {
-                degree >= 1 && gamma.is_finite() && gamma > 0.0 && coef0.is_finite() && coef0 >= 0.0
+            Kernel::Rbf { gamma } => pos(gamma),
+            Kernel::Polynomial { gamma, coef0, degree } => {
+                degree >= 1 && pos(gamma) && coef0.is_finite() && coef0 >= 0.0
             }
         };
         if ok {
             Ok(())
         } else {
-            Err(LinalgError::InvalidParameter)
+            Err(KernelDomainError)
         }
+    }
+
+    /// [`check`](Self::check) for the numerical routines.
+    ///
+    /// # Errors
+    /// [`LinalgError::InvalidParameter`] if a parameter is outside the domain.
+    pub fn validate(&self) -> Result<(), LinalgError> {
+        self.check().map_err(|_| LinalgError::InvalidParameter)
     }
 
     /// The kernel value from `⟨x, y⟩`, `‖x‖²` and `‖y‖²`.
@@ -58,7 +104,7 @@ impl Kernel {
         match *self {
             Kernel::Linear => dot,
             Kernel::Rbf { gamma } => libm::exp(-gamma * (xx + yy - 2.0 * dot).max(0.0)),
-            Kernel::Poly { degree, gamma, coef0 } => powu(gamma * dot + coef0, degree),
+            Kernel::Polynomial { gamma, coef0, degree } => powu(gamma * dot + coef0, u32::from(degree)),
         }
     }
 
@@ -66,6 +112,85 @@ impl Kernel {
     #[inline]
     pub fn needs_norms(&self) -> bool {
         matches!(self, Kernel::Rbf { .. })
+    }
+}
+
+/// Why a kernel spec (`linear`, `rbf:G`, `poly:D[:G[:C]]`) did not parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseKernelError {
+    /// The name is not `linear`, `rbf` or `poly` (or `linear` has
+    /// parameters).
+    UnknownKernel,
+    /// `rbf` without its width.
+    MissingWidth,
+    /// `poly` without its degree.
+    MissingDegree,
+    /// A real parameter is not a finite number.
+    BadNumber,
+    /// The degree is not an integer in `0..=255`.
+    BadDegree,
+    /// The parameters parse but are outside the domain.
+    OutOfDomain,
+}
+
+impl fmt::Display for ParseKernelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ParseKernelError::UnknownKernel => "unknown kernel (linear, rbf:G, poly:D[:G[:C]])",
+            ParseKernelError::MissingWidth => "rbf needs its width, rbf:G",
+            ParseKernelError::MissingDegree => "poly needs its degree, poly:D",
+            ParseKernelError::BadNumber => "kernel parameter is not a finite number",
+            ParseKernelError::BadDegree => "bad polynomial degree",
+            ParseKernelError::OutOfDomain => "kernel parameters out of range (γ > 0, c ≥ 0, degree ≥ 1)",
+        })
+    }
+}
+
+impl core::error::Error for ParseKernelError {}
+
+/// A finite `f64` (surrounding spaces allowed).
+fn parse_finite(s: &str) -> Result<f64, ParseKernelError> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(ParseKernelError::BadNumber),
+    }
+}
+
+impl FromStr for Kernel {
+    type Err = ParseKernelError;
+
+    /// Parses one kernel: `linear`, `rbf:G`, or `poly:D[:G[:C]]` (γ and c
+    /// default to 1), then checks the domain.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let mut parts = s.split(':');
+        let k = match parts.next().unwrap_or("") {
+            "linear" if parts.clone().next().is_none() => Kernel::Linear,
+            "rbf" => Kernel::Rbf { gamma: parse_finite(parts.next().ok_or(ParseKernelError::MissingWidth)?)? },
+            "poly" => {
+                let d = parts.next().ok_or(ParseKernelError::MissingDegree)?;
+                Kernel::Polynomial {
+                    degree: d.parse().map_err(|_| ParseKernelError::BadDegree)?,
+                    gamma: parts.next().map(parse_finite).transpose()?.unwrap_or(1.0),
+                    coef0: parts.next().map(parse_finite).transpose()?.unwrap_or(1.0),
+                }
+            }
+            _ => return Err(ParseKernelError::UnknownKernel),
+        };
+        k.check().map_err(|_| ParseKernelError::OutOfDomain)?;
+        Ok(k)
+    }
+}
+
+impl fmt::Display for Kernel {
+    /// The command-line spelling, `linear`, `rbf:G` or `poly:D:G:C`, which
+    /// [`FromStr`] reads back to the same kernel.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Kernel::Linear => f.write_str("linear"),
+            Kernel::Rbf { gamma } => write!(f, "rbf:{gamma}"),
+            Kernel::Polynomial { degree, gamma, coef0 } => write!(f, "poly:{degree}:{gamma}:{coef0}"),
+        }
     }
 }
 
@@ -272,4 +397,70 @@ pub fn center_test_kernel_in_place(mut kt: MatMut<'_, f64>, colmean: &[f64], gra
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::string::ToString;
+
+    use super::{Kernel, KernelDomainError, ParseKernelError};
+
+    #[test]
+    fn parses_the_command_line_spelling() {
+        assert_eq!("linear".parse(), Ok(Kernel::Linear));
+        assert_eq!("rbf:0.5".parse(), Ok(Kernel::Rbf { gamma: 0.5 }));
+        assert_eq!("rbf: 2 ".parse(), Ok(Kernel::Rbf { gamma: 2.0 }));
+        assert_eq!("poly:3".parse(), Ok(Kernel::Polynomial { gamma: 1.0, coef0: 1.0, degree: 3 }));
+        assert_eq!("poly:2:0.5".parse(), Ok(Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 2 }));
+        assert_eq!("poly:2:0.5:0".parse(), Ok(Kernel::Polynomial { gamma: 0.5, coef0: 0.0, degree: 2 }));
+    }
+
+    #[test]
+    fn rejects_bad_specs_with_their_reason() {
+        let e = |s: &str| s.parse::<Kernel>().unwrap_err();
+        assert_eq!(e("sigmoid:1"), ParseKernelError::UnknownKernel);
+        assert_eq!(e("linear:1"), ParseKernelError::UnknownKernel);
+        assert_eq!(e(""), ParseKernelError::UnknownKernel);
+        assert_eq!(e("rbf"), ParseKernelError::MissingWidth);
+        assert_eq!(e("rbf:x"), ParseKernelError::BadNumber);
+        assert_eq!(e("rbf:inf"), ParseKernelError::BadNumber);
+        assert_eq!(e("rbf:NaN"), ParseKernelError::BadNumber);
+        assert_eq!(e("rbf:0"), ParseKernelError::OutOfDomain);
+        assert_eq!(e("rbf:-1"), ParseKernelError::OutOfDomain);
+        assert_eq!(e("poly"), ParseKernelError::MissingDegree);
+        assert_eq!(e("poly:two"), ParseKernelError::BadDegree);
+        assert_eq!(e("poly:256"), ParseKernelError::BadDegree);
+        assert_eq!(e("poly:0"), ParseKernelError::OutOfDomain);
+        assert_eq!(e("poly:2:0"), ParseKernelError::OutOfDomain);
+        assert_eq!(e("poly:2:1:-1"), ParseKernelError::OutOfDomain);
+    }
+
+    #[test]
+    fn display_round_trips_through_from_str() {
+        for k in [
+            Kernel::Linear,
+            Kernel::Rbf { gamma: 0.1 },
+            Kernel::Rbf { gamma: 1e-300 },
+            Kernel::Polynomial { gamma: 0.3, coef0: 0.0, degree: 255 },
+            Kernel::Polynomial { gamma: 1.0 / 3.0, coef0: 2.5, degree: 1 },
+        ] {
+            let s = k.to_string();
+            assert_eq!(s.parse::<Kernel>(), Ok(k), "{s}");
+        }
+        assert_eq!(Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }.to_string(), "poly:3:0.5:1");
+    }
+
+    #[test]
+    fn domain_is_the_trainers() {
+        assert_eq!(Kernel::Linear.check(), Ok(()));
+        assert_eq!(Kernel::Rbf { gamma: 0.0 }.check(), Err(KernelDomainError));
+        assert_eq!(Kernel::Rbf { gamma: f64::INFINITY }.check(), Err(KernelDomainError));
+        assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 1 }.check(), Ok(()));
+        assert_eq!(Kernel::Polynomial { gamma: -1.0, coef0: 0.0, degree: 1 }.check(), Err(KernelDomainError));
+        assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: -0.5, degree: 1 }.check(), Err(KernelDomainError));
+        assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: f64::NAN, degree: 1 }.check(), Err(KernelDomainError));
+        assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 }.check(), Err(KernelDomainError));
+        assert!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 }.validate().is_err());
+    }
 }

@@ -36,7 +36,7 @@
 use core::cmp::Ordering;
 use core::fmt;
 
-use crate::format::{FormatError, ModelView};
+use crate::format::{ModelView, ScoreError};
 
 /// Why a ranking could not be computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub enum RankError {
     /// A score is NaN.
     NanScore,
     /// Scoring the rows failed.
-    Score(FormatError),
+    Score(ScoreError),
 }
 
 impl fmt::Display for RankError {
@@ -80,8 +80,8 @@ impl core::error::Error for RankError {
     }
 }
 
-impl From<FormatError> for RankError {
-    fn from(e: FormatError) -> Self {
+impl From<ScoreError> for RankError {
+    fn from(e: ScoreError) -> Self {
         RankError::Score(e)
     }
 }
@@ -361,7 +361,7 @@ mod tests {
         assert!(matches!(order_dense_rows(&v, &x, &mut scores, &mut o3), Err(RankError::LengthMismatch { .. })));
         assert_eq!(
             order_dense_rows(&v, &x[..7], &mut scores, &mut o),
-            Err(RankError::Score(FormatError::DimensionMismatch { expected: 8, got: 7 }))
+            Err(RankError::Score(ScoreError::DimensionMismatch { expected: 8, got: 7 }))
         );
     }
 }

@@ -14,7 +14,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
-    Array, Basis, BasisView, ElementType, FeatureCentring, FormatError, KernelCentring, KernelModel, LinearModel,
+    Array, Basis, BasisView, ElementType, FeatureCentring, ScoreError, KernelCentring, KernelModel, LinearModel,
     Model, ModelKind, ModelSpec, ModelView,
 };
 
@@ -67,15 +67,15 @@ fn finite_len(a: Array<'_>, len: usize, what: &str) {
 }
 
 /// Errors a scoring call may return for an input that is well formed.
-fn ok_or_overflow<T>(r: Result<T, FormatError>, what: &str) -> Option<T> {
+fn ok_or_overflow<T>(r: Result<T, ScoreError>, what: &str) -> Option<T> {
     match r {
         Ok(v) => Some(v),
-        Err(FormatError::ScoreOverflow) => None,
+        Err(ScoreError::ScoreOverflow) => None,
         Err(e) => panic!("{what}: well-formed input rejected with {e:?}"),
     }
 }
 
-fn expect_err<T: core::fmt::Debug>(r: Result<T, FormatError>, what: &str) {
+fn expect_err<T: core::fmt::Debug>(r: Result<T, ScoreError>, what: &str) {
     assert!(r.is_err(), "{what}: accepted: {r:?}");
 }
 
@@ -164,8 +164,8 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
         }
         let x: Vec<f32> = (0..len).map(|_| b.small()).collect();
         let x64: Vec<f64> = x.iter().map(|&v| v as f64).collect();
-        assert!(matches!(view.score_dense(&x), Err(FormatError::DimensionMismatch { .. })));
-        assert!(matches!(view.score_dense_f64(&x64), Err(FormatError::DimensionMismatch { .. })));
+        assert!(matches!(view.score_dense(&x), Err(ScoreError::DimensionMismatch { .. })));
+        assert!(matches!(view.score_dense_f64(&x64), Err(ScoreError::DimensionMismatch { .. })));
         let mut out = [0f32; 1];
         expect_err(view.score_dense_rows(&x, &mut out), "dense rows, wrong length");
         let mut out64 = [0f64; 1];
@@ -214,7 +214,7 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
         if raw.iter().all(|v| v.is_finite()) {
             ok_or_overflow(r, "score_dense(raw)");
         } else {
-            assert_eq!(r, Err(FormatError::NonFiniteInput));
+            assert_eq!(r, Err(ScoreError::NonFiniteInput));
         }
         let raw64: Vec<f64> = raw.iter().map(|&v| v as f64).collect();
         let _ = view.score_dense_f64(&raw64);
@@ -231,7 +231,7 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
         if let Some(v) = nan.last_mut() {
             *v = f32::NAN;
         }
-        assert_eq!(view.score_dense(&nan), Err(FormatError::NonFiniteInput));
+        assert_eq!(view.score_dense(&nan), Err(ScoreError::NonFiniteInput));
     }
 
     // Sparse input: sorted, in range.
@@ -272,19 +272,19 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
     if idx.len() >= 2 {
         let mut rev = idx.clone();
         rev.reverse();
-        assert_eq!(view.score_sparse(&rev, &val), Err(FormatError::BadInputIndex), "unsorted indices");
+        assert_eq!(view.score_sparse(&rev, &val), Err(ScoreError::BadInputIndex), "unsorted indices");
         let mut dup = idx.clone();
         dup[1] = dup[0];
-        assert_eq!(view.score_sparse(&dup, &val), Err(FormatError::BadInputIndex), "repeated index");
+        assert_eq!(view.score_sparse(&dup, &val), Err(ScoreError::BadInputIndex), "repeated index");
     }
     let oob = [u32::try_from(dim).unwrap_or(u32::MAX)];
-    assert_eq!(view.score_sparse(&oob, &[1.0]), Err(FormatError::BadInputIndex), "index == dim");
-    assert_eq!(view.score_sparse(&[u32::MAX], &[1.0]), Err(FormatError::BadInputIndex), "index u32::MAX");
-    assert!(matches!(view.score_sparse(&idx, &[]), Err(FormatError::DimensionMismatch { .. })) || idx.is_empty());
+    assert_eq!(view.score_sparse(&oob, &[1.0]), Err(ScoreError::BadInputIndex), "index == dim");
+    assert_eq!(view.score_sparse(&[u32::MAX], &[1.0]), Err(ScoreError::BadInputIndex), "index u32::MAX");
+    assert!(matches!(view.score_sparse(&idx, &[]), Err(ScoreError::DimensionMismatch { .. })) || idx.is_empty());
     if !idx.is_empty() {
         let mut nan = val.clone();
         nan[0] = f32::INFINITY;
-        assert_eq!(view.score_sparse(&idx, &nan), Err(FormatError::NonFiniteInput));
+        assert_eq!(view.score_sparse(&idx, &nan), Err(ScoreError::NonFiniteInput));
     }
     // Arbitrary (unsorted, out of range) indices straight from the bytes.
     let n = b.next() as usize % 8;

@@ -14,8 +14,8 @@
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
-    Basis, BasisView, ElementType, FeatureCentring, FormatError, Kernel, KernelCentring, KernelModel, LinearModel,
-    Model, ModelSpec, ModelView,
+    Basis, BasisView, ElementType, EmitError, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel,
+    Model, ModelSpec, ModelView, ScoreError,
 };
 
 /// A parameter value: mostly small and exact, sometimes anything at all.
@@ -208,12 +208,12 @@ fn check_view(c: &Case, spec: &ModelSpec<'_>, view: &ModelView<'_>) {
     let x: Vec<f32> = (0..view.dim()).map(|j| j as f32 * 0.25 - 1.0).collect();
     match view.score_dense(&x) {
         Ok(s) => assert!(s.is_finite()),
-        Err(FormatError::ScoreOverflow) => {}
+        Err(ScoreError::ScoreOverflow) => {}
         Err(e) => panic!("score_dense on a written model: {e:?}"),
     }
     match view.score_dense_f64(&x.iter().map(|&v| v as f64).collect::<Vec<_>>()) {
         Ok(s) => assert!(s.is_finite()),
-        Err(FormatError::ScoreOverflow) => {}
+        Err(ScoreError::ScoreOverflow) => {}
         Err(e) => panic!("score_dense_f64 on a written model: {e:?}"),
     }
 }
@@ -260,7 +260,7 @@ fuzz_target!(|data: &[u8]| {
 
     // One byte short: BufferTooSmall, nothing written.
     let mut short = vec![0x5Au8; len - 1];
-    assert_eq!(spec.emit(&mut short), Err(FormatError::BufferTooSmall { needed: len, got: len - 1 }));
+    assert_eq!(spec.emit(&mut short), Err(EmitError::BufferTooSmall { needed: len, got: len - 1 }));
     assert!(short.iter().all(|&b| b == 0x5A));
     // A larger buffer: same bytes, tail untouched.
     let mut long = vec![0x33u8; len + 3];

@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use clap::Args;
 use ranklet_core::format::{self, field, ElementType, ModelKind, ModelSpec, ModelView};
 
-use crate::args::{heading, to_format_kernel};
+use crate::args::heading;
+use ranklet_core::kernel::Kernel;
 use crate::data::orders::Items;
 use crate::data::Dataset;
 use crate::error::CliError;
@@ -20,7 +21,7 @@ pub fn model_bytes(
     meta: &str,
     centring: Option<format::FeatureCentring<'_>>,
 ) -> Result<Vec<u8>, CliError> {
-    let fmt_err = |e: format::FormatError| CliError::failure(format!("cannot write the model: {e}"));
+    let fmt_err = |e: format::EmitError| CliError::failure(format!("cannot write the model: {e}"));
     let (sparse_ptr, sparse_idx, sparse_val, dense_basis);
     let model = match fitted {
         Fitted::Linear { w, offset } => format::Model::Linear(format::LinearModel { w, offset: *offset, centring }),
@@ -55,7 +56,7 @@ pub fn model_bytes(
             };
             format::Model::Kernel(format::KernelModel {
                 dim: d,
-                kernel: to_format_kernel(kernel)?,
+                kernel: *kernel,
                 basis: b,
                 coeffs: alpha,
                 offset: *offset,
@@ -105,7 +106,7 @@ pub fn read_model(path: &Path) -> Result<Vec<u8>, CliError> {
 /// `--num-features`).
 pub fn score_rows(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<f64>, CliError> {
     let dim = view.dim();
-    let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(format::Kernel::Rbf { .. }));
+    let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(Kernel::Rbf { .. }));
     let mut out = Vec::with_capacity(ds.n_rows());
     let (mut idx, mut vals32) = (Vec::new(), Vec::new());
     let mut dropped_rows = 0usize;

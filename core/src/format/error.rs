@@ -1,19 +1,19 @@
-//! The error type of the model format: parsing, writing and scoring.
+//! The error types of the model format, one per operation: parsing
+//! ([`ParseError`]), writing ([`EmitError`]) and scoring ([`ScoreError`]).
 
 use core::fmt;
 
 use super::Version;
 
-/// Why a model file was rejected, could not be written, or could not score
-/// an input.
+/// Why [`ModelView::new_checked`](super::ModelView::new_checked) rejected a
+/// model file.
 ///
-/// Variants are named by the check that failed. Parsing
-/// ([`ModelView::new_checked`](super::ModelView::new_checked)) reports them
-/// roughly in the order of the checks: length, magic, version, declared
-/// length, checksum, header, section table, sections.
+/// Variants are named by the check that failed and reported roughly in the
+/// order of the checks: length, magic, version, declared length, checksum,
+/// header, section table, sections.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum FormatError {
+pub enum ParseError {
     /// The input is shorter than the fixed header plus the checksum
     /// trailer, so not even the header can be read.
     TooShort {
@@ -93,14 +93,13 @@ pub enum FormatError {
     /// A dimension is zero, does not match another, or its byte size
     /// overflows.
     BadDimensions,
-    /// A parameter is NaN or infinite, or (when writing `f32`) is finite in
-    /// `f64` but overflows `f32`.
+    /// A parameter is NaN or infinite.
     NonFinite,
     /// A feature scale is zero.
     BadScale,
-    /// The kernel code is unknown, or a kernel parameter is outside its
-    /// domain (RBF `gamma <= 0`, polynomial degree 0, nonzero unused
-    /// parameters).
+    /// The kernel code is unknown, or a kernel parameter is outside the
+    /// domain of [`Kernel`](crate::kernel::Kernel) (`gamma <= 0`, polynomial
+    /// `coef0 < 0` or degree 0, nonzero unused parameters).
     BadKernel,
     /// The sparse basis is not well-formed CSR: `row_ptr` does not start at
     /// 0, decreases, or does not end at the number of non-zeros; or a
@@ -108,6 +107,27 @@ pub enum FormatError {
     BadSparseIndex,
     /// The metadata is not valid UTF-8.
     BadMetadata,
+}
+
+/// Why [`ModelSpec::check`](super::ModelSpec::check) or
+/// [`ModelSpec::emit`](super::ModelSpec::emit) refused to write a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EmitError {
+    /// A dimension is zero or does not match another, or the file would be
+    /// longer than `u32::MAX` bytes.
+    BadDimensions,
+    /// A parameter is NaN or infinite, or (when writing `f32`) is finite in
+    /// `f64` but overflows `f32`.
+    NonFinite,
+    /// A feature scale is, or rounds to, zero.
+    BadScale,
+    /// A kernel parameter is outside the domain of
+    /// [`Kernel`](crate::kernel::Kernel).
+    BadKernel,
+    /// The sparse basis is not well-formed CSR (see
+    /// [`ParseError::BadSparseIndex`]).
+    BadSparseIndex,
     /// The output buffer is shorter than the encoded model.
     BufferTooSmall {
         /// Bytes needed.
@@ -115,6 +135,15 @@ pub enum FormatError {
         /// Bytes given.
         got: usize,
     },
+}
+
+/// Why a `score_*` function of a validated
+/// [`ModelView`](super::ModelView) could not score its input. Only the input
+/// (or the arithmetic on it) can be at fault: the model was validated when
+/// parsed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ScoreError {
     /// A scoring input does not have the model's dimension (dense input),
     /// or the index and value slices differ in length (sparse input), or
     /// an output slice does not match the number of rows.
@@ -137,51 +166,79 @@ pub enum FormatError {
     UnsupportedKind,
 }
 
-impl fmt::Display for FormatError {
+impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            FormatError::TooShort { len } => write!(f, "model too short to hold a header ({len} bytes)"),
-            FormatError::BadMagic => f.write_str("not a ranklet model (bad magic)"),
-            FormatError::UnsupportedVersion { found, supported } => {
+            ParseError::TooShort { len } => write!(f, "model too short to hold a header ({len} bytes)"),
+            ParseError::BadMagic => f.write_str("not a ranklet model (bad magic)"),
+            ParseError::UnsupportedVersion { found, supported } => {
                 write!(f, "unsupported model format version {found} (this reader supports {supported})")
             }
-            FormatError::ReaderTooOld { required, supported } => {
+            ParseError::ReaderTooOld { required, supported } => {
                 write!(f, "model needs a reader of format version {required} or newer (this reader is {supported})")
             }
-            FormatError::Truncated { declared, got } => {
+            ParseError::Truncated { declared, got } => {
                 write!(f, "model truncated: header declares {declared} bytes, {got} given")
             }
-            FormatError::TrailingBytes { declared, got } => {
+            ParseError::TrailingBytes { declared, got } => {
                 write!(f, "trailing bytes after model: header declares {declared} bytes, {got} given")
             }
-            FormatError::BadChecksum { stored, computed } => {
+            ParseError::BadChecksum { stored, computed } => {
                 write!(f, "model checksum mismatch: stored {stored:#010x}, computed {computed:#010x}")
             }
-            FormatError::BadHeader => f.write_str("inconsistent model header"),
-            FormatError::BadKind { code } => write!(f, "unknown model kind {code}"),
-            FormatError::BadElementType { code } => write!(f, "unknown element type {code}"),
-            FormatError::BadSectionTable => f.write_str("malformed section table"),
-            FormatError::BadSection { id } => write!(f, "malformed or misplaced section {id}"),
-            FormatError::UnknownRequiredSection { id } => write!(f, "unknown required section {id}"),
-            FormatError::MissingSection { id } => write!(f, "missing section {id}"),
-            FormatError::BadDimensions => f.write_str("bad or inconsistent model dimensions"),
-            FormatError::NonFinite => f.write_str("model parameter is NaN, infinite or out of range"),
-            FormatError::BadScale => f.write_str("feature scale is zero"),
-            FormatError::BadKernel => f.write_str("unknown kernel or kernel parameter out of domain"),
-            FormatError::BadSparseIndex => f.write_str("malformed sparse (CSR) basis"),
-            FormatError::BadMetadata => f.write_str("metadata is not valid UTF-8"),
-            FormatError::BufferTooSmall { needed, got } => {
-                write!(f, "output buffer too small: {needed} bytes needed, {got} given")
-            }
-            FormatError::DimensionMismatch { expected, got } => {
-                write!(f, "input length mismatch: expected {expected}, got {got}")
-            }
-            FormatError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
-            FormatError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
-            FormatError::ScoreOverflow => f.write_str("score overflowed"),
-            FormatError::UnsupportedKind => f.write_str("this build cannot score this model kind (kernel feature off)"),
+            ParseError::BadHeader => f.write_str("inconsistent model header"),
+            ParseError::BadKind { code } => write!(f, "unknown model kind {code}"),
+            ParseError::BadElementType { code } => write!(f, "unknown element type {code}"),
+            ParseError::BadSectionTable => f.write_str("malformed section table"),
+            ParseError::BadSection { id } => write!(f, "malformed or misplaced section {id}"),
+            ParseError::UnknownRequiredSection { id } => write!(f, "unknown required section {id}"),
+            ParseError::MissingSection { id } => write!(f, "missing section {id}"),
+            ParseError::BadDimensions => f.write_str(BAD_DIMENSIONS),
+            ParseError::NonFinite => f.write_str(NON_FINITE),
+            ParseError::BadScale => f.write_str(BAD_SCALE),
+            ParseError::BadKernel => f.write_str(BAD_KERNEL),
+            ParseError::BadSparseIndex => f.write_str(BAD_SPARSE_INDEX),
+            ParseError::BadMetadata => f.write_str("metadata is not valid UTF-8"),
         }
     }
 }
 
-impl core::error::Error for FormatError {}
+// Messages of the checks that parsing and writing share.
+const BAD_DIMENSIONS: &str = "bad or inconsistent model dimensions";
+const NON_FINITE: &str = "model parameter is NaN, infinite or out of range";
+const BAD_SCALE: &str = "feature scale is zero";
+const BAD_KERNEL: &str = "unknown kernel or kernel parameter out of domain";
+const BAD_SPARSE_INDEX: &str = "malformed sparse (CSR) basis";
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            EmitError::BadDimensions => f.write_str(BAD_DIMENSIONS),
+            EmitError::NonFinite => f.write_str(NON_FINITE),
+            EmitError::BadScale => f.write_str(BAD_SCALE),
+            EmitError::BadKernel => f.write_str(BAD_KERNEL),
+            EmitError::BadSparseIndex => f.write_str(BAD_SPARSE_INDEX),
+            EmitError::BufferTooSmall { needed, got } => {
+                write!(f, "output buffer too small: {needed} bytes needed, {got} given")
+            }
+        }
+    }
+}
+
+impl fmt::Display for ScoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            ScoreError::DimensionMismatch { expected, got } => {
+                write!(f, "input length mismatch: expected {expected}, got {got}")
+            }
+            ScoreError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
+            ScoreError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
+            ScoreError::ScoreOverflow => f.write_str("score overflowed"),
+            ScoreError::UnsupportedKind => f.write_str("this build cannot score this model kind (kernel feature off)"),
+        }
+    }
+}
+
+impl core::error::Error for ParseError {}
+impl core::error::Error for EmitError {}
+impl core::error::Error for ScoreError {}

@@ -1,5 +1,7 @@
 //! The byte layout, as named byte ranges (offsets relative to the start of
 //! the file, the start of a section-table entry, or the start of a section).
+//! The header and section table are defined here; each kind's sections in
+//! its module (`kind/*.rs`), re-exported at the end.
 //!
 //! Every offset in the reader and the writer is derived from these
 //! constants, and the tables in `docs/format.md` are written from
@@ -89,58 +91,7 @@ pub mod section {
     ];
 }
 
-/// The `LINEAR` section (offsets relative to the section).
-pub mod linear {
-    use super::Field;
-
-    /// Offset (bias) `b` (`f64`, whatever the element type).
-    pub const OFFSET: Field = 0..8;
-    /// Start of the weights `w` (d elements).
-    pub const WEIGHTS: usize = OFFSET.end;
-}
-
-/// The `KERNEL` section (offsets relative to the section).
-pub mod kernel {
-    use super::Field;
-
-    /// Kernel code (`u8`): 1 linear, 2 RBF, 3 polynomial.
-    pub const KERNEL: usize = 0;
-    /// Basis storage (`u8`): 1 dense, 2 sparse CSR.
-    pub const STORAGE: usize = 1;
-    /// Polynomial degree (`u8`), 0 for other kernels.
-    pub const DEGREE: usize = 2;
-    /// Reserved (`u8`), 0.
-    pub const RESERVED: usize = 3;
-    /// Number of basis rows `m` (`u32`).
-    pub const ROWS: Field = 4..8;
-    /// `gamma` (`f64`).
-    pub const GAMMA: Field = 8..16;
-    /// `coef0` (`f64`).
-    pub const COEF0: Field = 16..24;
-    /// Offset (bias) `b` (`f64`).
-    pub const OFFSET: Field = 24..32;
-    /// Length of the section.
-    pub const LEN: usize = OFFSET.end;
-
-    /// The section as `(name, bytes, type, meaning)`, for `docs/format.md`.
-    pub const FIELDS: &[(&str, Field, &str, &str)] = &[
-        ("kernel", KERNEL..KERNEL + 1, "u8", "1 linear, 2 RBF, 3 polynomial"),
-        ("storage", STORAGE..STORAGE + 1, "u8", "1 dense, 2 sparse CSR"),
-        ("degree", DEGREE..DEGREE + 1, "u8", "polynomial degree >= 1; 0 otherwise"),
-        ("reserved", RESERVED..RESERVED + 1, "u8", "0"),
-        ("rows", ROWS, "u32", "basis rows m >= 1"),
-        ("gamma", GAMMA, "f64", "RBF: > 0; polynomial: finite; linear: 0"),
-        ("coef0", COEF0, "f64", "polynomial: finite; otherwise 0"),
-        ("offset", OFFSET, "f64", "bias b"),
-    ];
-}
-
-/// The `KERNEL_CENTRING` section (offsets relative to the section).
-pub mod kernel_centring {
-    use super::Field;
-
-    /// Grand mean of the training kernel matrix (`f64`).
-    pub const GRAND_MEAN: Field = 0..8;
-    /// Start of the column means (m elements).
-    pub const COL_MEANS: usize = GRAND_MEAN.end;
-}
+// The layouts of the kinds' own sections live with their kinds; these
+// paths keep the one place a reader of the layout looks complete.
+pub use super::kind::kernel_expansion::layout::{kernel, kernel_centring};
+pub use super::kind::linear::layout as linear;

@@ -531,7 +531,7 @@ fn wide_sparse_basis_195097_features() {
         want += (coeffs[i] as f32) as f64 * (-0.1 * dist).exp();
     }
     assert!(rel_err(got, want) <= 1e-6, "{got} {want}");
-    assert_eq!(v.score_sparse(&[195_097], &[1.0]), Err(FormatError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[195_097], &[1.0]), Err(ScoreError::BadInputIndex));
 }
 
 #[test]
@@ -598,52 +598,52 @@ fn every_truncation_and_extension_is_rejected() {
         }
         let mut longer = file.clone();
         longer.push(0);
-        assert!(matches!(ModelView::new_checked(&longer), Err(FormatError::TrailingBytes { .. })));
+        assert!(matches!(ModelView::new_checked(&longer), Err(ParseError::TrailingBytes { .. })));
     }
 }
 
 #[test]
 fn specific_errors() {
     let good = emit(&tiny_spec());
-    let check = |f: &dyn Fn(&mut Vec<u8>), want: FormatError| {
+    let check = |f: &dyn Fn(&mut Vec<u8>), want: ParseError| {
         let mut b = good.clone();
         f(&mut b);
         fix_crc(&mut b);
         assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(want));
     };
-    assert_eq!(ModelView::new_checked(&good[..10]).map(|_| ()), Err(FormatError::TooShort { len: 10 }));
-    check(&|b| b[0] = b'X', FormatError::BadMagic);
+    assert_eq!(ModelView::new_checked(&good[..10]).map(|_| ()), Err(ParseError::TooShort { len: 10 }));
+    check(&|b| b[0] = b'X', ParseError::BadMagic);
     check(
         &|b| b[field::FORMAT_MAJOR] = 2,
-        FormatError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION },
+        ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION },
     );
     check(
         &|b| b[field::FORMAT_MAJOR] = 0,
-        FormatError::UnsupportedVersion { found: Version { major: 0, minor: 0 }, supported: FORMAT_VERSION },
+        ParseError::UnsupportedVersion { found: Version { major: 0, minor: 0 }, supported: FORMAT_VERSION },
     );
     check(
         &|b| {
             b[field::FORMAT_MINOR] = 1;
             b[field::MIN_READER_MINOR] = 1;
         },
-        FormatError::ReaderTooOld { required: Version { major: 1, minor: 1 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld { required: Version { major: 1, minor: 1 }, supported: FORMAT_VERSION },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
     b[field::FORMAT_MINOR] = 7;
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
-    check(&|b| b[field::KIND] = KIND_RESERVED_BILINEAR, FormatError::BadKind { code: 3 });
-    check(&|b| b[field::KIND] = KIND_RESERVED_GP, FormatError::BadKind { code: 4 });
-    check(&|b| b[field::ELEMENT_TYPE] = 3, FormatError::BadElementType { code: 3 });
-    check(&|b| b[field::RESERVED.start] = 1, FormatError::BadHeader);
-    check(&|b| b[field::DIM.start] = 0, FormatError::BadDimensions);
-    check(&|b| b[field::DIM.start] = 4, FormatError::BadSection { id: section_id::LINEAR });
-    check(&|b| b[field::SECTION_COUNT.start] = 40, FormatError::BadSectionTable);
+    check(&|b| b[field::KIND] = KIND_RESERVED_BILINEAR, ParseError::BadKind { code: 3 });
+    check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
+    check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
+    check(&|b| b[field::RESERVED.start] = 1, ParseError::BadHeader);
+    check(&|b| b[field::DIM.start] = 0, ParseError::BadDimensions);
+    check(&|b| b[field::DIM.start] = 4, ParseError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[field::SECTION_COUNT.start] = 40, ParseError::BadSectionTable);
     let mut b = good.clone();
     let n = b.len();
     b[n - 1] ^= 0x80;
-    assert!(matches!(ModelView::new_checked(&b), Err(FormatError::BadChecksum { .. })));
+    assert!(matches!(ModelView::new_checked(&b), Err(ParseError::BadChecksum { .. })));
 
     // Section table of the fixture: entry 0 = META, entry 1 = LINEAR.
     let e0 = field::HEADER_LEN;
@@ -660,30 +660,30 @@ fn specific_errors() {
             b[e0 + field::section::ID.start] = 99;
             b[e0 + field::section::FLAGS.start] = 1;
         },
-        FormatError::UnknownRequiredSection { id: 99 },
+        ParseError::UnknownRequiredSection { id: 99 },
     );
-    check(&|b| b[e0 + field::section::FLAGS.start] = 1, FormatError::BadSection { id: section_id::META });
-    check(&|b| b[e1 + field::section::FLAGS.start] = 0, FormatError::BadSection { id: section_id::LINEAR });
-    check(&|b| b[e1 + field::section::FLAGS.start] = 3, FormatError::BadSection { id: section_id::LINEAR });
-    check(&|b| b[e0 + field::section::ID.start] = 3, FormatError::BadSection { id: section_id::LINEAR });
-    check(&|b| b[e1 + field::section::ID.start] = 1, FormatError::BadSection { id: section_id::META });
-    check(&|b| b[e1 + field::section::ID.start] = 4, FormatError::BadSection { id: section_id::KERNEL });
+    check(&|b| b[e0 + field::section::FLAGS.start] = 1, ParseError::BadSection { id: section_id::META });
+    check(&|b| b[e1 + field::section::FLAGS.start] = 0, ParseError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e1 + field::section::FLAGS.start] = 3, ParseError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e0 + field::section::ID.start] = 3, ParseError::BadSection { id: section_id::LINEAR });
+    check(&|b| b[e1 + field::section::ID.start] = 1, ParseError::BadSection { id: section_id::META });
+    check(&|b| b[e1 + field::section::ID.start] = 4, ParseError::BadSection { id: section_id::KERNEL });
     check(
         &|b| {
             b[e1 + field::section::ID.start] = 99;
             b[e1 + field::section::FLAGS.start] = 0;
         },
-        FormatError::MissingSection { id: section_id::LINEAR },
+        ParseError::MissingSection { id: section_id::LINEAR },
     );
-    check(&|b| b[e1 + field::section::OFFSET.start] = 0, FormatError::BadSectionTable);
-    check(&|b| b[e1 + field::section::LEN.start] = 0xF0, FormatError::BadSectionTable);
+    check(&|b| b[e1 + field::section::OFFSET.start] = 0, ParseError::BadSectionTable);
+    check(&|b| b[e1 + field::section::LEN.start] = 0xF0, ParseError::BadSectionTable);
     // metadata: invalid UTF-8
     let meta_at = good.windows(9).position(|w| w == b"algorithm").unwrap();
-    check(&|b| b[meta_at] = 0xFF, FormatError::BadMetadata);
+    check(&|b| b[meta_at] = 0xFF, ParseError::BadMetadata);
     // a NaN weight
     let lin_at = u32::from_le_bytes(good[e1 + 4..e1 + 8].try_into().unwrap()) as usize;
-    check(&|b| b[lin_at + 8..lin_at + 12].copy_from_slice(&f32::NAN.to_le_bytes()), FormatError::NonFinite);
-    check(&|b| b[lin_at..lin_at + 8].copy_from_slice(&f64::INFINITY.to_le_bytes()), FormatError::NonFinite);
+    check(&|b| b[lin_at + 8..lin_at + 12].copy_from_slice(&f32::NAN.to_le_bytes()), ParseError::NonFinite);
+    check(&|b| b[lin_at..lin_at + 8].copy_from_slice(&f64::INFINITY.to_le_bytes()), ParseError::NonFinite);
 }
 
 #[test]
@@ -701,35 +701,29 @@ fn kernel_section_errors() {
     };
     let ks = entry(&good, section_id::KERNEL);
     let bs = entry(&good, section_id::BASIS_SPARSE);
-    let check = |f: &dyn Fn(&mut Vec<u8>), want: FormatError| {
+    let check = |f: &dyn Fn(&mut Vec<u8>), want: ParseError| {
         let mut b = good.clone();
         f(&mut b);
         fix_crc(&mut b);
         assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(want));
     };
-    check(
-        &|b| b[ks + field::kernel::GAMMA.start..][..8].copy_from_slice(&0.0f64.to_le_bytes()),
-        FormatError::BadKernel,
-    );
+    check(&|b| b[ks + field::kernel::GAMMA.start..][..8].copy_from_slice(&0.0f64.to_le_bytes()), ParseError::BadKernel);
     check(
         &|b| b[ks + field::kernel::GAMMA.start..][..8].copy_from_slice(&(-1.0f64).to_le_bytes()),
-        FormatError::BadKernel,
+        ParseError::BadKernel,
     );
-    check(
-        &|b| b[ks + field::kernel::COEF0.start..][..8].copy_from_slice(&1.0f64.to_le_bytes()),
-        FormatError::BadKernel,
-    );
-    check(&|b| b[ks + field::kernel::DEGREE] = 2, FormatError::BadKernel);
-    check(&|b| b[ks + field::kernel::KERNEL] = 9, FormatError::BadKernel);
-    check(&|b| b[ks + field::kernel::STORAGE] = 1, FormatError::BadSection { id: section_id::BASIS_SPARSE });
-    check(&|b| b[ks + field::kernel::STORAGE] = 7, FormatError::BadSection { id: section_id::KERNEL });
-    check(&|b| b[ks + field::kernel::ROWS.start] = 0, FormatError::BadDimensions);
-    check(&|b| b[ks + field::kernel::ROWS.start] = 4, FormatError::BadSection { id: section_id::COEFFS });
+    check(&|b| b[ks + field::kernel::COEF0.start..][..8].copy_from_slice(&1.0f64.to_le_bytes()), ParseError::BadKernel);
+    check(&|b| b[ks + field::kernel::DEGREE] = 2, ParseError::BadKernel);
+    check(&|b| b[ks + field::kernel::KERNEL] = 9, ParseError::BadKernel);
+    check(&|b| b[ks + field::kernel::STORAGE] = 1, ParseError::BadSection { id: section_id::BASIS_SPARSE });
+    check(&|b| b[ks + field::kernel::STORAGE] = 7, ParseError::BadSection { id: section_id::KERNEL });
+    check(&|b| b[ks + field::kernel::ROWS.start] = 0, ParseError::BadDimensions);
+    check(&|b| b[ks + field::kernel::ROWS.start] = 4, ParseError::BadSection { id: section_id::COEFFS });
     // row_ptr[0] != 0
-    check(&|b| b[bs] = 1, FormatError::BadSparseIndex);
+    check(&|b| b[bs] = 1, ParseError::BadSparseIndex);
     // first column index out of range (d = 4)
     let nnz_rows = 4 * 4;
-    check(&|b| b[bs + nnz_rows] = 4, FormatError::BadSparseIndex);
+    check(&|b| b[bs + nnz_rows] = 4, ParseError::BadSparseIndex);
     // polynomial degree 0 is rejected by the writer
     let spec = ModelSpec::new(
         Model::Kernel(KernelModel {
@@ -738,7 +732,44 @@ fn kernel_section_errors() {
         }),
         ElementType::F32,
     );
-    assert_eq!(spec.check(), Err(FormatError::BadKernel));
+    assert_eq!(spec.check(), Err(EmitError::BadKernel));
+}
+
+/// The format holds the trainer's kernel domain: a polynomial kernel with
+/// γ ≤ 0 or c < 0 (which an older reader accepted) is refused at parse time.
+#[test]
+fn kernel_outside_the_trainers_domain_is_rejected_at_parse_time() {
+    let mut rng = Rng(12);
+    let poly = Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 2 };
+    let data = KernelData::random(&mut rng, 3, 4, poly, 0.7);
+    let good = emit(&ModelSpec::new(Model::Kernel(data.model(false, false, false)), ElementType::F64));
+    ModelView::new_checked(&good).unwrap();
+    let n = u16::from_le_bytes([good[24], good[25]]) as usize;
+    let ks = (0..n)
+        .map(|e| field::HEADER_LEN + e * 12)
+        .find(|&at| u16::from_le_bytes([good[at], good[at + 1]]) == section_id::KERNEL)
+        .map(|at| u32::from_le_bytes(good[at + 4..at + 8].try_into().unwrap()) as usize)
+        .unwrap();
+    for (at, v) in [
+        (field::kernel::GAMMA.start, -0.5f64),
+        (field::kernel::GAMMA.start, 0.0),
+        (field::kernel::COEF0.start, -1.0),
+        (field::kernel::COEF0.start, f64::NEG_INFINITY),
+    ] {
+        let mut b = good.clone();
+        b[ks + at..][..8].copy_from_slice(&v.to_le_bytes());
+        fix_crc(&mut b);
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(ParseError::BadKernel), "field at {at} = {v}");
+    }
+    // and the writer refuses to produce such a file in the first place
+    for kernel in [
+        Kernel::Polynomial { gamma: -0.5, coef0: 1.0, degree: 2 },
+        Kernel::Polynomial { gamma: 0.5, coef0: -1.0, degree: 2 },
+    ] {
+        let spec =
+            ModelSpec::new(Model::Kernel(KernelModel { kernel, ..data.model(false, false, false) }), ElementType::F64);
+        assert_eq!(spec.check(), Err(EmitError::BadKernel));
+    }
 }
 
 #[test]
@@ -759,7 +790,7 @@ fn unsorted_sparse_basis_row_is_rejected() {
     for bad_idx in [&[2u32, 1][..], &[1, 1], &[1, 3]] {
         assert_eq!(
             ModelSpec::new(Model::Kernel(spec(bad_idx)), ElementType::F32).check(),
-            Err(FormatError::BadSparseIndex)
+            Err(EmitError::BadSparseIndex)
         );
         // same bytes written by hand: the parser rejects them too
         let mut b = good.clone();
@@ -767,7 +798,7 @@ fn unsorted_sparse_basis_row_is_rejected() {
         b[pos] = bad_idx[0] as u8;
         b[pos + 4] = bad_idx[1] as u8;
         fix_crc(&mut b);
-        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(FormatError::BadSparseIndex));
+        assert_eq!(ModelView::new_checked(&b).map(|_| ()), Err(ParseError::BadSparseIndex));
     }
 }
 
@@ -779,18 +810,18 @@ fn writer_errors() {
     let lin = |w: &'static [f64], et| ModelSpec::new(Model::Linear(LinearModel { w, offset: 0.0, centring: None }), et);
     let spec = lin(&[1.0, 2.0], ElementType::F32);
     let mut small = vec![0xAAu8; spec.buffer_len() - 1];
-    assert_eq!(spec.emit(&mut small), Err(FormatError::BufferTooSmall { needed: spec.buffer_len(), got: small.len() }));
+    assert_eq!(spec.emit(&mut small), Err(EmitError::BufferTooSmall { needed: spec.buffer_len(), got: small.len() }));
     assert!(small.iter().all(|&b| b == 0xAA), "nothing written on error");
     let mut big = vec![0xAAu8; spec.buffer_len() + 5];
     assert_eq!(spec.emit(&mut big), Ok(spec.buffer_len()));
     assert!(big[spec.buffer_len()..].iter().all(|&b| b == 0xAA));
-    assert_eq!(lin(&[], ElementType::F32).check(), Err(FormatError::BadDimensions));
-    assert_eq!(lin(&[f64::NAN], ElementType::F64).check(), Err(FormatError::NonFinite));
-    assert_eq!(lin(&[f64::INFINITY], ElementType::F64).check(), Err(FormatError::NonFinite));
-    assert_eq!(lin(&[1e39], ElementType::F32).check(), Err(FormatError::NonFinite));
+    assert_eq!(lin(&[], ElementType::F32).check(), Err(EmitError::BadDimensions));
+    assert_eq!(lin(&[f64::NAN], ElementType::F64).check(), Err(EmitError::NonFinite));
+    assert_eq!(lin(&[f64::INFINITY], ElementType::F64).check(), Err(EmitError::NonFinite));
+    assert_eq!(lin(&[1e39], ElementType::F32).check(), Err(EmitError::NonFinite));
     assert_eq!(lin(&[1e39], ElementType::F64).check(), Ok(()));
     let mut buf = vec![0xAAu8; 256];
-    assert_eq!(lin(&[1e39], ElementType::F32).emit(&mut buf), Err(FormatError::NonFinite));
+    assert_eq!(lin(&[1e39], ElementType::F32).emit(&mut buf), Err(EmitError::NonFinite));
     assert!(buf.iter().all(|&b| b == 0xAA), "nothing written on error");
     let c = |mean: &'static [f64], scale: &'static [f64], et| {
         ModelSpec::new(
@@ -799,14 +830,14 @@ fn writer_errors() {
         )
         .check()
     };
-    assert_eq!(c(&[0.0], &[1.0, 1.0], ElementType::F32), Err(FormatError::BadDimensions));
-    assert_eq!(c(&[0.0, 0.0], &[1.0, 0.0], ElementType::F32), Err(FormatError::BadScale));
-    assert_eq!(c(&[0.0, 0.0], &[1.0, 1e-50], ElementType::F32), Err(FormatError::BadScale));
+    assert_eq!(c(&[0.0], &[1.0, 1.0], ElementType::F32), Err(EmitError::BadDimensions));
+    assert_eq!(c(&[0.0, 0.0], &[1.0, 0.0], ElementType::F32), Err(EmitError::BadScale));
+    assert_eq!(c(&[0.0, 0.0], &[1.0, 1e-50], ElementType::F32), Err(EmitError::BadScale));
     assert_eq!(c(&[0.0, 0.0], &[1.0, 1e-50], ElementType::F64), Ok(()));
     let _ = w;
     let nan_offset =
         ModelSpec::new(Model::Linear(LinearModel { w: &[1.0], offset: f64::NAN, centring: None }), ElementType::F64);
-    assert_eq!(nan_offset.check(), Err(FormatError::NonFinite));
+    assert_eq!(nan_offset.check(), Err(EmitError::NonFinite));
     let bad_dense = KernelModel {
         dim: 2,
         kernel: Kernel::Linear,
@@ -816,40 +847,40 @@ fn writer_errors() {
         centring: None,
         kernel_centring: None,
     };
-    assert_eq!(ModelSpec::new(Model::Kernel(bad_dense), ElementType::F32).check(), Err(FormatError::BadDimensions));
+    assert_eq!(ModelSpec::new(Model::Kernel(bad_dense), ElementType::F32).check(), Err(EmitError::BadDimensions));
     let bad_kc = KernelModel {
         basis: Basis::Dense(&[1.0, 2.0, 3.0, 4.0]),
         kernel_centring: Some(KernelCentring { col_means: &[1.0], grand_mean: 0.0 }),
         ..bad_dense
     };
-    assert_eq!(ModelSpec::new(Model::Kernel(bad_kc), ElementType::F32).check(), Err(FormatError::BadDimensions));
+    assert_eq!(ModelSpec::new(Model::Kernel(bad_kc), ElementType::F32).check(), Err(EmitError::BadDimensions));
     let rbf0 =
         KernelModel { basis: Basis::Dense(&[1.0, 2.0, 3.0, 4.0]), kernel: Kernel::Rbf { gamma: 0.0 }, ..bad_dense };
-    assert_eq!(ModelSpec::new(Model::Kernel(rbf0), ElementType::F32).check(), Err(FormatError::BadKernel));
+    assert_eq!(ModelSpec::new(Model::Kernel(rbf0), ElementType::F32).check(), Err(EmitError::BadKernel));
 }
 
 #[test]
 fn scoring_input_errors() {
     let bytes = emit(&tiny_spec());
     let v = ModelView::new_checked(&bytes).unwrap();
-    assert_eq!(v.score_dense(&[1.0, 2.0]), Err(FormatError::DimensionMismatch { expected: 3, got: 2 }));
-    assert_eq!(v.score_dense(&[1.0, f32::NAN, 0.0]), Err(FormatError::NonFiniteInput));
-    assert_eq!(v.score_dense_f64(&[1.0, f64::INFINITY, 0.0]), Err(FormatError::NonFiniteInput));
-    assert_eq!(v.score_sparse(&[0, 1], &[1.0]), Err(FormatError::DimensionMismatch { expected: 2, got: 1 }));
-    assert_eq!(v.score_sparse(&[3], &[1.0]), Err(FormatError::BadInputIndex));
-    assert_eq!(v.score_sparse(&[1, 0], &[1.0, 1.0]), Err(FormatError::BadInputIndex));
-    assert_eq!(v.score_sparse(&[1, 1], &[1.0, 1.0]), Err(FormatError::BadInputIndex));
+    assert_eq!(v.score_dense(&[1.0, 2.0]), Err(ScoreError::DimensionMismatch { expected: 3, got: 2 }));
+    assert_eq!(v.score_dense(&[1.0, f32::NAN, 0.0]), Err(ScoreError::NonFiniteInput));
+    assert_eq!(v.score_dense_f64(&[1.0, f64::INFINITY, 0.0]), Err(ScoreError::NonFiniteInput));
+    assert_eq!(v.score_sparse(&[0, 1], &[1.0]), Err(ScoreError::DimensionMismatch { expected: 2, got: 1 }));
+    assert_eq!(v.score_sparse(&[3], &[1.0]), Err(ScoreError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[1, 0], &[1.0, 1.0]), Err(ScoreError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[1, 1], &[1.0, 1.0]), Err(ScoreError::BadInputIndex));
     assert_eq!(v.score_sparse(&[], &[]), Ok(0.25));
     // f32 overflow of a finite f64 score
-    assert_eq!(v.score_dense(&[0.0, 0.0, 3e38]), Err(FormatError::ScoreOverflow));
+    assert_eq!(v.score_dense(&[0.0, 0.0, 3e38]), Err(ScoreError::ScoreOverflow));
     assert!(v.score_dense_f64(&[0.0, 0.0, 3e38]).is_ok());
-    assert_eq!(v.score_dense_f64(&[0.0, 0.0, f64::MAX]), Err(FormatError::ScoreOverflow));
+    assert_eq!(v.score_dense_f64(&[0.0, 0.0, f64::MAX]), Err(ScoreError::ScoreOverflow));
 }
 
 #[test]
 fn errors_display() {
     use std::string::ToString;
-    let e = FormatError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
+    let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
     assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.0)");
     let _: &dyn core::error::Error = &e;
 }

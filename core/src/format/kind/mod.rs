@@ -1,0 +1,157 @@
+//! Model kinds: one module per kind, and the registry that ties them to
+//! the header's kind code, to [`Model`] (what the writer takes) and to the
+//! parser's and scorer's dispatch.
+//!
+//! A kind's module holds everything about it: the layout of its sections,
+//! its view (what [`ModelView`](super::ModelView) hands out), its writer
+//! spec, and its scorer; it implements [`Kind`] for its view type. Adding a
+//! kind is that module, one `pub mod` line and one line in the
+//! `registry!` below (plus its section ids in `section_id`, where ids of
+//! all kinds sit together so that they stay unique).
+
+pub mod kernel_expansion;
+pub mod linear;
+
+use super::centring::FeatureCentring;
+use super::header::{Header, Sections};
+use super::input::Centred;
+use super::sum::Arith;
+use super::write::SectionSink;
+use super::{ElementType, EmitError, ParseError, ScoreError};
+use kernel_expansion::{KernelModel, KernelView};
+use linear::{LinearModel, LinearView};
+
+/// What a model kind provides, implemented by its view type.
+pub(crate) trait Kind<'a>: Copy {
+    /// The writer's description of a model of this kind.
+    type Spec: Copy;
+
+    /// The section ids this kind may carry besides `META` and
+    /// `FEATURE_CENTRING`; the parser rejects every other known id.
+    const SECTIONS: &'static [u16];
+
+    /// Whether a non-finite input always makes the score non-finite, so
+    /// that the `f32` dense entry point may scan the input only when the
+    /// score overflows (see `ModelView::score_f32`).
+    const LAZY_INPUT_CHECK: bool;
+
+    /// Parses and validates this kind's sections.
+    fn parse(sections: &Sections<'a>, header: &Header) -> Result<Self, ParseError>;
+
+    /// The feature dimension d of a spec.
+    fn dim(spec: &Self::Spec) -> usize;
+
+    /// The spec's feature centring, if any.
+    fn centring(spec: &Self::Spec) -> Option<FeatureCentring<'a>>;
+
+    /// Checks everything the parser would check, on the spec.
+    fn check(spec: &Self::Spec, et: ElementType) -> Result<(), EmitError>;
+
+    /// Pushes the kind's sections (ascending id) for the writer.
+    fn sections(spec: &Self::Spec, sink: &mut SectionSink<'_, 'a>);
+
+    /// The score of a checked input, in the arithmetic type `R`.
+    fn eval<R: Arith>(&self, x: Centred<'_, '_>, dim: usize) -> Result<R, ScoreError>;
+}
+
+/// Generates [`ModelKind`] (through `codes!`), [`Model`], the parsed body
+/// and their dispatch from one line per kind:
+/// `doc, KindVariant = code => ModelVariant(SpecType, ViewType)`.
+macro_rules! registry {
+    ($($(#[$doc:meta])* $kind:ident = $code:literal => $model:ident($spec:ident, $view:ident),)+) => {
+        codes! {
+            /// What the parameters describe and how a score is computed.
+            ///
+            /// Codes 3 (bilinear Kronecker model) and 4 (GP posterior) are
+            /// reserved for later minor versions; a reader that does not
+            /// know a kind rejects the file with [`ParseError::BadKind`].
+            #[non_exhaustive]
+            pub enum ModelKind: u8 {
+                $($(#[$doc])* $kind = $code,)+
+            }
+        }
+
+        /// The model to write.
+        #[derive(Clone, Copy, Debug)]
+        pub enum Model<'a> {
+            $($(#[$doc])* $model($spec<'a>),)+
+        }
+
+        /// The parameters of a parsed model, by kind.
+        #[derive(Clone, Copy, Debug)]
+        pub(crate) enum Body<'a> {
+            $($kind($view<'a>),)+
+        }
+
+        impl<'a> Model<'a> {
+            /// The kind code written to the header.
+            pub(crate) fn kind(&self) -> ModelKind {
+                match self {
+                    $(Model::$model(_) => ModelKind::$kind,)+
+                }
+            }
+
+            /// The feature dimension d.
+            pub(crate) fn dim(&self) -> usize {
+                match self {
+                    $(Model::$model(m) => <$view<'a> as Kind<'a>>::dim(m),)+
+                }
+            }
+
+            /// The feature centring, if any.
+            pub(crate) fn centring(&self) -> Option<FeatureCentring<'a>> {
+                match self {
+                    $(Model::$model(m) => <$view<'a> as Kind<'a>>::centring(m),)+
+                }
+            }
+
+            /// Checks the spec as the parser would check the file.
+            pub(crate) fn check(&self, et: ElementType) -> Result<(), EmitError> {
+                match self {
+                    $(Model::$model(m) => <$view<'a> as Kind<'a>>::check(m, et),)+
+                }
+            }
+
+            /// Pushes the kind's sections.
+            pub(crate) fn sections(&self, sink: &mut SectionSink<'_, 'a>) {
+                match self {
+                    $(Model::$model(m) => <$view<'a> as Kind<'a>>::sections(m, sink),)+
+                }
+            }
+        }
+
+        impl<'a> Body<'a> {
+            /// Parses the kind's sections, after rejecting the sections
+            /// of other kinds.
+            pub(crate) fn parse(sections: &Sections<'a>, header: &Header) -> Result<Self, ParseError> {
+                match header.kind {
+                    $(ModelKind::$kind => {
+                        sections.only(<$view<'a> as Kind<'a>>::SECTIONS)?;
+                        Ok(Body::$kind(<$view<'a> as Kind<'a>>::parse(sections, header)?))
+                    })+
+                }
+            }
+
+            /// See [`Kind::LAZY_INPUT_CHECK`].
+            pub(crate) fn lazy_input_check(&self) -> bool {
+                match self {
+                    $(Body::$kind(_) => <$view<'a> as Kind<'a>>::LAZY_INPUT_CHECK,)+
+                }
+            }
+
+            /// The score of a checked input.
+            pub(crate) fn eval<R: Arith>(&self, x: Centred<'_, '_>, dim: usize) -> Result<R, ScoreError> {
+                match self {
+                    $(Body::$kind(v) => v.eval(x, dim),)+
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    /// `score(x) = b + Σ_j w_j·x'_j`.
+    Linear = 1 => Linear(LinearModel, LinearView),
+    /// `score(x) = b + Σ_i a_i·k̃(x', x_i)` over stored basis rows.
+    KernelExpansion = 2 => Kernel(KernelModel, KernelView),
+}
