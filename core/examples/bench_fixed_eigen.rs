@@ -19,6 +19,10 @@
 //! iteration limit) is measured: nalgebra neither sorts nor checks for NaN,
 //! ours does both.
 //!
+//! `-- REPS ours|nalgebra` times only that solver and skips the accuracy
+//! pass: for instruction counts under `valgrind --tool=callgrind` (the
+//! tables' other columns then read 0).
+//!
 //! nalgebra is a dev-dependency of ranklet-core, so the example also builds
 //! without `--features nalgebra`; the flag only adds the interop module.
 
@@ -29,6 +33,9 @@ use std::hint::black_box;
 use std::time::Instant;
 
 const SET: usize = 8;
+
+/// Builds an n × n column-major symmetric test matrix.
+type Maker = fn(usize, &mut Rng) -> Vec<f64>;
 
 struct Rng(u64);
 impl Rng {
@@ -139,7 +146,7 @@ fn median(mut xs: Vec<f64>) -> f64 {
 }
 
 macro_rules! bench_n {
-    ($n:literal, $kind:expr, $make:expr, $batches:expr) => {{
+    ($n:literal, $kind:expr, $make:expr, $batches:expr, $only:expr) => {{
         const N: usize = $n;
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (N as u64 * 0x1000_0001));
         let mats64: Vec<Vec<f64>> = (0..SET).map(|_| $make(N, &mut rng)).collect();
@@ -148,6 +155,7 @@ macro_rules! bench_n {
         let exact: Vec<Vec<f64>> = mats32.iter().map(|a| a.iter().map(|&x| x as f64).collect()).collect();
         let refs: Vec<Vec<f64>> = exact
             .iter()
+            .filter(|_| $only.is_none())
             .map(|a| {
                 let m = SMatrix::<f64, N, N>::from_column_slice(a);
                 let mut v: Vec<f64> = nalgebra::SymmetricEigen::new(m).eigenvalues.iter().copied().collect();
@@ -161,7 +169,7 @@ macro_rules! bench_n {
 
         // Accuracy.
         let (mut oe, mut or, mut ne, mut nr) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
-        for k in 0..SET {
+        for k in (0..SET).filter(|_| $only.is_none()) {
             ours.compute(&mats32[k], N, &params).expect("ours");
             let vals: Vec<f64> = ours.values().iter().map(|&x| x as f64).collect();
             let vecs: Vec<f64> = (0..N).flat_map(|j| ours.vector(j).unwrap().iter().map(|&x| x as f64)).collect();
@@ -181,13 +189,13 @@ macro_rules! bench_n {
         let (mut to, mut tn) = (Vec::new(), Vec::new());
         for _ in 0..$batches {
             let t = Instant::now();
-            for a in &mats32 {
+            for a in mats32.iter().filter(|_| $only != Some("nalgebra")) {
                 ours.compute(black_box(a), N, &params).expect("ours");
                 black_box(ours.values());
             }
             to.push(t.elapsed().as_nanos() as f64 / SET as f64);
             let t = Instant::now();
-            for m in &nal {
+            for m in nal.iter().filter(|_| $only != Some("ours")) {
                 let se = nalgebra::SymmetricEigen::new(black_box(*m));
                 black_box(&se);
             }
@@ -214,17 +222,20 @@ fn print_row(n: usize, kind: &str, o: &Row, nal: &Row) {
 
 fn main() {
     let reps: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(200);
+    let only_arg = std::env::args().nth(2);
+    let only = only_arg.as_deref();
     println!("ours = ranklet_core::eigen::fixed::SymEigen<f32, N>::compute; nalgebra = SymmetricEigen::new(SMatrix<f32, N, N>)");
     println!("time: median µs per decomposition over {reps} batches (fewer for N ≥ 32); errors relative to ‖A‖₂ vs f64 reference");
     println!();
-    println!("|  N | matrices  |  ours µs  | nalg. µs  | nalg/ours | ours λ err | nalg. λ err | ours resid | nalg. resid |");
+    println!(
+        "|  N | matrices  |  ours µs  | nalg. µs  | nalg/ours | ours λ err | nalg. λ err | ours resid | nalg. resid |"
+    );
     println!("|---:|-----------|----------:|----------:|------:|---------:|---------:|---------:|---------:|");
-    let kinds: [(&str, fn(usize, &mut Rng) -> Vec<f64>); 3] =
-        [("random", random_sym), ("clustered", clustered), ("graded", graded)];
+    let kinds: [(&str, Maker); 3] = [("random", random_sym), ("clustered", clustered), ("graded", graded)];
     for (kind, make) in kinds {
-        bench_n!(8, kind, make, reps);
-        bench_n!(16, kind, make, reps);
-        bench_n!(32, kind, make, (reps / 2).max(5));
-        bench_n!(64, kind, make, (reps / 8).max(5));
+        bench_n!(8, kind, make, reps, only);
+        bench_n!(16, kind, make, reps, only);
+        bench_n!(32, kind, make, (reps / 2).max(5), only);
+        bench_n!(64, kind, make, (reps / 8).max(5), only);
     }
 }
