@@ -26,7 +26,7 @@
 //! symmetric matrix-vector product of step k+1 share one pass over each
 //! trailing column (contiguous, column-major), so the trailing triangle is
 //! streamed once per step instead of twice. Q is formed from the reflectors in
-//! blocks of [`NB`] reflectors applied column by column (the block stays in
+//! blocks of `NB` reflectors applied column by column (the block stays in
 //! L2). QL rotations are buffered over several sweeps and then applied to row
 //! blocks of the eigenvector matrix, so each row block stays in cache while
 //! many sweeps pass over it.
