@@ -623,8 +623,9 @@ pub(crate) fn ql_implicit<T: Real, S: RotSink<T>>(
                     early = true;
                     break;
                 }
-                s = f / r;
-                c = g / r;
+                let inv = T::ONE / r;
+                s = f * inv;
+                c = g * inv;
                 g = d[i + 1] - p;
                 r = (d[i] - g) * s + two * c * b;
                 p = s * r;
