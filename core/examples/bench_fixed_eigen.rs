@@ -19,9 +19,10 @@
 //! iteration limit) is measured: nalgebra neither sorts nor checks for NaN,
 //! ours does both.
 //!
-//! `-- REPS ours|nalgebra` times only that solver and skips the accuracy
-//! pass: for instruction counts under `valgrind --tool=callgrind` (the
-//! tables' other columns then read 0).
+//! `-- REPS ours|nalgebra [N]` times only that solver (and only order `N`)
+//! and skips the accuracy pass: for instruction counts under
+//! `valgrind --tool=callgrind` (the tables' other columns then read 0).
+//! `-- REPS both N` runs both solvers at order `N` only.
 //!
 //! nalgebra is a dev-dependency of ranklet-core, so the example also builds
 //! without `--features nalgebra`; the flag only adds the interop module.
@@ -223,7 +224,9 @@ fn print_row(n: usize, kind: &str, o: &Row, nal: &Row) {
 fn main() {
     let reps: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(200);
     let only_arg = std::env::args().nth(2);
-    let only = only_arg.as_deref();
+    let only = only_arg.as_deref().filter(|s| *s != "both");
+    let pick: Option<usize> = std::env::args().nth(3).and_then(|s| s.parse().ok());
+    let want = |n: usize| pick.is_none_or(|p| p == n);
     println!("ours = ranklet_core::eigen::fixed::SymEigen<f32, N>::compute; nalgebra = SymmetricEigen::new(SMatrix<f32, N, N>)");
     println!("time: median µs per decomposition over {reps} batches (fewer for N ≥ 32); errors relative to ‖A‖₂ vs f64 reference");
     println!();
@@ -233,9 +236,17 @@ fn main() {
     println!("|---:|-----------|----------:|----------:|------:|---------:|---------:|---------:|---------:|");
     let kinds: [(&str, Maker); 3] = [("random", random_sym), ("clustered", clustered), ("graded", graded)];
     for (kind, make) in kinds {
-        bench_n!(8, kind, make, reps, only);
-        bench_n!(16, kind, make, reps, only);
-        bench_n!(32, kind, make, (reps / 2).max(5), only);
-        bench_n!(64, kind, make, (reps / 8).max(5), only);
+        if want(8) {
+            bench_n!(8, kind, make, reps, only);
+        }
+        if want(16) {
+            bench_n!(16, kind, make, reps, only);
+        }
+        if want(32) {
+            bench_n!(32, kind, make, (reps / 2).max(5), only);
+        }
+        if want(64) {
+            bench_n!(64, kind, make, (reps / 8).max(5), only);
+        }
     }
 }

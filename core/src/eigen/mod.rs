@@ -64,8 +64,13 @@ pub(crate) fn copy_lower_max_abs<T: crate::Real>(a: &[T], w: &mut [T], n: usize)
     let mut finite = true;
     for (j, (src, dst)) in a.chunks_exact(n.max(1)).zip(w.chunks_exact_mut(n.max(1))).enumerate().take(n) {
         for (d, &x) in dst[j..].iter_mut().zip(&src[j..]) {
-            finite &= x.is_finite();
-            amax = amax.max(x.abs());
+            let ax = x.abs();
+            // `ax <= MAX` is false exactly for ±Inf and NaN; plain compares
+            // instead of the NaN-aware `is_finite`/`max` keep this loop cheap.
+            finite &= ax <= T::MAX;
+            if ax > amax {
+                amax = ax;
+            }
             *d = x;
         }
     }
