@@ -623,9 +623,8 @@ pub(crate) fn ql_implicit<T: Real, S: RotSink<T>>(
                     early = true;
                     break;
                 }
-                let inv = T::ONE / r;
-                s = f * inv;
-                c = g * inv;
+                s = f / r;
+                c = g / r;
                 g = d[i + 1] - p;
                 r = (d[i] - g) * s + two * c * b;
                 p = s * r;
