@@ -64,6 +64,7 @@ pub mod eigen;
 pub mod error;
 pub mod format;
 pub mod graph;
+pub mod interop_nalgebra;
 pub mod kernel;
 pub mod learn;
 pub mod linalg;

@@ -69,9 +69,34 @@ pub fn jacobi_eigen<T: Real>(
     if n == 0 {
         return Ok(());
     }
-    let amax = super::lower_max_abs(a)?;
     let (w, rest) = work.split_at_mut(n * n);
     let v = &mut rest[..n * n];
+    jacobi_in_place(a, vals, w, v, params)?;
+    if let Some(mut out) = vecs {
+        for j in 0..n {
+            for i in 0..n {
+                *out.at_mut(i, j) = v[i + j * n];
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The Jacobi iteration proper, shared with [`super::fixed::SymEigen`]:
+/// `a` is square with `n ≥ 1` rows and `vals.len() == n` (checked by the
+/// callers); `w` and `v` hold at least `n²` elements each. On success `vals`
+/// is ascending and `v[..n²]` holds the eigenvectors column-major with
+/// leading dimension `n`.
+pub(crate) fn jacobi_in_place<T: Real>(
+    a: MatRef<'_, T>,
+    vals: &mut [T],
+    w: &mut [T],
+    v: &mut [T],
+    params: &EigenParams,
+) -> Result<(), LinalgError> {
+    let n = a.nrows();
+    let amax = super::lower_max_abs(a)?;
+    let (w, v) = (&mut w[..n * n], &mut v[..n * n]);
     v.iter_mut().for_each(|x| *x = T::ZERO);
     for j in 0..n {
         v[j * n + j] = T::ONE;
@@ -147,33 +172,7 @@ pub fn jacobi_eigen<T: Real>(
     for (j, val) in vals.iter_mut().enumerate() {
         *val = w[j + j * n];
     }
-    for i in 0..n {
-        let mut kmin = i;
-        for j in i + 1..n {
-            if vals[j] < vals[kmin] {
-                kmin = j;
-            }
-        }
-        if kmin != i {
-            vals.swap(i, kmin);
-            let (lo, hi) = v.split_at_mut(kmin * n);
-            lo[i * n..(i + 1) * n].swap_with_slice(&mut hi[..n]);
-        }
-    }
-    for x in vals.iter_mut() {
-        *x *= scale;
-        if !x.is_finite() {
-            return Err(LinalgError::NonFinite);
-        }
-    }
-    if let Some(mut out) = vecs {
-        for j in 0..n {
-            for i in 0..n {
-                *out.at_mut(i, j) = v[i + j * n];
-            }
-        }
-    }
-    Ok(())
+    super::sort_and_unscale(vals, Some(v), n, scale)
 }
 
 #[cfg(test)]

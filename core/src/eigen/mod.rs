@@ -53,3 +53,66 @@ pub(crate) fn lower_max_abs<T: crate::Real>(a: crate::MatRef<'_, T>) -> Result<T
     }
     Ok(amax)
 }
+
+/// Copies the lower triangle of the column-major `n × n` matrix `a` into the
+/// same places of `w` (leading dimension `n`), and returns `max |a_ij|` over
+/// it, or [`crate::LinalgError::NonFinite`] if it holds NaN/Inf: the one pass
+/// over the input of the fixed-capacity solver. `a` and `w` hold `n²`
+/// elements (checked by the caller; shorter slices copy less).
+pub(crate) fn copy_lower_max_abs<T: crate::Real>(a: &[T], w: &mut [T], n: usize) -> Result<T, crate::LinalgError> {
+    let mut amax = T::ZERO;
+    let mut finite = true;
+    for (j, (src, dst)) in a.chunks_exact(n.max(1)).zip(w.chunks_exact_mut(n.max(1))).enumerate().take(n) {
+        for (d, &x) in dst[j..].iter_mut().zip(&src[j..]) {
+            let ax = x.abs();
+            // `ax <= MAX` is false exactly for ±Inf and NaN; plain compares
+            // instead of the NaN-aware `is_finite`/`max` keep this loop cheap.
+            finite &= ax <= T::MAX;
+            if ax > amax {
+                amax = ax;
+            }
+            *d = x;
+        }
+    }
+    if finite {
+        Ok(amax)
+    } else {
+        Err(crate::LinalgError::NonFinite)
+    }
+}
+
+/// Sorts `vals[..n]` ascending, moving the columns of the compact
+/// (leading dimension `n`) eigenvector matrix `q` along (selection sort: at
+/// most n column swaps), then multiplies the values by `scale`; an eigenvalue
+/// that overflows is [`crate::LinalgError::NonFinite`]. Shared by every full
+/// solver.
+pub(crate) fn sort_and_unscale<T: crate::Real>(
+    vals: &mut [T],
+    mut q: Option<&mut [T]>,
+    n: usize,
+    scale: T,
+) -> Result<(), crate::LinalgError> {
+    let vals = &mut vals[..n];
+    for i in 0..n {
+        let mut kmin = i;
+        for j in i + 1..n {
+            if vals[j] < vals[kmin] {
+                kmin = j;
+            }
+        }
+        if kmin != i {
+            vals.swap(i, kmin);
+            if let Some(q) = q.as_mut() {
+                let (lo, hi) = q.split_at_mut(kmin * n);
+                lo[i * n..(i + 1) * n].swap_with_slice(&mut hi[..n]);
+            }
+        }
+    }
+    for v in vals.iter_mut() {
+        *v *= scale;
+        if !v.is_finite() {
+            return Err(crate::LinalgError::NonFinite);
+        }
+    }
+    Ok(())
+}

@@ -26,7 +26,7 @@
 //! symmetric matrix-vector product of step k+1 share one pass over each
 //! trailing column (contiguous, column-major), so the trailing triangle is
 //! streamed once per step instead of twice. Q is formed from the reflectors in
-//! blocks of [`NB`] reflectors applied column by column (the block stays in
+//! blocks of `NB` reflectors applied column by column (the block stays in
 //! L2). QL rotations are buffered over several sweeps and then applied to row
 //! blocks of the eigenvector matrix, so each row block stays in cache while
 //! many sweeps pass over it.
@@ -56,6 +56,24 @@ pub fn sym_eigen_workspace_len(n: usize) -> usize {
 /// (eigenvalues only): `n² + 6n`.
 pub fn sym_eigenvalues_workspace_len(n: usize) -> usize {
     n.saturating_mul(n).saturating_add(n.saturating_mul(6))
+}
+
+/// `√(a² + b²)` by the plain formula when that neither underflows nor
+/// overflows (the squares sum to a normal number well away from the limits,
+/// so the result is correctly rounded to within an ulp or two), and by
+/// `libm::hypot` otherwise. QL works on a matrix scaled to max |aᵢⱼ| ≈ 1, so
+/// the fallback is rare; the plain formula is several times cheaper.
+#[inline(always)]
+pub(crate) fn fast_hypot<T: Real>(a: T, b: T) -> T {
+    let t = a * a + b * b;
+    // safe_min = MIN_POSITIVE/ε (LAPACK's `safmin` scaled): when t exceeds it
+    // a square that underflowed contributed less than ε·t.
+    let safe_min = T::MIN_POSITIVE / T::EPSILON;
+    if t > safe_min && t < T::ONE / safe_min {
+        t.sqrt()
+    } else {
+        a.hypot(b)
+    }
 }
 
 /// Power of two close to `m > 0` (finite), computed exactly.
@@ -175,35 +193,15 @@ pub fn sym_eigen<T: Real>(
     if want {
         form_q(w, tau, qbuf, n);
     }
-    let rot = if want { Some((qbuf, rest)) } else { None };
-    let mut rot = rot;
-    let res = match rot.as_mut() {
-        Some((q, buf)) => ql_implicit(vals, e, Some((&mut **q, &mut **buf)), n, params),
-        None => ql_implicit(vals, e, None, n, params),
-    };
-    res?;
-    // Sort ascending (selection sort: n column swaps at most).
-    for i in 0..n {
-        let mut kmin = i;
-        for j in i + 1..n {
-            if vals[j] < vals[kmin] {
-                kmin = j;
-            }
+    let mut rot = if want { Some((qbuf, rest)) } else { None };
+    match rot.as_mut() {
+        Some((q, buf)) => {
+            let mut sink = Buffered { q, buf, n, pos: 0, sweep_at: 0 };
+            ql_implicit(vals, e, &mut sink, n, params)?
         }
-        if kmin != i {
-            vals.swap(i, kmin);
-            if let Some((q, _)) = rot.as_mut() {
-                let (lo, hi) = q.split_at_mut(kmin * n);
-                lo[i * n..(i + 1) * n].swap_with_slice(&mut hi[..n]);
-            }
-        }
+        None => ql_implicit(vals, e, &mut NoVectors, n, params)?,
     }
-    for v in vals.iter_mut() {
-        *v *= scale;
-        if !v.is_finite() {
-            return Err(LinalgError::NonFinite);
-        }
-    }
+    super::sort_and_unscale(vals, rot.as_mut().map(|(q, _)| &mut **q), n, scale)?;
     if let (Some(mut v), Some((q, _))) = (vecs, rot) {
         for j in 0..n {
             let col = &q[j * n..(j + 1) * n];
@@ -246,7 +244,7 @@ fn reflector<T: Real>(x: &mut [T]) -> (T, T) {
 /// tridiagonal form `d`, `e` (e[i] couples i and i+1). Reflector k has
 /// `v = [1, w[k+2.., k]]` on rows k+1.. and factor `tau[k]`.
 /// `sc` has length ≥ 4n.
-fn tridiagonalize<T: Real>(w: &mut [T], n: usize, d: &mut [T], e: &mut [T], tau: &mut [T], sc: &mut [T]) {
+pub(crate) fn tridiagonalize<T: Real>(w: &mut [T], n: usize, d: &mut [T], e: &mut [T], tau: &mut [T], sc: &mut [T]) {
     tau.iter_mut().for_each(|t| *t = T::ZERO);
     e.iter_mut().for_each(|t| *t = T::ZERO);
     d[0] = w[0];
@@ -382,7 +380,7 @@ fn fused_col<T: Real>(c: &mut [T], v: &[T], w: &[T], v2: &[T], y: &mut [T], wj: 
 /// Forms `Q = H₀·H₁·…·H_{n−3}` in `q` (n × n, column-major) by backward
 /// accumulation, [`NB`] reflectors at a time, each column of Q passing
 /// through the whole block while the block's vectors stay in cache.
-fn form_q<T: Real>(w: &[T], tau: &[T], q: &mut [T], n: usize) {
+pub(crate) fn form_q<T: Real>(w: &[T], tau: &[T], q: &mut [T], n: usize) {
     q.iter_mut().for_each(|x| *x = T::ZERO);
     for j in 0..n {
         q[j * n + j] = T::ONE;
@@ -394,25 +392,32 @@ fn form_q<T: Real>(w: &[T], tau: &[T], q: &mut [T], n: usize) {
     let mut k1 = nr;
     while k1 > 0 {
         let k0 = k1.saturating_sub(NB);
+        // Reflector k acts on rows k+1..; column j is still e_j in those
+        // rows when k ≥ j (later reflectors only touch rows > k), so only
+        // k < j can change it.
         for j in k0 + 1..n {
             let col = &mut q[j * n..(j + 1) * n];
-            for k in (k0..k1).rev() {
+            for k in (k0..k1.min(j)).rev() {
                 let t = tau[k];
-                if t == T::ZERO {
-                    continue;
+                if t != T::ZERO {
+                    reflect_col(t, &w[k * n + k + 2..(k + 1) * n], &mut col[k + 1..]);
                 }
-                let v = &w[k * n + k + 2..(k + 1) * n];
-                let (h, tail) = col[k + 1..].split_at_mut(1);
-                let s = t * (h[0] + crate::linalg::blas::dot_unchecked(v, tail));
-                if s == T::ZERO {
-                    continue;
-                }
-                h[0] -= s;
-                crate::linalg::blas::axpy_unchecked(-s, v, tail);
             }
         }
         k1 = k0;
     }
+}
+
+/// `c ← (I − τ·[1; v]·[1; v]ᵀ)·c` for one column piece `c = [h; tail]`.
+#[inline(always)]
+fn reflect_col<T: Real>(t: T, v: &[T], c: &mut [T]) {
+    let (h, tail) = c.split_at_mut(1);
+    let s = t * (h[0] + crate::linalg::blas::dot_unchecked(v, tail));
+    if s == T::ZERO {
+        return;
+    }
+    h[0] -= s;
+    crate::linalg::blas::axpy_unchecked(-s, v, tail);
 }
 
 /// Applies the buffered sweeps in `buf[..len]` to all rows of `q`, one row
@@ -466,21 +471,115 @@ fn apply_block<T: Real>(q: &mut [T], n: usize, buf: &[T], r0: usize, carry: &mut
     }
 }
 
+/// Where the QL rotations go: nowhere (eigenvalues only), into the rotation
+/// buffer of the general solver, or straight into a small eigenvector matrix.
+pub(crate) trait RotSink<T> {
+    /// A sweep over rows `l..=m` starts; it will emit at most `m − l`
+    /// rotations, with `i` descending from `m − 1`.
+    fn begin(&mut self, m: usize, l: usize);
+    /// Rotation of columns `(i, i + 1)` by `(c, s)`.
+    fn rot(&mut self, i: usize, c: T, s: T);
+    /// The sweep ended after `cnt` rotations.
+    fn end(&mut self, cnt: usize);
+    /// Called once when QL stops, successfully or not.
+    fn finish(&mut self);
+}
+
+/// Eigenvalues only: rotations are dropped.
+pub(crate) struct NoVectors;
+
+impl<T> RotSink<T> for NoVectors {
+    #[inline(always)]
+    fn begin(&mut self, _: usize, _: usize) {}
+    #[inline(always)]
+    fn rot(&mut self, _: usize, _: T, _: T) {}
+    #[inline(always)]
+    fn end(&mut self, _: usize) {}
+    #[inline(always)]
+    fn finish(&mut self) {}
+}
+
+/// The general solver's sink: rotations are buffered and applied to row
+/// blocks of `q` (see [`flush_rotations`]).
+struct Buffered<'a, T> {
+    q: &'a mut [T],
+    buf: &'a mut [T],
+    n: usize,
+    pos: usize,
+    sweep_at: usize,
+}
+
+impl<T: Real> RotSink<T> for Buffered<'_, T> {
+    fn begin(&mut self, m: usize, l: usize) {
+        let need = 2 + 2 * (m - l);
+        if self.pos + need > self.buf.len() {
+            flush_rotations(self.q, self.n, &self.buf[..self.pos]);
+            self.pos = 0;
+        }
+        self.buf[self.pos] = T::from_f64((m - 1) as f64);
+        self.buf[self.pos + 1] = T::ZERO;
+        self.sweep_at = self.pos;
+        self.pos += 2;
+    }
+    #[inline(always)]
+    fn rot(&mut self, _: usize, c: T, s: T) {
+        self.buf[self.pos] = c;
+        self.buf[self.pos + 1] = s;
+        self.pos += 2;
+    }
+    fn end(&mut self, cnt: usize) {
+        self.buf[self.sweep_at + 1] = T::from_f64(cnt as f64);
+    }
+    fn finish(&mut self) {
+        flush_rotations(self.q, self.n, &self.buf[..self.pos]);
+        self.pos = 0;
+    }
+}
+
+/// Small matrices: each rotation is applied at once to the two adjacent,
+/// contiguous columns of the compact (`ld = n`) eigenvector matrix `q`. For
+/// n ≤ 64 the whole of `q` stays in L1, so buffering would only add traffic.
+pub(crate) struct Direct<'a, T> {
+    /// n × n column-major, leading dimension n.
+    pub(crate) q: &'a mut [T],
+    /// The order.
+    pub(crate) n: usize,
+}
+
+impl<T: Real> RotSink<T> for Direct<'_, T> {
+    #[inline(always)]
+    fn begin(&mut self, _: usize, _: usize) {}
+    #[inline(always)]
+    fn rot(&mut self, i: usize, c: T, s: T) {
+        let n = self.n;
+        let (lo, hi) = self.q[i * n..(i + 2) * n].split_at_mut(n);
+        for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+            let (xv, f) = (*x, *y);
+            *y = s * xv + c * f;
+            *x = c * xv - s * f;
+        }
+    }
+    #[inline(always)]
+    fn end(&mut self, _: usize) {}
+    #[inline(always)]
+    fn finish(&mut self) {}
+}
+
 /// Implicit QL with Wilkinson shifts on the tridiagonal `d`, `e` (EISPACK
-/// `tql2`; Golub & Van Loan Alg. 8.3.2 in QL form). If `vecs` is given, the
-/// rotations are accumulated into its n × n column-major matrix through the
-/// rotation buffer.
-fn ql_implicit<T: Real>(
+/// `tql2`; Golub & Van Loan Alg. 8.3.2 in QL form). The rotations go to
+/// `sink` (accumulated into the eigenvector matrix, or dropped).
+pub(crate) fn ql_implicit<T: Real, S: RotSink<T>>(
     d: &mut [T],
     e: &mut [T],
-    mut vecs: Option<(&mut [T], &mut [T])>,
+    sink: &mut S,
     n: usize,
     params: &EigenParams,
 ) -> Result<(), LinalgError> {
     let eps = T::from_f64(params.tol).max(T::EPSILON);
     let two = T::from_f64(2.0);
+    let d = &mut d[..n];
+    let e = &mut e[..n];
     e[n - 1] = T::ZERO;
-    let mut pos = 0usize;
     let mut total = 0usize;
     for l in 0..n {
         let mut iter = 0usize;
@@ -497,28 +596,15 @@ fn ql_implicit<T: Real>(
                 break;
             }
             if iter >= params.max_iter {
-                if let Some((q, buf)) = vecs.as_mut() {
-                    flush_rotations(q, n, &buf[..pos]);
-                }
+                sink.finish();
                 return Err(LinalgError::NoConvergence { iterations: total });
             }
             iter += 1;
             total += 1;
-            let mut sweep_at = 0;
-            if let Some((q, buf)) = vecs.as_mut() {
-                let need = 2 + 2 * (m - l);
-                if pos + need > buf.len() {
-                    flush_rotations(q, n, &buf[..pos]);
-                    pos = 0;
-                }
-                buf[pos] = T::from_f64((m - 1) as f64);
-                buf[pos + 1] = T::ZERO;
-                sweep_at = pos;
-                pos += 2;
-            }
+            sink.begin(m, l);
             // Wilkinson shift from the leading 2×2 block.
             let mut g = (d[l + 1] - d[l]) / (two * e[l]);
-            let mut r = g.hypot(T::ONE);
+            let mut r = fast_hypot(g, T::ONE);
             g = d[m] - d[l] + e[l] / (g + r.copysign(g));
             let (mut s, mut c, mut p) = (T::ONE, T::ONE, T::ZERO);
             let mut i = m;
@@ -528,7 +614,7 @@ fn ql_implicit<T: Real>(
                 i -= 1;
                 let f = s * e[i];
                 let b = c * e[i];
-                r = f.hypot(g);
+                r = fast_hypot(f, g);
                 e[i + 1] = r;
                 if r == T::ZERO {
                     // Underflow: split the matrix here and retry.
@@ -544,16 +630,10 @@ fn ql_implicit<T: Real>(
                 p = s * r;
                 d[i + 1] = g + p;
                 g = c * r - b;
-                if let Some((_, buf)) = vecs.as_mut() {
-                    buf[pos] = c;
-                    buf[pos + 1] = s;
-                    pos += 2;
-                    cnt += 1;
-                }
+                sink.rot(i, c, s);
+                cnt += 1;
             }
-            if let Some((_, buf)) = vecs.as_mut() {
-                buf[sweep_at + 1] = T::from_f64(cnt as f64);
-            }
+            sink.end(cnt);
             if early {
                 continue;
             }
@@ -562,9 +642,7 @@ fn ql_implicit<T: Real>(
             e[m] = T::ZERO;
         }
     }
-    if let Some((q, buf)) = vecs.as_mut() {
-        flush_rotations(q, n, &buf[..pos]);
-    }
+    sink.finish();
     Ok(())
 }
 
