@@ -52,7 +52,7 @@
 
 use crate::eigen::fixed::SymEigen;
 use crate::eigen::EigenParams;
-use crate::format::{FormatError, ModelView};
+use crate::format::{ModelView, ScoreError};
 use crate::{LinalgError, MatMut, MatRef, Real};
 use nalgebra::storage::{IsContiguous, RawStorage, RawStorageMut};
 use nalgebra::{Dim, Dyn, Matrix, MatrixView, MatrixViewMut, SMatrix, SVector, Scalar, U1};
@@ -206,7 +206,7 @@ pub fn sym_eigen<T: Real + Scalar, const N: usize>(
 pub fn score<R: Dim, S: RawStorage<f32, R, U1> + IsContiguous>(
     model: &ModelView<'_>,
     x: &Matrix<f32, R, U1, S>,
-) -> Result<f32, FormatError> {
+) -> Result<f32, ScoreError> {
     model.score_dense(x.as_slice())
 }
 
@@ -218,7 +218,7 @@ pub fn score<R: Dim, S: RawStorage<f32, R, U1> + IsContiguous>(
 pub fn score_f64<R: Dim, S: RawStorage<f64, R, U1> + IsContiguous>(
     model: &ModelView<'_>,
     x: &Matrix<f64, R, U1, S>,
-) -> Result<f64, FormatError> {
+) -> Result<f64, ScoreError> {
     model.score_dense_f64(x.as_slice())
 }
 

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ranklet_core::format::{self, field, ElementType, ModelKind, ModelSpec, ModelView};
+use ranklet_core::kernel::Kernel;
 
 use crate::args::heading;
-use ranklet_core::kernel::Kernel;
 use crate::data::orders::Items;
 use crate::data::Dataset;
 use crate::error::CliError;
