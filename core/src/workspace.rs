@@ -77,69 +77,17 @@ impl<'w, T> Workspace<'w, T> {
 /// See [the module documentation](crate::workspace).
 #[macro_export]
 macro_rules! scratch {
-    (
-        $(#[$m:meta])*
-        $vis:vis struct $name:ident ( $($p:ident : $pt:ty),* $(,)? ) {
-            $( $(#[$fm:meta])* $f:ident : $len:expr ),* $(,)?
-        }
-    ) => {
-        $crate::scratch! {
-            $(#[$m])*
-            $vis struct $name ( $($p : $pt),* ) of f64 {
-                $( $(#[$fm])* $f : $len ),*
-            }
-        }
-    };
-    (
-        $(#[$m:meta])*
-        $vis:vis struct $name:ident < $g:ident : $bound:path > ( $($p:ident : $pt:ty),* $(,)? ) {
-            $( $(#[$fm:meta])* $f:ident : $len:expr ),* $(,)?
-        }
+    // The one expansion every form below forwards to.
+    (@emit [$(#[$m:meta])*] [$vis:vis] $name:ident [$($decl:tt)*] [$($args:tt)*] [$t:ty]
+        ( $($p:ident : $pt:ty),* ) { $( $(#[$fm:meta])* $f:ident : $len:expr ),* $(,)? }
     ) => {
         $(#[$m])*
         #[derive(Debug)]
-        $vis struct $name<'w, $g: $bound> {
-            $( $(#[$fm])* pub $f: &'w mut [$g], )*
-        }
-
-        impl<'w, $g: $bound> $name<'w, $g> {
-            /// Elements the layout needs: the sum of its fields (saturating).
-            #[allow(unused_variables, dead_code)]
-            pub fn len($($p: $pt),*) -> usize {
-                0usize $( .saturating_add($len) )*
-            }
-
-            /// Slices the fields from the front of `work` and returns them
-            /// with the remainder.
-            ///
-            /// # Errors
-            /// `LinalgError::WorkspaceTooSmall` if `work` is shorter than
-            /// [`Self::len`].
-            #[allow(unused_variables, dead_code)]
-            pub fn split(work: &'w mut [$g], $($p: $pt),*) -> Result<(Self, &'w mut [$g]), $crate::LinalgError> {
-                let need = Self::len($($p),*);
-                if work.len() < need {
-                    return Err($crate::LinalgError::WorkspaceTooSmall { needed: need, got: work.len() });
-                }
-                let mut ws = $crate::workspace::Workspace::new(work);
-                $( let $f = ws.take($len)?; )*
-                Ok(($name { $($f,)* }, ws.into_rest()))
-            }
-        }
-    };
-    (
-        $(#[$m:meta])*
-        $vis:vis struct $name:ident ( $($p:ident : $pt:ty),* $(,)? ) of $t:ty {
-            $( $(#[$fm:meta])* $f:ident : $len:expr ),* $(,)?
-        }
-    ) => {
-        $(#[$m])*
-        #[derive(Debug)]
-        $vis struct $name<'w> {
+        $vis struct $name $($decl)* {
             $( $(#[$fm])* pub $f: &'w mut [$t], )*
         }
 
-        impl<'w> $name<'w> {
+        impl $($decl)* $name $($args)* {
             /// Elements the layout needs: the sum of its fields (saturating, so
             /// an absurd size is refused by [`Self::split`], never wrapped).
             #[allow(unused_variables, dead_code)]
@@ -154,10 +102,7 @@ macro_rules! scratch {
             /// `LinalgError::WorkspaceTooSmall` if `work` is shorter than
             /// [`Self::len`].
             #[allow(unused_variables, dead_code)]
-            pub fn split(
-                work: &'w mut [$t],
-                $($p: $pt),*
-            ) -> Result<(Self, &'w mut [$t]), $crate::LinalgError> {
+            pub fn split(work: &'w mut [$t], $($p: $pt),*) -> Result<(Self, &'w mut [$t]), $crate::LinalgError> {
                 let need = Self::len($($p),*);
                 if work.len() < need {
                     return Err($crate::LinalgError::WorkspaceTooSmall { needed: need, got: work.len() });
@@ -167,6 +112,27 @@ macro_rules! scratch {
                 Ok(($name { $($f,)* }, ws.into_rest()))
             }
         }
+    };
+    // Generic over the element type: `struct Name<T: Real>(..) { .. }`.
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident < $g:ident : $bound:path > ( $($p:ident : $pt:ty),* $(,)? ) { $($body:tt)* }
+    ) => {
+        $crate::scratch! { @emit [$(#[$m])*] [$vis] $name [<'w, $g: $bound>] [<'w, $g>] [$g] ( $($p: $pt),* ) { $($body)* } }
+    };
+    // A fixed element type: `struct Name(..) of usize { .. }`.
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident ( $($p:ident : $pt:ty),* $(,)? ) of $t:ty { $($body:tt)* }
+    ) => {
+        $crate::scratch! { @emit [$(#[$m])*] [$vis] $name [<'w>] [<'w>] [$t] ( $($p: $pt),* ) { $($body)* } }
+    };
+    // `f64`, the default.
+    (
+        $(#[$m:meta])*
+        $vis:vis struct $name:ident ( $($p:ident : $pt:ty),* $(,)? ) { $($body:tt)* }
+    ) => {
+        $crate::scratch! { @emit [$(#[$m])*] [$vis] $name [<'w>] [<'w>] [f64] ( $($p: $pt),* ) { $($body)* } }
     };
 }
 

@@ -15,6 +15,16 @@ pub enum BackendChoice {
     Portable,
 }
 
+impl BackendChoice {
+    /// Lower-case name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Faer => "faer",
+            BackendChoice::Portable => "portable",
+        }
+    }
+}
+
 /// A backend chosen at run time.
 pub enum HostBackend {
     /// faer.

@@ -23,24 +23,7 @@ use ranklet_core::{MatMut, MatRef};
 
 use super::rng::SplitMix64;
 use crate::faer_backend::FaerBackend;
-
-/// Which backend the benchmark runs on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum BenchBackend {
-    /// faer, every core.
-    Faer,
-    /// ranklet-core's single-threaded, allocation-free implementation.
-    Portable,
-}
-
-impl BenchBackend {
-    fn name(self) -> &'static str {
-        match self {
-            BenchBackend::Faer => "faer",
-            BenchBackend::Portable => "portable",
-        }
-    }
-}
+use crate::hostbackend::BackendChoice;
 
 /// Which matrix to decompose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -67,8 +50,8 @@ pub struct EigenArgs {
     #[arg(long)]
     pub n: usize,
     /// Backend to time.
-    #[arg(long, value_enum, default_value_t = BenchBackend::Faer)]
-    pub backend: BenchBackend,
+    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    pub backend: BackendChoice,
     /// Number of largest eigenpairs to compute; 0 means the full decomposition.
     #[arg(long, default_value_t = 0)]
     pub top: usize,
@@ -164,11 +147,11 @@ pub fn bench_eigen(args: &EigenArgs) -> Result<String, String> {
     let mut faer;
     let mut portable;
     let be: &mut dyn Backend = match args.backend {
-        BenchBackend::Faer => {
+        BackendChoice::Faer => {
             faer = FaerBackend::new();
             &mut faer
         }
-        BenchBackend::Portable => {
+        BackendChoice::Portable => {
             work = vec![0.0; Portable::workspace_len(n)];
             portable = Portable::new(&mut work);
             &mut portable
@@ -223,7 +206,7 @@ mod tests {
 
     #[test]
     fn bench_eigen_prints_one_json_line() {
-        for (backend, top) in [(BenchBackend::Faer, 0), (BenchBackend::Portable, 3), (BenchBackend::Faer, 2)] {
+        for (backend, top) in [(BackendChoice::Faer, 0), (BackendChoice::Portable, 3), (BackendChoice::Faer, 2)] {
             let args = EigenArgs { n: 30, backend, top, repeat: 3, warmup: 0, seed: 1, matrix: BenchMatrix::Random };
             let line = bench_eigen(&args).unwrap();
             assert!(line.starts_with("{\"n\":30,\"backend\":\"") && line.ends_with('}'), "{line}");
@@ -231,7 +214,7 @@ mod tests {
         }
         let bad = EigenArgs {
             n: 3,
-            backend: BenchBackend::Faer,
+            backend: BackendChoice::Faer,
             top: 4,
             repeat: 1,
             warmup: 0,
