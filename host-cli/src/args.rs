@@ -9,7 +9,6 @@ use ranklet_core::format::ElementType;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
-use crate::cv::Scheme;
 use crate::error::CliError;
 use crate::metric::Metric;
 
@@ -86,6 +85,16 @@ pub enum DataFormat {
     Svmlight,
     /// CSV with a header.
     Csv,
+}
+
+/// How held-out predictions are made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    /// k folds: whole queries; rows when the data is one query; pairs for
+    /// pair data.
+    KFold(usize),
+    /// Closed-form leave-one-out (RLS) / leave-query-out (RankRLS).
+    Loo,
 }
 
 /// Value parser of `--cv`: a fold count `K ≥ 2`, or `loo`.

@@ -2,74 +2,34 @@
 //! (folds over pairs for pair data), and the closed-form leave-one-out /
 //! leave-query-out shortcuts of RLS / RankRLS.
 //!
-//! KPCR / KPCRank decompose each fold's training kernel once, for the
-//! largest p of the grid, and evaluate every (λ, p) from that one
-//! decomposition (000 §4.2; `ranklet_core::learn` explains the
-//! leading-block solve).
+//! Generic over the learner family ([`crate::family::Family`]): a fold asks
+//! the family for the validation predictions of its whole grid, so a family
+//! that shares work across grid points (KPCR / KPCRank: one decomposition per
+//! fold for every (λ, p), 000 §4.2) does so in one core call.
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::Pair;
-use ranklet_core::kernel::Kernel;
-use ranklet_core::learn::{kpc, ls, LearnError};
 
+pub use crate::args::Scheme;
 use crate::error::CliError;
-use crate::fit::{self, Algo, Params, Target};
+use crate::family::Family;
+use crate::fit::Target;
 use crate::metric::Metric;
 use crate::table::Table;
 
-/// How held-out predictions are made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    /// k folds: whole queries; rows when the data is one query; pairs for
-    /// pair data.
-    KFold(usize),
-    /// Closed-form leave-one-out (RLS) / leave-query-out (RankRLS).
-    Loo,
-}
-
-/// The hyperparameter grid (a cartesian product).
-#[derive(Clone, Debug)]
-pub struct Grid {
-    /// Kernels.
-    pub kernels: Vec<Kernel>,
-    /// Ridge parameters.
-    pub lambdas: Vec<f64>,
-    /// Component counts (KPC learners; `[0]` otherwise).
-    pub components: Vec<usize>,
-}
-
-impl Grid {
-    /// Every point of the grid, kernel-major.
-    pub fn points(&self) -> Vec<Params> {
-        let mut v = Vec::new();
-        for &kernel in &self.kernels {
-            for &lambda in &self.lambdas {
-                for &components in &self.components {
-                    v.push(Params { kernel, lambda, components });
-                }
-            }
-        }
-        v
-    }
-    /// Whether there is more than one point.
-    pub fn is_grid(&self) -> bool {
-        self.kernels.len() * self.lambdas.len() * self.components.len() > 1
-    }
-}
-
 /// The result for one grid point.
 #[derive(Clone, Debug)]
-pub struct CvPoint {
+pub struct CvPoint<P> {
     /// The hyperparameters.
-    pub params: Params,
+    pub params: P,
     /// Metric per fold (NaN where the point could not be fitted).
     pub folds: Vec<f64>,
     /// Why the point failed on some fold, if it did.
     pub failure: Option<String>,
 }
 
-impl CvPoint {
+impl<P> CvPoint<P> {
     /// Mean over folds (NaN if any fold failed).
     pub fn mean(&self) -> f64 {
         self.folds.iter().sum::<f64>() / self.folds.len() as f64
@@ -87,16 +47,16 @@ impl CvPoint {
 
 /// The whole cross-validation table.
 #[derive(Clone, Debug)]
-pub struct CvReport {
+pub struct CvReport<P> {
     /// One entry per grid point, in grid order.
-    pub points: Vec<CvPoint>,
+    pub points: Vec<CvPoint<P>>,
     /// The metric used.
     pub metric: Metric,
     /// Description of the scheme ("5-fold over queries", …).
     pub scheme: String,
 }
 
-impl CvReport {
+impl<P> CvReport<P> {
     /// Index of the best point (by mean; failed points never win).
     pub fn best(&self) -> Option<usize> {
         let sign = if self.metric.higher_is_better() { 1.0 } else { -1.0 };
@@ -237,52 +197,44 @@ fn split_target<'a>(target: &Target<'_>, split: &'a Split) -> Target<'a> {
     }
 }
 
-/// Runs the grid under the scheme and returns the table of results.
-pub fn cross_validate<B: Backend>(
+/// Runs the family's grid under the scheme and returns the table of
+/// results: per fold, one call of the family's [`Family::fold`] hook.
+///
+/// # Errors
+/// A scheme the data cannot support (more folds than queries, rows or
+/// pairs; `loo` for a family without the shortcut or for pair data), a
+/// metric that fails on a fold.
+pub fn cross_validate<F: Family, B: Backend>(
     backend: &mut B,
-    algo: Algo,
-    grid: &Grid,
+    family: &F,
     table: &Table,
     target: &Target<'_>,
     scheme: Scheme,
     metric: Metric,
     seed: u64,
-) -> Result<CvReport, CliError> {
+) -> Result<CvReport<F::Point>, CliError> {
     match scheme {
-        Scheme::Loo => holdout(backend, algo, grid, table, target, metric),
+        Scheme::Loo => holdout(backend, family, table, target, metric),
         Scheme::KFold(k) => {
             if k < 2 {
                 return Err(CliError::input("--cv needs at least 2 folds"));
             }
             let (splits, desc) = splits(table, target, k, seed)?;
-            let mut points: Vec<CvPoint> = grid
+            let mut points: Vec<CvPoint<F::Point>> = family
                 .points()
                 .into_iter()
                 .map(|params| CvPoint { params, folds: vec![f64::NAN; k], failure: None })
                 .collect();
-            let pb = progress((grid.kernels.len() * k) as u64, "cross-validating");
-            for (ki, kernel) in grid.kernels.iter().enumerate() {
-                for (f, split) in splits.iter().enumerate() {
-                    let per_kernel = grid.lambdas.len() * grid.components.len();
-                    let block = &mut points[ki * per_kernel..(ki + 1) * per_kernel];
-                    if algo.is_kpc() {
-                        kpc_fold(backend, algo, grid, *kernel, split, target, metric, f, block)?;
-                    } else {
-                        for pt in block.iter_mut() {
-                            let tgt = split_target(target, split);
-                            match fit::fit(backend, algo, &pt.params, &split.train, &tgt) {
-                                Ok(model) => {
-                                    let preds = model
-                                        .predict(backend, &split.val)
-                                        .map_err(|e| CliError::failure(e.to_string()))?;
-                                    pt.folds[f] = score_split(metric, split, &preds)?;
-                                }
-                                Err(e) => pt.failure = Some(e.to_string()),
-                            }
-                        }
+            let pb = progress(k as u64, "cross-validating");
+            for (f, split) in splits.iter().enumerate() {
+                let preds = family.fold(backend, &split.train, &split.val, &split_target(target, split));
+                for (pt, pred) in points.iter_mut().zip(preds) {
+                    match pred {
+                        Ok(pred) => pt.folds[f] = score_split(metric, split, &pred)?,
+                        Err(why) => pt.failure = Some(why),
                     }
-                    pb.inc(1);
                 }
+                pb.inc(1);
             }
             pb.finish_and_clear();
             Ok(CvReport { points, metric, scheme: desc })
@@ -290,79 +242,32 @@ pub fn cross_validate<B: Backend>(
     }
 }
 
-/// All (λ, p) of one kernel on one fold: one core call
-/// ([`kpc::cv_fold`]), one decomposition.
-fn kpc_fold<B: Backend>(
-    backend: &mut B,
-    algo: Algo,
-    grid: &Grid,
-    kernel: Kernel,
-    split: &Split,
-    target: &Target<'_>,
-    metric: Metric,
-    f: usize,
-    block: &mut [CvPoint],
-) -> Result<(), CliError> {
-    let (tr, va) = (&split.train, &split.val);
-    let lin = |e: ranklet_core::LinalgError| CliError::failure(e.to_string());
-    let (x, xv) = (tr.rows().map_err(lin)?, va.rows().map_err(lin)?);
-    let tgt = split_target(target, split);
-    let g = fit::graph(algo, tr, &tgt);
-    let kgrid = kpc::KpcGrid { lambdas: &grid.lambdas, components: &grid.components };
-    let nt = va.n();
-    let mut preds = vec![0.0; kgrid.len() * nt];
-    let mut usable = vec![0; grid.lambdas.len()];
-    let mut work = vec![0.0; kpc::cv_fold_workspace_len(&x, &xv, &kgrid)];
-    if let Err(e) = kpc::cv_fold(backend, &kernel, &x, &xv, &g, &tr.labels, &kgrid, &mut preds, &mut usable, &mut work)
-    {
-        block.iter_mut().for_each(|pt| pt.failure = Some(e.to_string()));
-        return Ok(());
-    }
-    let np = grid.components.len();
-    for (li, &u) in usable.iter().enumerate() {
-        for (pi, &p) in grid.components.iter().enumerate() {
-            let pt = &mut block[li * np + pi];
-            if p > u {
-                pt.failure = Some(LearnError::TooManyComponents { requested: p, rank: u }.to_string());
-                continue;
-            }
-            pt.folds[f] = score_split(metric, split, &preds[(li * np + pi) * nt..][..nt])?;
-        }
-    }
-    Ok(())
-}
-
 /// Closed-form leave-one-out / leave-query-out over the grid.
-fn holdout<B: Backend>(
+fn holdout<F: Family, B: Backend>(
     backend: &mut B,
-    algo: Algo,
-    grid: &Grid,
+    family: &F,
     table: &Table,
     target: &Target<'_>,
     metric: Metric,
-) -> Result<CvReport, CliError> {
-    if algo.is_kpc() || matches!(target, Target::Pairs(_)) {
-        return Err(CliError::input("--cv loo is the closed-form shortcut of rls and rankrls on scored data"));
+) -> Result<CvReport<F::Point>, CliError> {
+    const NO_SHORTCUT: &str = "--cv loo is the closed-form shortcut of rls and rankrls on scored data";
+    if matches!(target, Target::Pairs(_)) {
+        return Err(CliError::input(NO_SHORTCUT));
     }
-    let n = table.n();
-    let g = fit::graph(algo, table, target);
-    let x = table.rows().map_err(|e| CliError::failure(e.to_string()))?;
-    let mut points = Vec::new();
-    let pts = grid.points();
+    let pts = family.points();
     let pb = progress(pts.len() as u64, "leave-out");
+    let mut points = Vec::with_capacity(pts.len());
     for params in pts {
-        let mut preds = vec![0.0; n];
-        let mut work = vec![0.0; ls::holdout_workspace_len(&params.kernel, &x, &g)];
-        let res = ls::holdout(backend, &params.kernel, &x, &g, &table.labels, params.lambda, &mut preds, &mut work);
+        let res = family.holdout(backend, &params, table, target).ok_or_else(|| CliError::input(NO_SHORTCUT))?;
         let mut pt = CvPoint { params, folds: vec![f64::NAN], failure: None };
         match res {
-            Ok(()) => pt.folds[0] = metric.eval_labels(&table.labels, &preds, &table.query_ptr)?,
+            Ok(preds) => pt.folds[0] = metric.eval_labels(&table.labels, &preds, &table.query_ptr)?,
             Err(e) => pt.failure = Some(e.to_string()),
         }
         points.push(pt);
         pb.inc(1);
     }
     pb.finish_and_clear();
-    let scheme = if algo.is_ranker() { "leave-query-out (closed form)" } else { "leave-one-out (closed form)" };
+    let scheme = if family.is_ranker() { "leave-query-out (closed form)" } else { "leave-one-out (closed form)" };
     Ok(CvReport { points, metric, scheme: scheme.into() })
 }

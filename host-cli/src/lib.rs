@@ -8,14 +8,18 @@
 //! - `data` (readers; nothing else of the crate), `faer_backend`
 //! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
 //! - `table` → data; `metric` → error; `hostbackend` → faer_backend
-//! - `fit` → table; `cv` → error, fit, metric, table
-//! - `args` (help headings, value enums, typed value parsers, kernels) →
-//!   cv, error, metric
+//! - `fit` (the host-side model, `Target`) → table
+//! - `args` (help headings, value enums, typed value parsers incl. the CV
+//!   `Scheme`, kernels) → error, metric
+//! - `family` (one module per learner family: its grid point, grid and
+//!   hooks into core) → args, error, fit, table
+//! - `cv` (k-fold and leave-out, generic over `family::Family`) → args,
+//!   error, family, fit, metric, table
 //! - `input` (the data flags of a command and reading them) → args, data, error
 //! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
 //!   error, fit
 //! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
-//! - `plot` → args, cv, error, fit
+//! - `plot` → cv, error, family
 //! - `commands` (one module per subcommand; `bench/` has `rng`, `eigen`,
 //!   `train`) → any of the above; no module imports a command, and commands
 //!   do not import each other.
@@ -28,6 +32,7 @@ pub mod cv;
 pub mod data;
 pub mod error;
 pub mod faer_backend;
+pub mod family;
 pub mod fit;
 pub mod hostbackend;
 pub mod input;

@@ -14,10 +14,9 @@ use std::sync::Once;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use crate::args::kernel_name;
 use crate::cv::CvReport;
 use crate::error::CliError;
-use crate::fit::Algo;
+use crate::family::{describe, Family};
 
 static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();
@@ -223,19 +222,15 @@ fn render(tmp: &Path, fig: &Figure) -> Result<(), CliError> {
 
 /// The cross-validation figure of `ranklet train --plot-cv`: the metric
 /// (mean over folds, band ± one standard deviation over folds) against the
-/// number of components p for kpcr/kpcrank, one line per (kernel, λ); or
-/// against λ on a log axis for rls/rankrls, one line per kernel. The chosen
-/// point is circled. Failed grid points are left out.
-pub fn cv_figure(report: &CvReport, algo: Algo) -> Figure {
+/// family's x value ([`Family::plot_point`]: the number of components p for
+/// kpcr/kpcrank, one line per (kernel, λ); λ on a log axis for
+/// rls/rankrls, one line per kernel). The chosen point is circled. Failed
+/// grid points are left out.
+pub fn cv_figure<F: Family>(report: &CvReport<F::Point>, family: &F) -> Figure {
     let mut series: Vec<Series> = Vec::new();
     let mut key_of: Vec<String> = Vec::new();
     for p in &report.points {
-        let key = if algo.is_kpc() {
-            format!("{} λ={}", kernel_name(&p.params.kernel), p.params.lambda)
-        } else {
-            kernel_name(&p.params.kernel)
-        };
-        let x = if algo.is_kpc() { p.params.components as f64 } else { p.params.lambda };
+        let (x, key) = family.plot_point(&p.params);
         let (m, sd) = (p.mean(), p.std());
         let idx = match key_of.iter().position(|k| *k == key) {
             Some(i) => i,
@@ -273,19 +268,15 @@ pub fn cv_figure(report: &CvReport, algo: Algo) -> Figure {
     }
     let highlight = report.best().map(|b| {
         let p = &report.points[b];
-        let x = if algo.is_kpc() { p.params.components as f64 } else { p.params.lambda };
-        let what = if algo.is_kpc() {
-            format!("chosen: p={} ({}, λ={})", p.params.components, kernel_name(&p.params.kernel), p.params.lambda)
-        } else {
-            format!("chosen: λ={} ({})", p.params.lambda, kernel_name(&p.params.kernel))
-        };
-        (x, p.mean(), what)
+        let (x, _) = family.plot_point(&p.params);
+        (x, p.mean(), format!("chosen: {}", describe(family, &p.params)))
     });
+    let (xlabel, log_x) = family.plot_axis();
     Figure {
-        title: format!("{} — {}", algo.name(), report.scheme),
-        xlabel: if algo.is_kpc() { "number of components p".into() } else { "λ (log scale)".into() },
+        title: format!("{} — {}", family.name(), report.scheme),
+        xlabel: xlabel.into(),
         ylabel: format!("{} (mean ± std over folds)", report.metric.name()),
-        log_x: !algo.is_kpc(),
+        log_x,
         series,
         highlight,
         size: (900, 560),
@@ -293,10 +284,11 @@ pub fn cv_figure(report: &CvReport, algo: Algo) -> Figure {
 }
 
 /// Writes the cross-validation figure (see [`cv_figure`]) to `path`.
-pub fn plot_cv(path: &Path, report: &CvReport, algo: Algo) -> Result<(), CliError> {
-    let fig = cv_figure(report, algo);
-    if !algo.is_kpc() && report.points.iter().any(|p| p.params.lambda <= 0.0) {
-        eprintln!("ranklet: note: λ = 0 cannot be shown on the log axis of {}", path.display());
+pub fn plot_cv<F: Family>(path: &Path, report: &CvReport<F::Point>, family: &F) -> Result<(), CliError> {
+    let fig = cv_figure(report, family);
+    if fig.log_x && report.points.iter().any(|p| family.plot_point(&p.params).0 <= 0.0) {
+        let (xlabel, _) = family.plot_axis();
+        eprintln!("ranklet: note: values ≤ 0 of {xlabel} cannot be shown on the log axis of {}", path.display());
     }
     draw(path, &fig)?;
     eprintln!("wrote {}", path.display());

@@ -20,7 +20,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
-use ranklet::fit::{self, Algo, Params, Target};
+use ranklet::family::{Algo, RowFamily};
+use ranklet::fit::{self, Target};
 use ranklet::hostbackend::{BackendChoice, HostBackend};
 use ranklet::table::Table;
 use ranklet_core::graph::QueryWeight;
@@ -504,6 +505,20 @@ fn train_with_a_grid_and_cv_prints_the_table_and_writes_the_model() {
 
 /// `ranklet train` (f32 model) then `ranklet score`, against `fit` +
 /// `Fitted::predict` in f64 on the same data and parameters.
+/// One row learner at one grid point.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    kernel: Kernel,
+    lambda: f64,
+    components: usize,
+}
+
+/// Fits `algo` at `p` through the learner family the CLI uses.
+fn fit_one(be: &mut HostBackend, algo: Algo, p: &Params, table: &Table, target: &Target<'_>) -> fit::Fitted {
+    let comps = algo.is_kpc().then(|| vec![p.components]);
+    RowFamily::new(algo, vec![p.kernel], vec![p.lambda], comps).unwrap().fit_first(be, table, target).unwrap()
+}
+
 fn f32_scores_match_f64(tag: &str, train_flags: &[&str], algo: Algo, params: Params, num_features: Option<usize>) {
     let dir = Scratch::new(tag);
     let (train, test) = (shared(PARSE_TRAIN), shared(PARSE_TEST));
@@ -527,8 +542,7 @@ fn f32_scores_match_f64(tag: &str, train_flags: &[&str], algo: Algo, params: Par
     let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d) }).unwrap();
     let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d) }).unwrap();
     let mut be = HostBackend::new(BackendChoice::Faer);
-    let fitted =
-        fit::fit(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal)).unwrap();
+    let fitted = fit_one(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal));
     let t = Table::from_dataset(&te, true);
     let p = fitted.predict(&mut be, &t).unwrap();
     let mut want = vec![f64::NAN; te.n_rows()];
@@ -622,8 +636,7 @@ fn rows_of_non_contiguous_queries_score_in_input_order() {
     let mut be = HostBackend::new(BackendChoice::Faer);
     let params = Params { kernel: Kernel::Linear, lambda: 1.0, components: 0 };
     let fitted =
-        fit::fit(&mut be, Algo::Rankrls, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal))
-            .unwrap();
+        fit_one(&mut be, Algo::Rankrls, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal));
     let want: Vec<f64> = match &fitted {
         fit::Fitted::Linear { w, offset } => (0..te.n_rows())
             .map(|i| {

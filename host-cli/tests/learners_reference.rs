@@ -1,4 +1,4 @@
-//! The learners, as the CLI drives them (`ranklet::fit::fit` on a
+//! The learners, as the CLI drives them (the learner families of `ranklet::family` on a
 //! `ranklet::table::Table` read by `ranklet::data::svmlight`), against
 //! independent numpy closed forms, on both backends; and the
 //! one-decomposition-per-fold KPCRank cross-validation against refitting
@@ -24,10 +24,13 @@
 
 use std::path::Path;
 
-use ranklet::cv::{self, Grid, Scheme};
+use ranklet::cv::{self, Scheme};
 use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
 use ranklet::data::Dataset;
-use ranklet::fit::{self, Algo, Fitted, Params, Target};
+use ranklet::family::kpc::Kpc;
+use ranklet::family::ls::{LeastSquares, LsPoint};
+use ranklet::family::{Algo, Family, RowFamily};
+use ranklet::fit::{Fitted, Target};
 use ranklet::hostbackend::{BackendChoice, HostBackend};
 use ranklet::metric::Metric;
 use ranklet::table::Table;
@@ -114,6 +117,21 @@ fn rel_dev(got: &[f64], want: &[f64]) -> f64 {
 
 const BACKENDS: [BackendChoice; 2] = [BackendChoice::Portable, BackendChoice::Faer];
 
+/// One row learner at one grid point.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    kernel: Kernel,
+    lambda: f64,
+    components: usize,
+}
+
+/// Fits `algo` at `p` through the learner family the CLI uses.
+fn fit_one(be: &mut HostBackend, algo: Algo, p: &Params, table: &Table, target: &Target<'_>) -> Result<Fitted, String> {
+    let comps = algo.is_kpc().then(|| vec![p.components]);
+    let family = RowFamily::new(algo, vec![p.kernel], vec![p.lambda], comps).map_err(|e| e.to_string())?;
+    family.fit_first(be, table, target).map_err(|e| e.to_string())
+}
+
 /// Fits on `train`, predicts `test` with both backends, compares with the
 /// reference entry `name`.
 fn check(name: &str, algo: Algo, params: Params, weight: QueryWeight, train: &Dataset, test: &Dataset) {
@@ -121,7 +139,7 @@ fn check(name: &str, algo: Algo, params: Params, weight: QueryWeight, train: &Da
     let table = Table::from_dataset(train, true);
     for choice in BACKENDS {
         let mut be = HostBackend::new(choice);
-        let model = fit::fit(&mut be, algo, &params, &table, &Target::Labels(weight))
+        let model = fit_one(&mut be, algo, &params, &table, &Target::Labels(weight))
             .unwrap_or_else(|e| panic!("{name} ({choice:?}): {e}"));
         let got = predict_in_file_order(&model, &mut be, test);
         let dev = rel_dev(&got, &want);
@@ -159,7 +177,7 @@ fn rankrls_parse_rank_linear_model_is_primal_w() {
     let d_train = read(PARSE_TRAIN, None).n_features();
     let table = Table::from_dataset(&train, true);
     let mut be = HostBackend::new(BackendChoice::Faer);
-    let model = fit::fit(
+    let model = fit_one(
         &mut be,
         Algo::Rankrls,
         &rankrls(Kernel::Linear, PARSE_LAMBDA_LINEAR),
@@ -182,7 +200,8 @@ fn rankrls_dense_matches_numpy() {
     let (train, test) = pair_of(DENSE_TRAIN, DENSE_TEST);
     let table = Table::from_dataset(&train, true);
     assert!(table.dense().is_some() && table.d() <= table.n(), "the dense fixture must take the primal path");
-    assert!(fit::use_primal(Algo::Rankrls, &rankrls(Kernel::Linear, 1.0), &table));
+    let ls = LeastSquares { ranker: true, kernels: vec![Kernel::Linear], lambdas: vec![1.0] };
+    assert!(ls.use_primal(&LsPoint { kernel: Kernel::Linear, lambda: 1.0 }, &table));
     for (weight, tag) in [(QueryWeight::Equal, "equal"), (QueryWeight::Pairs, "pairs")] {
         let lin = rankrls(Kernel::Linear, DENSE_LAMBDA_LINEAR);
         check(&format!("dense_rankrls_linear_{tag}"), Algo::Rankrls, lin, weight, &train, &test);
@@ -220,15 +239,15 @@ fn query_folds(table: &Table, k: usize, seed: u64) -> Vec<(Table, Table)> {
 /// and λ from it) against `fit` from scratch on every fold × λ × p.
 fn cv_equals_refit(ds: &Dataset, kernel: Kernel, lambdas: &[f64], ps: &[usize], k: usize, seed: u64) {
     let table = Table::from_dataset(ds, true);
-    let grid = Grid { kernels: vec![kernel], lambdas: lambdas.to_vec(), components: ps.to_vec() };
+    let family = Kpc { ranker: true, kernels: vec![kernel], lambdas: lambdas.to_vec(), components: ps.to_vec() };
     let target = Target::Labels(QueryWeight::Equal);
     let metric = Metric::Disagreement;
     let folds = query_folds(&table, k, seed);
     for choice in BACKENDS {
         let mut be = HostBackend::new(choice);
-        let report = cv::cross_validate(&mut be, Algo::Kpcrank, &grid, &table, &target, Scheme::KFold(k), metric, seed)
+        let report = cv::cross_validate(&mut be, &family, &table, &target, Scheme::KFold(k), metric, seed)
             .expect("cross-validation");
-        let points = grid.points();
+        let points = family.points();
         assert_eq!(report.points.len(), points.len());
         let mut means = Vec::new();
         let mut max_dev = 0.0f64;
@@ -237,7 +256,7 @@ fn cv_equals_refit(ds: &Dataset, kernel: Kernel, lambdas: &[f64], ps: &[usize], 
             assert!(pt.failure.is_none(), "{params:?}: {:?}", pt.failure);
             let mut refit = Vec::new();
             for (tr, va) in &folds {
-                let model = fit::fit(&mut be, Algo::Kpcrank, params, tr, &target).expect("refit");
+                let model = family.fit(&mut be, params, tr, &target).expect("refit");
                 let preds = model.predict(&mut be, va).expect("predict");
                 refit.push(metric.eval_labels(&va.labels, &preds, &va.query_ptr).expect("metric"));
             }

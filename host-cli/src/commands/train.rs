@@ -8,22 +8,23 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ranklet_core::format::{self, ElementType};
 use ranklet_core::graph::QueryWeight;
-use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::LearnError;
 use ranklet_core::LinalgError;
 
 use crate::args::{
-    heading, kernel_name, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
+    heading, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
 };
-use crate::cv::{self, Grid, Scheme};
+use crate::cv::{self, Scheme};
 use crate::error::{write_atomic, CliError};
-use crate::fit::{self, Algo, Fitted, Target};
+use crate::family::{describe, Algo, Family, RowFamily};
+use crate::fit::{Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
 use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
 use crate::table::Table;
+use crate::with_family;
 
 /// The learner of `ranklet train`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -131,8 +132,7 @@ pub struct TrainArgs {
 
 /// Validated training request (stage two of argument parsing).
 struct TrainPlan {
-    algo: Algo,
-    grid: Grid,
+    family: RowFamily,
     scheme: Option<Scheme>,
     metric: Metric,
     weight: QueryWeight,
@@ -142,34 +142,12 @@ struct TrainPlan {
 impl TrainPlan {
     fn new(a: &TrainArgs) -> Result<TrainPlan, CliError> {
         let algo = a.algo.on_rows()?;
-        let kernels = a.kernel.0.clone();
         let default_lambda = if algo.is_kpc() { "0" } else { "1" };
         let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
-        if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
-            return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
-        }
-        if !algo.is_kpc() {
-            if let Some(l) = lambdas.iter().find(|l| **l == 0.0) {
-                if !kernels.iter().all(|k| *k == Kernel::Linear) {
-                    return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
-                }
-            }
-        }
-        let components = match (&a.components, algo.is_kpc()) {
-            (Some(c), true) => {
-                let v: Vec<usize> = parse_list("components", c)?;
-                if v.contains(&0) {
-                    return Err(CliError::input("--components must be ≥ 1"));
-                }
-                v
-            }
-            (None, true) => return Err(CliError::input(format!("--algo {} needs --components P", algo.name()))),
-            (Some(_), false) => return Err(CliError::input("--components applies to kpcr and kpcrank only")),
-            (None, false) => vec![0],
-        };
-        let grid = Grid { kernels, lambdas, components };
+        let components = a.components.as_deref().map(|c| parse_list::<usize>("components", c)).transpose()?;
+        let family = RowFamily::new(algo, a.kernel.0.clone(), lambdas, components)?;
         let scheme = a.cv;
-        if grid.is_grid() && scheme.is_none() {
+        if family.is_grid() && scheme.is_none() {
             return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
         }
         let metric = match a.metric {
@@ -182,7 +160,7 @@ impl TrainPlan {
         }
         let weight = a.query_weight.to_core();
         let element = a.precision.element();
-        Ok(TrainPlan { algo, grid, scheme, metric, weight, element })
+        Ok(TrainPlan { family, scheme, metric, weight, element })
     }
 }
 
@@ -229,41 +207,61 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     let mut backend = HostBackend::new(a.backend);
     let mut meta = format!(
         "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
-        plan.algo.name(),
+        plan.family.name(),
         data_path.display(),
         table.n(),
         table.n_queries(),
         a.query_weight.name()
     );
+    let fitted = with_family!(&plan.family, |f| select_and_fit(a, &plan, f, &mut backend, &table, &target, &mut meta))?;
+    if stats.is_some() {
+        meta.push_str("standardize=1\n");
+    }
+    let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
+    let bytes = model_bytes(&fitted.model, ds.n_features(), plan.element, &meta, centring)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
     // The CV table is printed (and plotted) only once the model is written,
     // so a failed run prints nothing to stdout and leaves no file.
+    (fitted.after_write)()
+}
+
+/// A fitted model and what to print or plot once it is written.
+struct Selected<'a> {
+    model: Fitted,
+    after_write: Box<dyn FnOnce() -> Result<(), CliError> + 'a>,
+}
+
+/// Model selection (when `--cv` is given) and the final fit, for one
+/// family: the CV table and the chosen point go into `meta`.
+fn select_and_fit<'a, F: Family + 'a>(
+    a: &'a TrainArgs,
+    plan: &TrainPlan,
+    family: &'a F,
+    backend: &mut HostBackend,
+    table: &Table,
+    target: &Target<'_>,
+    meta: &mut String,
+) -> Result<Selected<'a>, CliError> {
     let mut cv_report = None;
     let chosen = match plan.scheme {
         Some(scheme) => {
-            let report =
-                cv::cross_validate(&mut backend, plan.algo, &plan.grid, &table, &target, scheme, plan.metric, a.seed)?;
+            let report = cv::cross_validate(backend, family, table, target, scheme, plan.metric, a.seed)?;
             let best = report.best().ok_or_else(|| {
                 let why = report.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
                 CliError::input(format!("no grid point could be evaluated: {why}"))
             })?;
             meta.push_str(&format!("cv={}\ncv_metric={}\n", report.scheme, report.metric.name()));
             for (i, p) in report.points.iter().enumerate() {
-                meta.push_str(&format!(
-                    "cv.{i}=kernel={} lambda={} components={} mean={} std={}\n",
-                    kernel_name(&p.params.kernel),
-                    p.params.lambda,
-                    p.params.components,
-                    p.mean(),
-                    p.std()
-                ));
+                meta.push_str(&format!("cv.{i}={} mean={} std={}\n", describe(family, &p.params), p.mean(), p.std()));
             }
             let chosen = report.points[best].params;
             cv_report = Some(report);
             chosen
         }
-        None => plan.grid.points()[0],
+        None => *family.points().first().ok_or_else(|| CliError::input("empty grid"))?,
     };
-    let fitted = fit::fit(&mut backend, plan.algo, &chosen, &table, &target).map_err(|e| match e {
+    let model = family.fit(backend, &chosen, table, target).map_err(|e| match e {
         LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
             CliError::failure(e.to_string())
         }
@@ -272,50 +270,31 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         }
         _ => CliError::input(e.to_string()),
     })?;
-    meta.push_str(&format!(
-        "kernel={}\nlambda={}\n{}",
-        kernel_name(&chosen.kernel),
-        chosen.lambda,
-        if plan.algo.is_kpc() { format!("components={}\n", chosen.components) } else { String::new() }
-    ));
-    eprintln!(
-        "chosen: kernel={} lambda={}{}",
-        kernel_name(&chosen.kernel),
-        chosen.lambda,
-        if plan.algo.is_kpc() { format!(" components={}", chosen.components) } else { String::new() }
-    );
-    if stats.is_some() {
-        meta.push_str("standardize=1\n");
+    for (c, v) in family.columns().iter().zip(family.values(&chosen)) {
+        meta.push_str(&format!("{c}={v}\n"));
     }
-    let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
-    let bytes = model_bytes(&fitted, ds.n_features(), plan.element, &meta, centring)?;
-    write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
-    if let Some(report) = &cv_report {
-        print_cv(report, plan.algo);
-        if let Some(png) = &a.plot_cv {
-            crate::plot::plot_cv(png, report, plan.algo)?;
+    eprintln!("chosen: {}", describe(family, &chosen));
+    let plot = a.plot_cv.as_deref();
+    let after_write = Box::new(move || {
+        if let Some(report) = &cv_report {
+            print_cv(report, family);
+            if let Some(png) = plot {
+                crate::plot::plot_cv(png, report, family)?;
+            }
         }
-    }
-    Ok(())
+        Ok(())
+    });
+    Ok(Selected { model, after_write })
 }
 
-fn print_cv(report: &cv::CvReport, algo: Algo) {
+fn print_cv<F: Family>(report: &cv::CvReport<F::Point>, family: &F) {
     println!("# cross-validation: {}, metric {}", report.scheme, report.metric.name());
-    println!("kernel\tlambda\t{}mean\tstd", if algo.is_kpc() { "components\t" } else { "" });
+    println!("{}\tmean\tstd", family.columns().join("\t"));
     for p in &report.points {
-        let comp = if algo.is_kpc() { format!("{}\t", p.params.components) } else { String::new() };
+        let cols = family.values(&p.params).join("\t");
         match &p.failure {
-            Some(why) if !p.mean().is_finite() => {
-                println!("{}\t{}\t{comp}-\t-\t# {why}", kernel_name(&p.params.kernel), p.params.lambda)
-            }
-            _ => println!(
-                "{}\t{}\t{comp}{:.6}\t{:.6}",
-                kernel_name(&p.params.kernel),
-                p.params.lambda,
-                p.mean(),
-                p.std()
-            ),
+            Some(why) if !p.mean().is_finite() => println!("{cols}\t-\t-\t# {why}"),
+            _ => println!("{cols}\t{:.6}\t{:.6}", p.mean(), p.std()),
         }
     }
 }

@@ -17,7 +17,8 @@ use clap::Args;
 
 use super::rng::SplitMix64;
 use crate::args::{kernel_name, parse_kernel_list, KernelList};
-use crate::fit::{self, Algo, Params, Target};
+use crate::family::{Algo, RowFamily};
+use crate::fit::Target;
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::table::Table;
 
@@ -74,14 +75,15 @@ pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
     }
     let kernel = *a.kernel.0.first().ok_or("no kernel")?;
     let lambda = a.lambda.unwrap_or(if a.algo.is_kpc() { 0.0 } else { 1.0 });
-    let params = Params { kernel, lambda, components: if a.algo.is_kpc() { a.components } else { 0 } };
+    let components = a.algo.is_kpc().then(|| vec![a.components]);
+    let family = RowFamily::new(a.algo, vec![kernel], vec![lambda], components).map_err(|e| e.to_string())?;
     let table = bench_table(a.n, a.d, a.query_size, a.seed);
     let target = Target::Labels(Default::default());
     let mut backend = HostBackend::new(a.backend);
     let mut times = Vec::with_capacity(a.repeat);
     for _ in 0..a.repeat {
         let t0 = Instant::now();
-        let model = fit::fit(&mut backend, a.algo, &params, &table, &target).map_err(|e| e.to_string())?;
+        let model = family.fit_first(&mut backend, &table, &target).map_err(|e| e.to_string())?;
         times.push(t0.elapsed().as_secs_f64());
         std::hint::black_box(&model);
     }
@@ -94,9 +96,9 @@ pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
         a.n,
         a.d,
         a.query_size,
-        params.components,
+        if a.algo.is_kpc() { a.components } else { 0 },
         lambda,
-        if a.backend == BackendChoice::Faer { "faer" } else { "portable" },
+        a.backend.name(),
         a.repeat,
         median,
         times[0],

@@ -1,0 +1,136 @@
+//! RLS and RankRLS (000 eq. 5; 004 §4.3): grid over (kernel, λ); a fold
+//! fits every point ([`ranklet_core::learn::ls::fit`] picks primal or
+//! dual); the closed-form leave-one-out / leave-query-out is
+//! [`ranklet_core::learn::ls::holdout`].
+
+use ranklet_core::backend::Backend;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::{ls, LearnError};
+
+use super::Family;
+use crate::args::kernel_name;
+use crate::fit::{self, Fitted, Target};
+use crate::table::Table;
+
+/// One grid point of RLS / RankRLS.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LsPoint {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Ridge λ (> 0 unless the kernel is linear).
+    pub lambda: f64,
+}
+
+/// RLS (`ranker = false`) or RankRLS over a grid of kernels × λ.
+#[derive(Clone, Debug)]
+pub struct LeastSquares {
+    /// RankRLS (preference graph) rather than RLS (identity).
+    pub ranker: bool,
+    /// Kernels of the grid.
+    pub kernels: Vec<Kernel>,
+    /// λ of the grid.
+    pub lambdas: Vec<f64>,
+}
+
+impl LeastSquares {
+    /// Whether the fit of `p` on `table` takes the primal (feature-space)
+    /// form: core's [`ls::Form::choose`].
+    pub fn use_primal(&self, p: &LsPoint, table: &Table) -> bool {
+        table.rows().is_ok_and(|x| ls::Form::choose(&p.kernel, &x) == ls::Form::Primal)
+    }
+}
+
+impl Family for LeastSquares {
+    type Point = LsPoint;
+
+    fn name(&self) -> &'static str {
+        if self.ranker {
+            "rankrls"
+        } else {
+            "rls"
+        }
+    }
+
+    fn is_ranker(&self) -> bool {
+        self.ranker
+    }
+
+    fn points(&self) -> Vec<LsPoint> {
+        self.kernels
+            .iter()
+            .flat_map(|&kernel| self.lambdas.iter().map(move |&lambda| LsPoint { kernel, lambda }))
+            .collect()
+    }
+
+    fn columns(&self) -> &'static [&'static str] {
+        &["kernel", "lambda"]
+    }
+
+    fn values(&self, p: &LsPoint) -> Vec<String> {
+        vec![kernel_name(&p.kernel), p.lambda.to_string()]
+    }
+
+    fn fit<B: Backend>(
+        &self,
+        backend: &mut B,
+        p: &LsPoint,
+        table: &Table,
+        target: &Target<'_>,
+    ) -> Result<Fitted, LearnError> {
+        if matches!(target, Target::Pairs(_)) && !self.ranker {
+            return Err(LearnError::Unsupported);
+        }
+        let g = fit::graph(self.ranker, table, target);
+        let x = table.rows()?;
+        let form = ls::Form::choose(&p.kernel, &x);
+        let mut coef = vec![0.0; form.coef_len(&x)];
+        let mut work = vec![0.0; ls::fit_workspace_len(&p.kernel, &x)];
+        ls::fit(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut coef, &mut work)?;
+        match form {
+            ls::Form::Primal => Ok(Fitted::Linear { w: coef, offset: 0.0 }),
+            ls::Form::Dual => Fitted::from_expansion(p.kernel, table, coef, 0.0, None),
+        }
+    }
+
+    fn fold<B: Backend>(
+        &self,
+        backend: &mut B,
+        train: &Table,
+        val: &Table,
+        target: &Target<'_>,
+    ) -> Vec<Result<Vec<f64>, String>> {
+        self.points()
+            .iter()
+            .map(|p| {
+                let model = self.fit(backend, p, train, target).map_err(|e| e.to_string())?;
+                model.predict(backend, val).map_err(|e| e.to_string())
+            })
+            .collect()
+    }
+
+    fn holdout<B: Backend>(
+        &self,
+        backend: &mut B,
+        p: &LsPoint,
+        table: &Table,
+        target: &Target<'_>,
+    ) -> Option<Result<Vec<f64>, LearnError>> {
+        let run = |backend: &mut B| {
+            let g = fit::graph(self.ranker, table, target);
+            let x = table.rows()?;
+            let mut preds = vec![0.0; table.n()];
+            let mut work = vec![0.0; ls::holdout_workspace_len(&p.kernel, &x, &g)];
+            ls::holdout(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut preds, &mut work)?;
+            Ok(preds)
+        };
+        Some(run(backend))
+    }
+
+    fn plot_point(&self, p: &LsPoint) -> (f64, String) {
+        (p.lambda, kernel_name(&p.kernel))
+    }
+
+    fn plot_axis(&self) -> (&'static str, bool) {
+        ("λ (log scale)", true)
+    }
+}

@@ -1,0 +1,210 @@
+//! Learner families as the CLI drives them: one module per family, each a
+//! [`Family`] with its own grid-point type, its grid, and its hooks — fit
+//! one model, predict the validation rows of one fold for every grid point,
+//! and (where the family has one) the closed-form leave-out. Each hook is
+//! one core call, or one per grid point where core has no shared path.
+//!
+//! The generic parts — k-fold splits and the CV loop (`crate::cv`), the CV
+//! table and model metadata (`commands/train.rs`), the CV figure
+//! (`crate::plot`) — see a family only through this trait. A new family
+//! (Kronecker conditional ranking, preference GPs) adds a module with its
+//! own point type and a [`RowFamily`] variant; it does not widen another
+//! family's grid point.
+//!
+//! | module | `--algo` | grid point | one fold |
+//! |---|---|---|---|
+//! | [`ls`] | rls, rankrls | (kernel, λ) | a fit per point ([`ranklet_core::learn::ls::fit`]) |
+//! | [`kpc`] | kpcr, kpcrank | (kernel, λ, p) | one core call per kernel ([`ranklet_core::learn::kpc::cv_fold`]) |
+//!
+//! Supervised ordering (err, rankrls on sample orders) is `crate::ordering`:
+//! it has no grid.
+
+use ranklet_core::backend::Backend;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::LearnError;
+
+use crate::error::CliError;
+use crate::fit::{Fitted, Target};
+use crate::table::Table;
+
+pub mod kpc;
+pub mod ls;
+
+/// A learner family: its grid and its hooks into core.
+pub trait Family {
+    /// One point of the family's hyperparameter grid.
+    type Point: Copy + std::fmt::Debug;
+
+    /// The name on the command line (`--algo`).
+    fn name(&self) -> &'static str;
+    /// Whether the family learns from a preference graph (queries or
+    /// pairs) rather than regressing on the labels.
+    fn is_ranker(&self) -> bool;
+    /// The grid, in the order the CV table lists it.
+    fn points(&self) -> Vec<Self::Point>;
+    /// Names of a point's hyperparameters (CV table columns, metadata keys).
+    fn columns(&self) -> &'static [&'static str];
+    /// A point's values for [`Family::columns`].
+    fn values(&self, p: &Self::Point) -> Vec<String>;
+
+    /// Fits one model on all rows of `table`.
+    fn fit<B: Backend>(
+        &self,
+        backend: &mut B,
+        p: &Self::Point,
+        table: &Table,
+        target: &Target<'_>,
+    ) -> Result<Fitted, LearnError>;
+
+    /// Predictions of the rows of `val` by models fitted on `train`, for
+    /// every grid point (in [`Family::points`] order): `Err` with the reason
+    /// where a point cannot be fitted on this fold.
+    fn fold<B: Backend>(
+        &self,
+        backend: &mut B,
+        train: &Table,
+        val: &Table,
+        target: &Target<'_>,
+    ) -> Vec<Result<Vec<f64>, String>>;
+
+    /// Closed-form leave-out predictions of every row for one point, or
+    /// `None` if the family has no such shortcut.
+    fn holdout<B: Backend>(
+        &self,
+        backend: &mut B,
+        p: &Self::Point,
+        table: &Table,
+        target: &Target<'_>,
+    ) -> Option<Result<Vec<f64>, LearnError>>;
+
+    /// The CV figure: the x value of a point, and the line it belongs to.
+    fn plot_point(&self, p: &Self::Point) -> (f64, String);
+    /// The CV figure: the x-axis label and whether it is logarithmic.
+    fn plot_axis(&self) -> (&'static str, bool);
+}
+
+/// The learners on rows (`--data`, `--pairs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Algo {
+    /// Regularised least squares on the scores (ridge regression).
+    Rls,
+    /// Least squares on score differences within queries / pairs.
+    Rankrls,
+    /// Regression on the top-p kernel principal components.
+    Kpcr,
+    /// RankRLS on the top-p kernel principal components (000 §4).
+    Kpcrank,
+}
+
+impl Algo {
+    /// Whether the learner ranks (uses the preference graph) rather than
+    /// regresses.
+    pub fn is_ranker(self) -> bool {
+        matches!(self, Algo::Rankrls | Algo::Kpcrank)
+    }
+    /// Whether the learner uses kernel principal components.
+    pub fn is_kpc(self) -> bool {
+        matches!(self, Algo::Kpcr | Algo::Kpcrank)
+    }
+    /// Lower-case name, as on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Algo::Rls => "rls",
+            Algo::Rankrls => "rankrls",
+            Algo::Kpcr => "kpcr",
+            Algo::Kpcrank => "kpcrank",
+        }
+    }
+}
+
+/// A row family chosen at run time ([`Family`] has generic methods, so it
+/// is dispatched by `match`, see [`with_family!`](crate::with_family)).
+#[derive(Clone, Debug)]
+pub enum RowFamily {
+    /// RLS / RankRLS.
+    Ls(ls::LeastSquares),
+    /// KPCR / KPCRank.
+    Kpc(kpc::Kpc),
+}
+
+/// Runs `$body` with `$f` bound to the concrete family inside a
+/// [`RowFamily`].
+#[macro_export]
+macro_rules! with_family {
+    ($fam:expr, |$f:ident| $body:expr) => {
+        match $fam {
+            $crate::family::RowFamily::Ls($f) => $body,
+            $crate::family::RowFamily::Kpc($f) => $body,
+        }
+    };
+}
+
+impl RowFamily {
+    /// The family of `algo` over a grid, with the checks of each family's
+    /// domain (`components` only for kpcr/kpcrank and required there).
+    ///
+    /// # Errors
+    /// A [`CliError::input`] naming the offending flag.
+    pub fn new(
+        algo: Algo,
+        kernels: Vec<Kernel>,
+        lambdas: Vec<f64>,
+        components: Option<Vec<usize>>,
+    ) -> Result<RowFamily, CliError> {
+        if kernels.is_empty() || lambdas.is_empty() {
+            return Err(CliError::input("--kernel and --lambda need at least one value"));
+        }
+        if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+            return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
+        }
+        let ranker = algo.is_ranker();
+        if algo.is_kpc() {
+            let components = match components {
+                Some(c) if c.contains(&0) || c.is_empty() => return Err(CliError::input("--components must be ≥ 1")),
+                Some(c) => c,
+                None => return Err(CliError::input(format!("--algo {} needs --components P", algo.name()))),
+            };
+            return Ok(RowFamily::Kpc(kpc::Kpc { ranker, kernels, lambdas, components }));
+        }
+        if components.is_some() {
+            return Err(CliError::input("--components applies to kpcr and kpcrank only"));
+        }
+        if let Some(l) = lambdas.iter().find(|l| **l == 0.0) {
+            if !kernels.iter().all(|k| *k == Kernel::Linear) {
+                return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
+            }
+        }
+        Ok(RowFamily::Ls(ls::LeastSquares { ranker, kernels, lambdas }))
+    }
+
+    /// Whether the grid has more than one point.
+    pub fn is_grid(&self) -> bool {
+        with_family!(self, |f| f.points().len() > 1)
+    }
+
+    /// The `--algo` name.
+    pub fn name(&self) -> &'static str {
+        with_family!(self, |f| f.name())
+    }
+
+    /// Fits the first grid point (the only one when there is no grid).
+    ///
+    /// # Errors
+    /// As [`Family::fit`]; [`LearnError::Unsupported`] for an empty grid.
+    pub fn fit_first<B: Backend>(
+        &self,
+        backend: &mut B,
+        table: &Table,
+        target: &Target<'_>,
+    ) -> Result<Fitted, LearnError> {
+        with_family!(self, |f| match f.points().first() {
+            Some(p) => f.fit(backend, p, table, target),
+            None => Err(LearnError::Unsupported),
+        })
+    }
+}
+
+/// `name=value` pairs of a point, space-separated (model metadata).
+pub fn describe<F: Family>(family: &F, p: &F::Point) -> String {
+    family.columns().iter().zip(family.values(p)).map(|(c, v)| format!("{c}={v}")).collect::<Vec<_>>().join(" ")
+}
