@@ -4,6 +4,7 @@
 
 use super::sum::elem;
 use super::{Array, ScoreError};
+use crate::linalg::rows::sparse_indices_ok;
 use crate::real::Real;
 
 /// A scoring input, checked by [`Input::check`].
@@ -37,12 +38,8 @@ impl Input<'_> {
                 if idx.len() != val.len() {
                     return Err(ScoreError::DimensionMismatch { expected: idx.len(), got: val.len() });
                 }
-                let mut prev: Option<u32> = None;
-                for &j in idx {
-                    if j as usize >= dim || prev.is_some_and(|p| j <= p) {
-                        return Err(ScoreError::BadInputIndex);
-                    }
-                    prev = Some(j);
+                if !sparse_indices_ok(idx.iter().copied(), dim) {
+                    return Err(ScoreError::BadInputIndex);
                 }
                 if !val.iter().all(|v| v.is_finite()) {
                     return Err(ScoreError::NonFiniteInput);

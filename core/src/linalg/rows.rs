@@ -34,12 +34,8 @@ impl<'a> CsrRef<'a> {
             if s > e || e > col.len() {
                 return Err(LinalgError::DimensionMismatch);
             }
-            let mut prev: Option<u32> = None;
-            for &c in &col[s..e] {
-                if c as usize >= ncols || prev.is_some_and(|p| c <= p) {
-                    return Err(LinalgError::DimensionMismatch);
-                }
-                prev = Some(c);
+            if !sparse_indices_ok(col[s..e].iter().copied(), ncols) {
+                return Err(LinalgError::DimensionMismatch);
             }
         }
         if val.iter().any(|v| !v.is_finite()) {
@@ -64,6 +60,21 @@ impl<'a> CsrRef<'a> {
         let (s, e) = (self.row_ptr[i], self.row_ptr[i + 1]);
         (&self.col[s..e], &self.val[s..e])
     }
+}
+
+/// Whether the column indices of one sparse row are all `< bound` and
+/// strictly increasing: the one check of sparse indices in core (CSR rows
+/// here; sparse inputs and sparse basis rows in the model format).
+#[inline]
+pub fn sparse_indices_ok(indices: impl IntoIterator<Item = u32>, bound: usize) -> bool {
+    let mut prev: Option<u32> = None;
+    for j in indices {
+        if j as usize >= bound || prev.is_some_and(|p| j <= p) {
+            return false;
+        }
+        prev = Some(j);
+    }
+    true
 }
 
 /// Rows of a data matrix: dense `n × d` (any stride) or sparse CSR.

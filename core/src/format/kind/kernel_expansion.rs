@@ -20,6 +20,7 @@ use crate::format::sum::{blocked_sum, elem, Sum};
 use crate::format::write::{all_storable, check_dim, storable, Payload, SectionSink, MAX_FIXED};
 use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError, U32Array};
 use crate::kernel::Kernel;
+use crate::linalg::rows::sparse_indices_ok;
 #[cfg(feature = "kernel")]
 use crate::real::Real;
 
@@ -377,9 +378,7 @@ impl<'a> Kind<'a> for KernelView<'a> {
                         _ => (0, 0),
                     };
                     let row = indices.get(s..e).ok_or(EmitError::BadSparseIndex)?;
-                    if row.iter().any(|&j| j as usize >= k.dim)
-                        || row.windows(2).any(|p| matches!(*p, [a, b] if a >= b))
-                    {
+                    if !sparse_indices_ok(row.iter().copied(), k.dim) {
                         return Err(EmitError::BadSparseIndex);
                     }
                 }
@@ -463,12 +462,8 @@ fn check_csr<'a>(sec: &'a [u8], rows: usize, dim: usize, elem: ElementType) -> R
         if end < start || end > nnz {
             return Err(ParseError::BadSparseIndex);
         }
-        let mut prev: Option<u32> = None;
-        for j in indices.slice(start, end - start).iter() {
-            if j as usize >= dim || prev.is_some_and(|p| j <= p) {
-                return Err(ParseError::BadSparseIndex);
-            }
-            prev = Some(j);
+        if !sparse_indices_ok(indices.slice(start, end - start).iter(), dim) {
+            return Err(ParseError::BadSparseIndex);
         }
         start = end;
     }
