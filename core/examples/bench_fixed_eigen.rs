@@ -33,84 +33,14 @@ use ranklet_core::eigen::EigenParams;
 use std::hint::black_box;
 use std::time::Instant;
 
+#[path = "../tests/support/sym_matrices.rs"]
+mod sym_matrices;
+use sym_matrices::{clustered, graded, random_sym, Rng};
+
 const SET: usize = 8;
 
 /// Builds an n × n column-major symmetric test matrix.
 type Maker = fn(usize, &mut Rng) -> Vec<f64>;
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-/// Column-major n×n.
-fn random_sym(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let mut a = vec![0.0; n * n];
-    for j in 0..n {
-        for i in j..n {
-            let x = rng.next();
-            a[i + j * n] = x;
-            a[j + i * n] = x;
-        }
-    }
-    a
-}
-
-/// A random orthogonal matrix: product of n Householder reflectors.
-fn random_orthogonal(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let mut q = vec![0.0; n * n];
-    for i in 0..n {
-        q[i + i * n] = 1.0;
-    }
-    for _ in 0..n {
-        let v: Vec<f64> = (0..n).map(|_| rng.next()).collect();
-        let vv: f64 = v.iter().map(|x| x * x).sum();
-        // q ← q·(I − 2vvᵀ/vᵀv)
-        for i in 0..n {
-            let s: f64 = (0..n).map(|k| q[i + k * n] * v[k]).sum::<f64>() * 2.0 / vv;
-            for k in 0..n {
-                q[i + k * n] -= s * v[k];
-            }
-        }
-    }
-    q
-}
-
-fn from_spectrum(q: &[f64], lam: &[f64], n: usize) -> Vec<f64> {
-    let mut a = vec![0.0; n * n];
-    for j in 0..n {
-        for i in j..n {
-            let s: f64 = (0..n).map(|k| q[i + k * n] * lam[k] * q[j + k * n]).sum();
-            a[i + j * n] = s;
-            a[j + i * n] = s;
-        }
-    }
-    a
-}
-
-fn clustered(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let q = random_orthogonal(n, rng);
-    let lam: Vec<f64> =
-        (0..n).map(|k| if k % 2 == 0 { 1.0 + k as f64 * 1e-6 } else { -1.0 - k as f64 * 1e-6 }).collect();
-    from_spectrum(&q, &lam, n)
-}
-
-fn graded(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let h = random_sym(n, rng);
-    let d: Vec<f64> = (0..n).map(|i| 10f64.powf(-6.0 * i as f64 / (n - 1) as f64)).collect();
-    let mut a = vec![0.0; n * n];
-    for j in 0..n {
-        for i in 0..n {
-            a[i + j * n] = d[i] * h[i + j * n] * d[j];
-        }
-    }
-    a
-}
 
 fn to_f32(a: &[f64]) -> Vec<f32> {
     a.iter().map(|&x| x as f32).collect()

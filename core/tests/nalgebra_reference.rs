@@ -19,61 +19,9 @@ use nalgebra::{SMatrix, SymmetricEigen};
 use ranklet_core::eigen::fixed::SymEigen;
 use ranklet_core::eigen::EigenParams;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        ((self.0 >> 11) as f64) / ((1u64 << 53) as f64) * 2.0 - 1.0
-    }
-}
-
-fn random_sym(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let mut a = vec![0.0; n * n];
-    for j in 0..n {
-        for i in j..n {
-            let x = rng.next();
-            a[i + j * n] = x;
-            a[j + i * n] = x;
-        }
-    }
-    a
-}
-
-/// Q·diag(λ)·Qᵀ with Q a product of n random Householder reflectors and
-/// eigenvalues in two tight clusters (±1 + k·1e-6).
-fn clustered(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let mut q = vec![0.0; n * n];
-    for i in 0..n {
-        q[i + i * n] = 1.0;
-    }
-    for _ in 0..n {
-        let v: Vec<f64> = (0..n).map(|_| rng.next()).collect();
-        let vv: f64 = v.iter().map(|x| x * x).sum();
-        for i in 0..n {
-            let s: f64 = (0..n).map(|k| q[i + k * n] * v[k]).sum::<f64>() * 2.0 / vv;
-            for k in 0..n {
-                q[i + k * n] -= s * v[k];
-            }
-        }
-    }
-    let lam: Vec<f64> = (0..n).map(|k| if k % 2 == 0 { 1.0 } else { -1.0 } * (1.0 + k as f64 * 1e-6)).collect();
-    let mut a = vec![0.0; n * n];
-    for j in 0..n {
-        for i in 0..n {
-            a[i + j * n] = (0..n).map(|k| q[i + k * n] * lam[k] * q[j + k * n]).sum();
-        }
-    }
-    a
-}
-
-/// D·H·D with D from 1 down to 1e-6 (large entries top-left).
-fn graded(n: usize, rng: &mut Rng) -> Vec<f64> {
-    let h = random_sym(n, rng);
-    let d: Vec<f64> = (0..n).map(|i| 10f64.powf(-6.0 * i as f64 / (n - 1) as f64)).collect();
-    (0..n * n).map(|k| d[k % n] * h[k] * d[k / n]).collect()
-}
+#[path = "support/sym_matrices.rs"]
+mod sym_matrices;
+use sym_matrices::{clustered, graded, random_sym, Rng};
 
 struct Report {
     ours_eig: f64,

@@ -7,9 +7,9 @@ use ranklet_core::backend::Backend;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::{kpc, LearnError};
 
-use super::Family;
+use super::{supervision, Family};
 use crate::args::kernel_name;
-use crate::fit::{self, Fitted, Target};
+use crate::fit::{Fitted, Target};
 use crate::table::Table;
 
 /// One grid point of KPCR / KPCRank.
@@ -80,11 +80,7 @@ impl Family for Kpc {
         table: &Table,
         target: &Target<'_>,
     ) -> Result<Fitted, LearnError> {
-        if matches!(target, Target::Pairs(_)) && !self.ranker {
-            return Err(LearnError::Unsupported);
-        }
-        let g = fit::graph(self.ranker, table, target);
-        let x = table.rows()?;
+        let (g, x) = supervision(self.ranker, table, target)?;
         let n = table.n();
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
         let mut work = vec![0.0; kpc::fit_workspace_len(&p.kernel, &x, p.components)];
@@ -150,11 +146,8 @@ impl Kpc {
         val: &Table,
         target: &Target<'_>,
     ) -> Result<Vec<Result<Vec<f64>, String>>, LearnError> {
-        if matches!(target, Target::Pairs(_)) && !self.ranker {
-            return Err(LearnError::Unsupported);
-        }
-        let (x, xv) = (train.rows()?, val.rows()?);
-        let g = fit::graph(self.ranker, train, target);
+        let (g, x) = supervision(self.ranker, train, target)?;
+        let xv = val.rows()?;
         let grid = kpc::KpcGrid { lambdas: &self.lambdas, components: &self.components };
         let nt = val.n();
         let mut preds = vec![0.0; grid.len() * nt];

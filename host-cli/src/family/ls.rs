@@ -7,9 +7,9 @@ use ranklet_core::backend::Backend;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::{ls, LearnError};
 
-use super::Family;
+use super::{supervision, Family};
 use crate::args::kernel_name;
-use crate::fit::{self, Fitted, Target};
+use crate::fit::{Fitted, Target};
 use crate::table::Table;
 
 /// One grid point of RLS / RankRLS.
@@ -77,11 +77,7 @@ impl Family for LeastSquares {
         table: &Table,
         target: &Target<'_>,
     ) -> Result<Fitted, LearnError> {
-        if matches!(target, Target::Pairs(_)) && !self.ranker {
-            return Err(LearnError::Unsupported);
-        }
-        let g = fit::graph(self.ranker, table, target);
-        let x = table.rows()?;
+        let (g, x) = supervision(self.ranker, table, target)?;
         let form = ls::Form::choose(&p.kernel, &x);
         let mut coef = vec![0.0; form.coef_len(&x)];
         let mut work = vec![0.0; ls::fit_workspace_len(&p.kernel, &x)];
@@ -116,8 +112,7 @@ impl Family for LeastSquares {
         target: &Target<'_>,
     ) -> Option<Result<Vec<f64>, LearnError>> {
         let run = |backend: &mut B| {
-            let g = fit::graph(self.ranker, table, target);
-            let x = table.rows()?;
+            let (g, x) = supervision(self.ranker, table, target)?;
             let mut preds = vec![0.0; table.n()];
             let mut work = vec![0.0; ls::holdout_workspace_len(&p.kernel, &x, &g)];
             ls::holdout(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut preds, &mut work)?;

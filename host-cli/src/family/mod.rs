@@ -20,8 +20,10 @@
 //! it has no grid.
 
 use ranklet_core::backend::Backend;
+use ranklet_core::graph::Graph;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::LearnError;
+use ranklet_core::linalg::Rows;
 
 use crate::error::CliError;
 use crate::fit::{Fitted, Target};
@@ -202,6 +204,22 @@ impl RowFamily {
             None => Err(LearnError::Unsupported),
         })
     }
+}
+
+/// What a row family fits on: the preference graph (or identity) and the
+/// rows of `table`.
+///
+/// # Errors
+/// [`LearnError::Unsupported`] for a regressor (rls, kpcr) given pairs.
+pub(crate) fn supervision<'a>(
+    ranker: bool,
+    table: &'a Table,
+    target: &Target<'a>,
+) -> Result<(Graph<'a>, Rows<'a>), LearnError> {
+    if matches!(target, Target::Pairs(_)) && !ranker {
+        return Err(LearnError::Unsupported);
+    }
+    Ok((crate::fit::graph(ranker, table, target), table.rows()?))
 }
 
 /// `name=value` pairs of a point, space-separated (model metadata).
