@@ -53,15 +53,7 @@ pub fn jacobi_eigen<T: Real>(
     work: &mut [T],
     params: &EigenParams,
 ) -> Result<(), LinalgError> {
-    let n = a.nrows();
-    if a.ncols() != n || vals.len() != n {
-        return Err(LinalgError::DimensionMismatch);
-    }
-    if let Some(v) = &vecs {
-        if v.nrows() != n || v.ncols() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-    }
+    let n = super::check_shapes(&a, vals, vecs.as_ref())?;
     let needed = jacobi_eigen_workspace_len(n);
     if work.len() < needed {
         return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });

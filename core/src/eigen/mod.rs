@@ -116,3 +116,17 @@ pub(crate) fn sort_and_unscale<T: crate::Real>(
     }
     Ok(())
 }
+
+/// The shapes every full symmetric eigensolver takes: `A` square (`n × n`),
+/// `n` eigenvalues and, if asked for, `n × n` eigenvectors. Returns `n`.
+pub(crate) fn check_shapes<T: crate::Real>(
+    a: &crate::MatRef<'_, T>,
+    vals: &[T],
+    vecs: Option<&crate::MatMut<'_, T>>,
+) -> Result<usize, crate::LinalgError> {
+    let n = a.nrows();
+    if a.ncols() != n || vals.len() != n || vecs.is_some_and(|v| v.nrows() != n || v.ncols() != n) {
+        return Err(crate::LinalgError::DimensionMismatch);
+    }
+    Ok(n)
+}

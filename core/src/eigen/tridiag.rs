@@ -149,15 +149,7 @@ pub fn sym_eigen<T: Real>(
     work: &mut [T],
     params: &EigenParams,
 ) -> Result<(), LinalgError> {
-    let n = a.nrows();
-    if a.ncols() != n || vals.len() != n {
-        return Err(LinalgError::DimensionMismatch);
-    }
-    if let Some(v) = &vecs {
-        if v.nrows() != n || v.ncols() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-    }
+    let n = super::check_shapes(&a, vals, vecs.as_ref())?;
     let want = vecs.is_some();
     let needed = if want { sym_eigen_workspace_len(n) } else { sym_eigenvalues_workspace_len(n) };
     if work.len() < needed {
