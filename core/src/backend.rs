@@ -100,8 +100,20 @@ impl<'w> Portable<'w> {
     /// none, the symmetric indefinite solve a copy of `A`).
     pub fn workspace_len(n: usize) -> usize {
         let topk = (1..=n).map(|k| top_k_workspace_len(n, k)).max().unwrap_or(0);
-        let full_fallback = n + n * n + sym_eigen_workspace_len(n);
+        let full_fallback = FullScratch::len(n);
         sym_eigen_workspace_len(n).max(topk).max(full_fallback).max(ldlt::sym_indefinite_solve_workspace_len(n))
+    }
+}
+
+crate::scratch! {
+    /// Scratch of the top-k fallback through the full decomposition.
+    struct FullScratch(n: usize) {
+        /// All eigenvalues.
+        all_vals: n,
+        /// All eigenvectors.
+        all_vecs: n.saturating_mul(n),
+        /// The full solver's scratch.
+        rest: sym_eigen_workspace_len(n),
     }
 }
 
@@ -114,12 +126,7 @@ impl Portable<'_> {
         mut vecs: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
         let n = a.nrows();
-        let needed = n + n * n + sym_eigen_workspace_len(n);
-        if self.work.len() < needed {
-            return Err(LinalgError::WorkspaceTooSmall { needed, got: self.work.len() });
-        }
-        let (all_vals, rest) = self.work.split_at_mut(n);
-        let (all_vecs, rest) = rest.split_at_mut(n * n);
+        let (FullScratch { all_vals, all_vecs, rest }, _) = FullScratch::split(self.work, n)?;
         sym_eigen(a, all_vals, Some(MatMut::from_col_major(all_vecs, n, n)?), rest, &self.params)?;
         let v = MatRef::from_col_major(all_vecs, n, n)?;
         for (l, val) in vals.iter_mut().enumerate() {

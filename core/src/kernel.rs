@@ -209,7 +209,19 @@ fn powu(mut x: f64, mut n: u32) -> f64 {
 
 /// Scratch elements [`kernel_matrix`] needs for these operands.
 pub fn kernel_matrix_workspace_len(x: &Rows<'_>, y: &Rows<'_>) -> usize {
-    x.nrows() + y.nrows() + x.ncols()
+    KernelScratch::len(x.nrows(), y.nrows(), x.ncols())
+}
+
+crate::scratch! {
+    /// Scratch of [`kernel_matrix`].
+    struct KernelScratch(nx: usize, ny: usize, d: usize) {
+        /// `‖xᵢ‖²`.
+        xn: nx,
+        /// `‖yⱼ‖²`.
+        yn: ny,
+        /// One row of `y`, scattered dense.
+        buf: d,
+    }
 }
 
 /// `out[i, j] = k(xᵢ, yⱼ)` for `out: x.nrows() × y.nrows()`.
@@ -234,13 +246,7 @@ pub fn kernel_matrix<B: Backend>(
     if y.ncols() != d || out.nrows() != nx || out.ncols() != ny {
         return Err(LinalgError::DimensionMismatch);
     }
-    let needed = kernel_matrix_workspace_len(x, y);
-    if work.len() < needed {
-        return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
-    }
-    let (xn, rest) = work.split_at_mut(nx);
-    let (yn, rest) = rest.split_at_mut(ny);
-    let buf = &mut rest[..d];
+    let (KernelScratch { xn, yn, buf }, _) = KernelScratch::split(work, nx, ny, d)?;
     if let (Rows::Dense(a), Rows::Dense(b)) = (x, y) {
         if !a.all_finite() || !b.all_finite() {
             return Err(LinalgError::NonFinite);

@@ -22,7 +22,17 @@ use crate::{LinalgError, MatMut, MatRef, Real};
 /// Workspace length (elements of `T`) that [`jacobi_eigen`] needs for an
 /// `n × n` matrix: `2n²` (the working matrix and the rotations).
 pub fn jacobi_eigen_workspace_len(n: usize) -> usize {
-    n.saturating_mul(n).saturating_mul(2)
+    JacobiScratch::<f64>::len(n)
+}
+
+crate::scratch! {
+    /// Scratch of [`jacobi_eigen`].
+    struct JacobiScratch<T: Real>(n: usize) {
+        /// The working matrix.
+        w: n.saturating_mul(n),
+        /// The accumulated rotations.
+        v: n.saturating_mul(n),
+    }
 }
 
 /// All eigenvalues (ascending) and optionally eigenvectors of the symmetric
@@ -54,15 +64,10 @@ pub fn jacobi_eigen<T: Real>(
     params: &EigenParams,
 ) -> Result<(), LinalgError> {
     let n = super::check_shapes(&a, vals, vecs.as_ref())?;
-    let needed = jacobi_eigen_workspace_len(n);
-    if work.len() < needed {
-        return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
-    }
+    let (JacobiScratch { w, v }, _) = JacobiScratch::split(work, n)?;
     if n == 0 {
         return Ok(());
     }
-    let (w, rest) = work.split_at_mut(n * n);
-    let v = &mut rest[..n * n];
     jacobi_in_place(a, vals, w, v, params)?;
     if let Some(mut out) = vecs {
         for j in 0..n {

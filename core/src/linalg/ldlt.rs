@@ -38,7 +38,17 @@ use crate::{LinalgError, MatMut, MatRef, Real};
 /// Workspace length (elements of `T`) for [`ldlt_factor`]: `n² + n`
 /// (saturating at `usize::MAX`).
 pub fn ldlt_workspace_len(n: usize) -> usize {
-    n.saturating_mul(n).saturating_add(n)
+    LdltScratch::<f64>::len(n)
+}
+
+crate::scratch! {
+    /// Scratch of [`ldlt_factor`], kept by the factorisation it returns.
+    struct LdltScratch<T: Real>(n: usize) {
+        /// The packed factor.
+        f: n.saturating_mul(n),
+        /// The pivots.
+        piv: n,
+    }
 }
 
 /// Workspace length for [`sym_indefinite_solve`]; the same as
@@ -99,12 +109,7 @@ pub fn ldlt_factor<'w, T: Real>(a: MatRef<'_, T>, work: &'w mut [T]) -> Result<L
     if a.ncols() != n {
         return Err(LinalgError::DimensionMismatch);
     }
-    let needed = ldlt_workspace_len(n);
-    if work.len() < needed {
-        return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
-    }
-    let (f, rest) = work.split_at_mut(n * n);
-    let piv = &mut rest[..n];
+    let (LdltScratch { f, piv }, _) = LdltScratch::split(work, n)?;
     for j in 0..n {
         for i in 0..n {
             f[i + j * n] = if i >= j {
