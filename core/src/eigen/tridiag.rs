@@ -48,14 +48,31 @@ fn rot_len(n: usize) -> usize {
 /// `n × n` matrix **with** eigenvectors: `2n² + 14n + 16`.
 /// Saturates at `usize::MAX` for absurd `n`.
 pub fn sym_eigen_workspace_len(n: usize) -> usize {
-    let nn = n.saturating_mul(n);
-    nn.saturating_mul(2).saturating_add(n.saturating_mul(6)).saturating_add(rot_len(n))
+    EigScratch::<f64>::len(n, true)
+}
+
+crate::scratch! {
+    /// Scratch of [`sym_eigen`]; `want` = eigenvectors asked for.
+    struct EigScratch<T: Real>(n: usize, want: bool) {
+        /// The scaled matrix, then the reflectors.
+        w: n.saturating_mul(n),
+        /// `Q` of the tridiagonalisation, then the eigenvectors.
+        qbuf: if want { n.saturating_mul(n) } else { 0 },
+        /// Off-diagonal.
+        e: n,
+        /// Reflector scalars.
+        tau: n,
+        /// Tridiagonalisation scratch.
+        sc: n.saturating_mul(4),
+        /// Buffered QL rotations.
+        rot: if want { rot_len(n) } else { 0 },
+    }
 }
 
 /// Workspace length that [`sym_eigen`] needs when `vecs` is `None`
 /// (eigenvalues only): `n² + 6n`.
 pub fn sym_eigenvalues_workspace_len(n: usize) -> usize {
-    n.saturating_mul(n).saturating_add(n.saturating_mul(6))
+    EigScratch::<f64>::len(n, false)
 }
 
 /// `√(a² + b²)` by the plain formula when that neither underflows nor
@@ -151,20 +168,12 @@ pub fn sym_eigen<T: Real>(
 ) -> Result<(), LinalgError> {
     let n = super::check_shapes(&a, vals, vecs.as_ref())?;
     let want = vecs.is_some();
-    let needed = if want { sym_eigen_workspace_len(n) } else { sym_eigenvalues_workspace_len(n) };
-    if work.len() < needed {
-        return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
-    }
+    let (EigScratch { w, qbuf, e, tau, sc, rot: rest }, _) = EigScratch::split(work, n, want)?;
     if n == 0 {
         return Ok(());
     }
     // Scan the lower triangle: finiteness and scale.
     let amax = super::lower_max_abs(a)?;
-    let (w, rest) = work.split_at_mut(n * n);
-    let (qbuf, rest) = if want { rest.split_at_mut(n * n) } else { rest.split_at_mut(0) };
-    let (e, rest) = rest.split_at_mut(n);
-    let (tau, rest) = rest.split_at_mut(n);
-    let (sc, rest) = rest.split_at_mut(4 * n);
     if amax == T::ZERO {
         vals.iter_mut().for_each(|v| *v = T::ZERO);
         if let Some(mut v) = vecs {
