@@ -382,7 +382,7 @@ fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
             // One fit per p, scored through the expansion.
             let mut alpha = vec![0.0; data.n];
             let mut cm = vec![0.0; data.n];
-            let mut work = vec![0.0; kpc::fit_workspace_len(&kernel, &x, p)];
+            let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
             let f = kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
             let e = Expansion {
                 kernel,
@@ -401,7 +401,7 @@ fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
         let mut alpha = vec![0.0; data.n];
         let mut cm = vec![0.0; data.n];
         let big = data.n + 1;
-        let mut work = vec![0.0; kpc::fit_workspace_len(&kernel, &x, 2)];
+        let mut work = vec![0.0; kpc::fit_workspace_len(&x, 2)];
         assert!(matches!(
             kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, big, &mut alpha, &mut cm, &mut work),
             Err(LearnError::TooManyComponents { .. })
@@ -481,7 +481,7 @@ fn linear_kernel_expansion_folds_into_the_same_linear_model() {
     let p = 3.min(data.d);
     let mut alpha = vec![0.0; data.n];
     let mut cm = vec![0.0; data.n];
-    let mut work = vec![0.0; kpc::fit_workspace_len(&Kernel::Linear, &x, p)];
+    let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
     let f = kpc::fit(&mut be, &Kernel::Linear, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
     let e = Expansion {
         kernel: Kernel::Linear,

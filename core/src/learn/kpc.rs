@@ -319,11 +319,21 @@ fn factor_normal_equations<B: Backend>(
     Ok(cholesky_leading_in_place(m)?)
 }
 
-/// Scratch for [`fit`] on `n` rows with `p` components.
-pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>, p: usize) -> usize {
-    let _ = kernel;
-    let n = x.nrows();
-    DecompScratch::len(n, p) + SolveScratch::len(n, p) + kernel_matrix_workspace_len(x, x)
+scratch! {
+    /// Scratch of [`fit`].
+    struct FitScratch(n: usize, p: usize, kw: usize) {
+        /// The decomposition.
+        decomp: DecompScratch::len(n, p),
+        /// The normal equations.
+        solve: SolveScratch::len(n, p),
+        /// Building the kernel matrix.
+        kwork: kw,
+    }
+}
+
+/// Scratch for [`fit`] on the rows `x` with `p` components.
+pub fn fit_workspace_len(x: &Rows<'_>, p: usize) -> usize {
+    FitScratch::len(x.nrows(), p, kernel_matrix_workspace_len(x, x))
 }
 
 /// KPCR / KPCRank from data rows to model parameters in one call: kernel
@@ -359,8 +369,9 @@ pub fn fit<B: Backend>(
         return Err(LinalgError::DimensionMismatch.into());
     }
     check_lambda(lambda, false)?;
-    let (mut ds, rest) = DecompScratch::split(work, n, p)?;
-    let (mut ss, kwork) = SolveScratch::split(rest, n, p)?;
+    let (FitScratch { decomp, solve, kwork }, _) = FitScratch::split(work, n, p, kernel_matrix_workspace_len(x, x))?;
+    let (mut ds, _) = DecompScratch::split(decomp, n, p)?;
+    let (mut ss, _) = SolveScratch::split(solve, n, p)?;
     kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
     let (grand_mean, rank) = decompose(backend, &mut ds, n, p, col_means)?;
     if rank < p {
@@ -412,12 +423,30 @@ scratch! {
     }
 }
 
+scratch! {
+    /// Scratch of [`cv_fold`].
+    struct CvFoldScratch(n: usize, nt: usize, p: usize, kw: usize) {
+        /// The decomposition.
+        decomp: DecompScratch::len(n, p),
+        /// One λ's normal equations.
+        solve: SolveScratch::len(n, p),
+        /// Centring terms, test kernel, projections.
+        fold: FoldScratch::len(nt, n, p),
+        /// Building the kernel matrices.
+        kwork: kw,
+    }
+}
+
+/// Kernel-matrix scratch of one fold: the larger of train × train and
+/// validation × train.
+fn fold_kernel_len(train: &Rows<'_>, val: &Rows<'_>) -> usize {
+    kernel_matrix_workspace_len(train, train).max(kernel_matrix_workspace_len(val, train))
+}
+
 /// Scratch for [`cv_fold`].
 pub fn cv_fold_workspace_len(train: &Rows<'_>, val: &Rows<'_>, grid: &KpcGrid<'_>) -> usize {
-    let (n, nt) = (train.nrows(), val.nrows());
-    let p = grid.p_max(n);
-    let kw = kernel_matrix_workspace_len(train, train).max(kernel_matrix_workspace_len(val, train));
-    DecompScratch::len(n, p) + SolveScratch::len(n, p) + FoldScratch::len(nt, n, p) + kw
+    let n = train.nrows();
+    CvFoldScratch::len(n, val.nrows(), grid.p_max(n), fold_kernel_len(train, val))
 }
 
 /// One cross-validation fold of KPCR / KPCRank for every (λ, p) of `grid`
@@ -459,9 +488,11 @@ pub fn cv_fold<B: Backend>(
     }
     check_graph(graph)?;
     let p_max = grid.p_max(n);
-    let (mut ds, rest) = DecompScratch::split(work, n, p_max)?;
-    let (mut ss, rest) = SolveScratch::split(rest, n, p_max)?;
-    let (fs, kwork) = FoldScratch::split(rest, nt, n, p_max)?;
+    let (CvFoldScratch { decomp, solve, fold, kwork }, _) =
+        CvFoldScratch::split(work, n, nt, p_max, fold_kernel_len(train, val))?;
+    let (mut ds, _) = DecompScratch::split(decomp, n, p_max)?;
+    let (mut ss, _) = SolveScratch::split(solve, n, p_max)?;
+    let (fs, _) = FoldScratch::split(fold, nt, n, p_max)?;
     kernel_matrix(backend, kernel, train, train, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
     let (grand, rank) = decompose(backend, &mut ds, n, p_max, fs.col_means)?;
     let pc = rank.min(p_max);

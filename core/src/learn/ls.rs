@@ -521,12 +521,18 @@ scratch! {
     }
 }
 
+/// The part of a dual fit's scratch after the kernel matrix: first the
+/// kernel matrix's own scratch, then the solver's (`solver` elements).
+fn dual_rest(x: &Rows<'_>, solver: usize) -> usize {
+    kernel_matrix_workspace_len(x, x).max(solver)
+}
+
 /// Scratch for [`fit`] on these rows.
 pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>) -> usize {
     let (n, d) = (x.nrows(), x.ncols());
     match Form::choose(kernel, x) {
         Form::Primal => ls_primal_workspace_len(n, d),
-        Form::Dual => KernelFitScratch::len(n, kernel_matrix_workspace_len(x, x).max(ls_dual_workspace_len(n))),
+        Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_workspace_len(n))),
     }
 }
 
@@ -555,7 +561,7 @@ pub fn fit<B: Backend>(
         (Form::Primal, Rows::Dense(m)) => ls_primal(backend, *m, graph, s, lambda, coef, work)?,
         _ => {
             let n = x.nrows();
-            let kw = kernel_matrix_workspace_len(x, x).max(ls_dual_workspace_len(n));
+            let kw = dual_rest(x, ls_dual_workspace_len(n));
             let (ws, _) = KernelFitScratch::split(work, n, kw)?;
             kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
             ls_dual(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, coef, ws.rest)?;
@@ -569,9 +575,7 @@ pub fn holdout_workspace_len(kernel: &Kernel, x: &Rows<'_>, graph: &Graph<'_>) -
     let (n, d, mb) = (x.nrows(), x.ncols(), max_block(graph));
     match Form::choose(kernel, x) {
         Form::Primal => ls_primal_holdout_workspace_len(n, d, mb),
-        Form::Dual => {
-            KernelFitScratch::len(n, kernel_matrix_workspace_len(x, x).max(ls_dual_holdout_workspace_len(n, mb)))
-        }
+        Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_holdout_workspace_len(n, mb))),
     }
 }
 
@@ -599,7 +603,7 @@ pub fn holdout<B: Backend>(
             if mb == 0 {
                 return Err(LearnError::Unsupported);
             }
-            let kw = kernel_matrix_workspace_len(x, x).max(ls_dual_holdout_workspace_len(n, mb));
+            let kw = dual_rest(x, ls_dual_holdout_workspace_len(n, mb));
             let (ws, _) = KernelFitScratch::split(work, n, kw)?;
             kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
             ls_dual_holdout(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, out, ws.rest)

@@ -83,7 +83,7 @@ impl Family for Kpc {
         let (g, x) = supervision(self.ranker, table, target)?;
         let n = table.n();
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
-        let mut work = vec![0.0; kpc::fit_workspace_len(&p.kernel, &x, p.components)];
+        let mut work = vec![0.0; kpc::fit_workspace_len(&x, p.components)];
         let f = kpc::fit(
             backend,
             &p.kernel,
