@@ -228,6 +228,14 @@ pub fn cross_validate<F: Family, B: Backend>(
             let pb = progress(k as u64, "cross-validating");
             for (f, split) in splits.iter().enumerate() {
                 let preds = family.fold(backend, &split.train, &split.val, &split_target(target, split));
+                if preds.len() != points.len() {
+                    return Err(CliError::failure(format!(
+                        "{}: a fold returned {} predictions for {} grid points",
+                        family.name(),
+                        preds.len(),
+                        points.len()
+                    )));
+                }
                 for (pt, pred) in points.iter_mut().zip(preds) {
                     match pred {
                         Ok(pred) => pt.folds[f] = score_split(metric, split, &pred)?,

@@ -7,7 +7,6 @@ use ranklet_core::graph::{Graph, Pair, QueryWeight};
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::expansion::{self, Centring, Expansion};
 use ranklet_core::learn::LearnError;
-use ranklet_core::linalg::Rows;
 use ranklet_core::LinalgError;
 
 use crate::table::Table;
@@ -113,9 +112,4 @@ impl Fitted {
         }
         Ok(out)
     }
-}
-
-/// Rows of a fitted model's basis, for writers.
-pub fn basis_rows(t: &Table) -> Result<Rows<'_>, LinalgError> {
-    t.rows()
 }

@@ -117,16 +117,6 @@ impl Family for Kpc {
         out
     }
 
-    fn holdout<B: Backend>(
-        &self,
-        _backend: &mut B,
-        _p: &KpcPoint,
-        _table: &Table,
-        _target: &Target<'_>,
-    ) -> Option<Result<Vec<f64>, LearnError>> {
-        None
-    }
-
     fn plot_point(&self, p: &KpcPoint) -> (f64, String) {
         (p.components as f64, format!("{} λ={}", kernel_name(&p.kernel), p.lambda))
     }
