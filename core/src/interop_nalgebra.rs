@@ -38,7 +38,7 @@
 //!   `dst.copy_from(mat_ref(&m)?)` with [`MatMut::copy_from`].
 //! - [`sym_eigen`] decomposes an `SMatrix<T, N, N>` with core's
 //!   [`SymEigen<T, N>`] straight from the matrix's storage (no copy): core's
-//!   solver is as fast as nalgebra's `SymmetricEigen` at N = 8…64 and more
+//!   solver is within 5 % of nalgebra's `SymmetricEigen` at N = 8…64 and more
 //!   accurate (`docs/performance.md`), sorts its eigenvalues and reports NaN
 //!   input as an error instead of looping or panicking.
 //!

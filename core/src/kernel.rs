@@ -195,8 +195,8 @@ impl fmt::Display for Kernel {
 }
 
 /// `x^n` by repeated squaring (exact for small integer results, unlike `pow`).
-fn powu(mut x: f64, mut n: u32) -> f64 {
-    let mut r = 1.0;
+pub(crate) fn powu<R: crate::Real>(mut x: R, mut n: u32) -> R {
+    let mut r = R::ONE;
     while n > 0 {
         if n & 1 == 1 {
             r *= x;

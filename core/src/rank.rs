@@ -175,12 +175,12 @@ pub fn top_k<S: Score>(scores: &[S], out: &mut [u32]) -> Result<(), RankError> {
     }
     // Max-heap by "ranks later": the root is the worst of the candidates.
     let worse = |a: u32, b: u32| before(scores, a, b) == Ordering::Less;
-    let sift_down = |h: &mut [u32], i: usize, w: &_| crate::sort::sift_down(h, i, k, w);
+    let sift_down = |h: &mut [u32], i: usize| crate::sort::sift_down(h, i, k, &worse);
     for (i, o) in out.iter_mut().enumerate() {
         *o = i as u32;
     }
     for start in (0..k / 2).rev() {
-        sift_down(out, start, &worse);
+        sift_down(out, start);
     }
     for i in k..scores.len() {
         let i = i as u32;
@@ -189,7 +189,7 @@ pub fn top_k<S: Score>(scores: &[S], out: &mut [u32]) -> Result<(), RankError> {
             if let Some(root) = out.first_mut() {
                 *root = i;
             }
-            sift_down(out, 0, &worse);
+            sift_down(out, 0);
         }
     }
     out.sort_unstable_by(|&a, &b| before(scores, a, b));

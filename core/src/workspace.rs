@@ -88,8 +88,10 @@ macro_rules! scratch {
         }
 
         impl $($decl)* $name $($args)* {
-            /// Elements the layout needs: the sum of its fields (saturating, so
-            /// an absurd size is refused by [`Self::split`], never wrapped).
+            /// Elements the layout needs: the sum of its fields. The sum
+            /// saturates; a field expression's own products do not unless
+            /// written with `saturating_mul` (layouts sized from untrusted
+            /// input must do so).
             #[allow(unused_variables, dead_code)]
             pub fn len($($p: $pt),*) -> usize {
                 0usize $( .saturating_add($len) )*

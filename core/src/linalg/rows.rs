@@ -66,7 +66,7 @@ impl<'a> CsrRef<'a> {
 /// strictly increasing: the one check of sparse indices in core (CSR rows
 /// here; sparse inputs and sparse basis rows in the model format).
 #[inline]
-pub fn sparse_indices_ok(indices: impl IntoIterator<Item = u32>, bound: usize) -> bool {
+pub(crate) fn sparse_indices_ok(indices: impl IntoIterator<Item = u32>, bound: usize) -> bool {
     let mut prev: Option<u32> = None;
     for j in indices {
         if j as usize >= bound || prev.is_some_and(|p| j <= p) {

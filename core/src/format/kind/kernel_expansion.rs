@@ -567,8 +567,7 @@ fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> 
             Kernel::Linear => dot,
             Kernel::Rbf { gamma } => (-R::from_f64(gamma) * dist).exp(),
             Kernel::Polynomial { gamma, coef0, degree } => {
-                let base = R::from_f64(gamma) * dot + R::from_f64(coef0);
-                (0..degree).fold(R::ONE, |acc, _| acc * base)
+                crate::kernel::powu(R::from_f64(gamma) * dot + R::from_f64(coef0), u32::from(degree))
             }
         };
         match col_means {
