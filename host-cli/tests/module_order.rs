@@ -1,7 +1,9 @@
 //! host-cli's modules import each other without cycles (the order is
-//! written down in `src/lib.rs`). Reads every source file, takes the
-//! top-level module of each `crate::<module>` path outside comments, and
-//! looks for a cycle in that graph; the test fails naming the cycle.
+//! written down in `src/lib.rs`), and subcommands do not import each other.
+//! Reads every source file, takes the top-level module of each
+//! `crate::<module>` path and `crate::{…}` group outside comments (each
+//! `commands/<x>` file its own node), and looks for a cycle in that graph;
+//! the test fails naming the cycle.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -17,27 +19,78 @@ fn collect(dir: &Path, root: &Path, graph: &mut BTreeMap<String, BTreeSet<String
             continue;
         }
         let rel = path.strip_prefix(root).expect("under src");
-        let first = rel.components().next().expect("a component").as_os_str().to_string_lossy().into_owned();
-        let module = first.trim_end_matches(".rs").to_string();
-        if module == "main" || module == "lib" {
+        let parts: Vec<String> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+        let top = parts[0].trim_end_matches(".rs").to_string();
+        if top == "main" || top == "lib" {
             continue;
         }
-        let text = std::fs::read_to_string(&path).expect("read source");
+        // Each subcommand is its own node, so "commands do not import each
+        // other" is checked too; `commands/mod.rs` only declares them.
+        let module = if top == "commands" && parts.len() > 1 {
+            format!("commands/{}", parts[1].trim_end_matches(".rs"))
+        } else {
+            top.clone()
+        };
+        let text: String = std::fs::read_to_string(&path)
+            .expect("read source")
+            .lines()
+            .filter(|l| !l.trim_start().starts_with("//"))
+            .collect::<Vec<_>>()
+            .join("\n");
         let deps = graph.entry(module.clone()).or_default();
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
-            let mut rest = line;
-            while let Some(i) = rest.find("crate::") {
-                // `$crate::` in a macro names the crate root, not a use.
-                let is_macro_root = rest[..i].ends_with('$');
-                let tail = &rest[i + "crate::".len()..];
-                let name: String = tail.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-                if !is_macro_root && !name.is_empty() && name != module {
-                    deps.insert(name);
-                }
-                rest = tail;
+        for name in crate_paths(&text) {
+            if name != top && name != module {
+                deps.insert(name);
             }
         }
     }
+}
+
+/// The top-level modules named by `crate::a…` and `crate::{a…, b…}` paths
+/// (`$crate::` in a macro names the crate root and is skipped).
+fn crate_paths(text: &str) -> Vec<String> {
+    let ident = |s: &str| s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find("crate::") {
+        let is_macro_root = rest[..i].ends_with('$');
+        let tail = &rest[i + "crate::".len()..];
+        if !is_macro_root {
+            if let Some(group) = tail.strip_prefix('{') {
+                // Top-level names of the group: depth-1 identifiers that
+                // start an item (after `{` or `,`).
+                let (mut depth, mut start) = (1usize, true);
+                for (k, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                        ',' if depth == 1 => start = true,
+                        c if c.is_whitespace() => {}
+                        _ if start && depth == 1 => {
+                            out.push(ident(&group[k..]));
+                            start = false;
+                        }
+                        _ => {}
+                    }
+                }
+            } else {
+                let name = ident(tail);
+                // `crate::commands::x` names the subcommand node `commands/x`.
+                match tail[name.len()..].strip_prefix("::") {
+                    Some(sub) if name == "commands" => out.push(format!("commands/{}", ident(sub))),
+                    _ => out.push(name),
+                }
+            }
+        }
+        rest = tail;
+    }
+    out.retain(|n| !n.is_empty());
+    out
 }
 
 fn find_cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
@@ -86,13 +139,22 @@ fn host_cli_modules_have_no_import_cycles() {
     let mut graph = BTreeMap::new();
     collect(&src, &src, &mut graph);
     // The walk must have seen the modules it is about.
-    for m in ["args", "cv", "data", "family", "fit", "commands", "model_io"] {
+    for m in ["args", "cv", "data", "family", "fit", "commands/train", "commands/eval", "model_io"] {
         assert!(graph.contains_key(m), "module {m} not found under {}", src.display());
     }
     assert!(graph["cv"].contains("family"), "the walk must see cv's imports: {:?}", graph["cv"]);
+    for (m, deps) in graph.iter().filter(|(m, _)| m.starts_with("commands/")) {
+        assert!(!deps.iter().any(|d| d.starts_with("commands")), "subcommand {m} imports another subcommand: {deps:?}");
+    }
     if let Some(cycle) = find_cycle(&graph) {
         panic!("import cycle between host-cli modules: {}", cycle.join(" → "));
     }
+}
+
+#[test]
+fn crate_paths_reads_groups_and_skips_macro_roots() {
+    let src = "use crate::a::X;\nuse crate::{b::Y, c, d::{e, f}};\nlet _ = $crate::g::h;\nuse crate::commands::train;";
+    assert_eq!(crate_paths(src), vec!["a", "b", "c", "d", "commands/train"]);
 }
 
 #[test]
