@@ -199,6 +199,11 @@ enum rk_model_kind
    `score(x) = b + Σ_i a_i·k(x', x_i)` over stored basis rows.
    */
   RK_MODEL_KIND_KERNEL_EXPANSION = 2,
+  /*
+   The saved state of an online RankRLS learner; scores as
+   `b + Σ_j w_j·x_j`.
+   */
+  RK_MODEL_KIND_ONLINE_RANK_RLS = 5,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -13,7 +13,11 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/tgt-fuzz}"
 
 cargo run --quiet --release --manifest-path fuzz/seedgen/Cargo.toml -- "$C"
 
-mkdir -p "$C"/{svmlight_reader,csv_reader,pairs_reader,orders_reader}
+mkdir -p "$C"/{svmlight_reader,csv_reader,pairs_reader,orders_reader,ab_store}
+
+# ab_store: cut byte, payload length, payload, old region contents.
+{ printf '\x80\x14'; head -c 20 /dev/zero | tr '\0' 'p'; head -c 96 /dev/zero; } > "$C/ab_store/seed_half_cut"
+{ printf '\xff\x05hello'; head -c 64 /dev/zero; } > "$C/ab_store/seed_full"
 
 printf '3 qid:1 1:0.5 3:-1.25 10:2\n2 qid:1 2:1 3:0\n0 qid:2 1:1e-3 # comment\n\n1 qid:2 4:7\n' \
   > "$C/svmlight_reader/letor"

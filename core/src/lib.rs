@@ -42,6 +42,8 @@
 //!   `&[u8]` of any alignment, writing, and scoring (`docs/format.md`).
 //! - [`rank`]: ordering and top-k of scores without allocation, and of
 //!   rows scored by a model.
+//! - [`store`]: a two-slot (A/B) store over a caller byte region, so that
+//!   a save torn at any byte leaves the previous state loadable.
 //!
 //! Private: `sort`, the one home of core's sorts, heap selection and
 //! mid-ranks.
@@ -72,6 +74,7 @@ pub mod metrics;
 pub mod rank;
 pub mod real;
 mod sort;
+pub mod store;
 pub mod workspace;
 
 pub use error::LinalgError;

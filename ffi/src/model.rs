@@ -18,6 +18,9 @@ pub enum rk_model_kind {
     Linear = 1,
     /// `score(x) = b + Σ_i a_i·k(x', x_i)` over stored basis rows.
     KernelExpansion = 2,
+    /// The saved state of an online RankRLS learner; scores as
+    /// `b + Σ_j w_j·x_j`.
+    OnlineRankRls = 5,
 }
 
 /// Element type of the stored parameters (and the arithmetic of the
@@ -261,6 +264,7 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
         tri!(unsafe { check_out(out_info) });
         let kind = match v.kind() {
             ModelKind::Linear => rk_model_kind::Linear,
+            ModelKind::OnlineRankRls => rk_model_kind::OnlineRankRls,
             _ => rk_model_kind::KernelExpansion,
         };
         let element_type = match v.element_type() {

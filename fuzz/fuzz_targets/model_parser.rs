@@ -15,7 +15,7 @@
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
     Array, Basis, BasisView, ElementType, FeatureCentring, ScoreError, KernelCentring, KernelModel, LinearModel,
-    Model, ModelKind, ModelSpec, ModelView,
+    Model, ModelKind, ModelSpec, ModelView, OnlineModel, Values,
 };
 
 /// Largest dimension for which a right-length dense input is built (a sparse
@@ -146,6 +146,20 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
             if let Some(c) = k.centring() {
                 assert!(c.grand_mean().is_finite());
                 finite_len(c.col_means(), m, "kernel col means");
+            }
+        }
+        ModelKind::OnlineRankRls => {
+            assert!(view.linear().is_none() && view.kernel().is_none());
+            let o = view.online().expect("online kind without online view");
+            assert!(o.lambda().is_finite() && o.lambda() > 0.0);
+            assert!(o.offset().is_finite());
+            finite_len(o.weights(), dim, "online w");
+            finite_len(o.rhs(), dim, "online b");
+            finite_len(o.prior(), dim, "online w0");
+            finite_len(o.factor_packed(), dim * (dim + 1) / 2, "online L");
+            let floor = 0.999 * o.lambda().sqrt();
+            for i in 0..dim {
+                assert!(o.factor_packed().get(i * (i + 1) / 2 + i).unwrap() >= floor, "L diagonal below the floor");
             }
         }
         _ => {}
@@ -314,8 +328,22 @@ fn reemit(view: &ModelView<'_>) {
     let v = |a: Array<'_>| -> Vec<f64> { a.iter().collect() };
     let centring = view.feature_centring().map(|(m, s)| (v(m), v(s)));
     let fc = centring.as_ref().map(|(m, s)| FeatureCentring { mean: m, scale: s });
-    let (w, coeffs, dense, csr, kc);
+    let (w, coeffs, dense, csr, kc, online);
     let model = match view.kind() {
+        ModelKind::OnlineRankRls => {
+            let o = view.online().unwrap();
+            online = [v(o.weights()), v(o.rhs()), v(o.prior()), v(o.factor_packed())];
+            Model::Online(OnlineModel {
+                lambda: o.lambda(),
+                count: o.count(),
+                prior_id: o.prior_id(),
+                offset: o.offset(),
+                w: Values::F64(&online[0]),
+                b: Values::F64(&online[1]),
+                w0: Values::F64(&online[2]),
+                l_packed: Values::F64(&online[3]),
+            })
+        }
         ModelKind::Linear => {
             let l = view.linear().unwrap();
             w = v(l.weights());
@@ -374,6 +402,14 @@ fn reemit(view: &ModelView<'_>) {
         }
         _ => panic!("feature centring lost or invented on re-emit"),
     }
+    if let (Some(a), Some(b)) = (view.online(), back.online()) {
+        assert_eq!((a.lambda().to_bits(), a.count(), a.prior_id()), (b.lambda().to_bits(), b.count(), b.prior_id()));
+        assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+        same(a.weights(), b.weights(), "online w");
+        same(a.rhs(), b.rhs(), "online b");
+        same(a.prior(), b.prior(), "online w0");
+        same(a.factor_packed(), b.factor_packed(), "online L");
+    } else {
     match (view.linear(), back.linear(), view.kernel(), back.kernel()) {
         (Some(a), Some(b), None, None) => {
             assert_eq!(a.offset().to_bits(), b.offset().to_bits());
@@ -406,6 +442,7 @@ fn reemit(view: &ModelView<'_>) {
             }
         }
         _ => panic!("model body changed on re-emit"),
+    }
     }
     // Same parameters, same scores.
     if view.dim() <= DENSE_CAP {

@@ -167,6 +167,7 @@ pub fn kind_name(k: ModelKind) -> &'static str {
     match k {
         ModelKind::Linear => "linear",
         ModelKind::KernelExpansion => "kernel-expansion",
+        ModelKind::OnlineRankRls => "online-rankrls",
         _ => "unknown",
     }
 }

@@ -12,6 +12,11 @@ pub(crate) fn le_u32(b: &[u8], at: usize) -> Option<u32> {
     Some(u32::from_le_bytes(s.try_into().ok()?))
 }
 
+pub(crate) fn le_u64(b: &[u8], at: usize) -> Option<u64> {
+    let s = b.get(at..at.checked_add(8)?)?;
+    Some(u64::from_le_bytes(s.try_into().ok()?))
+}
+
 pub(crate) fn le_f64(b: &[u8], at: usize) -> Option<f64> {
     let s = b.get(at..at.checked_add(8)?)?;
     Some(f64::from_le_bytes(s.try_into().ok()?))

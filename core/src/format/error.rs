@@ -128,6 +128,9 @@ pub enum EmitError {
     /// The sparse basis is not well-formed CSR (see
     /// [`ParseError::BadSparseIndex`]).
     BadSparseIndex,
+    /// A learner state is not one a learner can be in (an online RankRLS
+    /// state with λ ≤ 0 or a factor diagonal below `0.999·√λ`).
+    BadState,
     /// The output buffer is shorter than the encoded model.
     BufferTooSmall {
         /// Bytes needed.
@@ -218,6 +221,7 @@ impl fmt::Display for EmitError {
             EmitError::BadScale => f.write_str(BAD_SCALE),
             EmitError::BadKernel => f.write_str(BAD_KERNEL),
             EmitError::BadSparseIndex => f.write_str(BAD_SPARSE_INDEX),
+            EmitError::BadState => f.write_str("not a state the learner can be in"),
             EmitError::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: {needed} bytes needed, {got} given")
             }

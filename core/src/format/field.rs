@@ -95,3 +95,4 @@ pub mod section {
 // paths keep the one place a reader of the layout looks complete.
 pub use super::kind::kernel_expansion::layout::{kernel, kernel_centring};
 pub use super::kind::linear::layout as linear;
+pub use super::kind::online::layout as online;

@@ -131,9 +131,10 @@ pub use centring::FeatureCentring;
 pub use error::{EmitError, ParseError, ScoreError};
 pub use kind::kernel_expansion::{Basis, BasisView, KernelCentring, KernelCentringView, KernelModel, KernelView};
 pub use kind::linear::{LinearModel, LinearView};
+pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::{Model, ModelKind};
 pub use view::ModelView;
-pub use write::ModelSpec;
+pub use write::{ModelSpec, Values};
 
 /// The kernel type of the `KERNEL` section is the crate's one [`Kernel`],
 /// with its one domain: a file whose kernel is outside it is rejected by
@@ -143,8 +144,12 @@ pub use crate::kernel::Kernel;
 /// The four magic bytes every model file starts with.
 pub const MAGIC: [u8; 4] = *b"RKLT";
 
-/// The format version this crate writes and the newest it reads.
-pub const FORMAT_VERSION: Version = Version { major: 1, minor: 0 };
+/// The newest format version this crate reads and writes. A file is
+/// written with the version that introduced its kind (1.0 for linear and
+/// kernel-expansion models, 1.1 for online RankRLS states), as both its
+/// format and its minimum reader version, so older files stay byte for byte
+/// what they were.
+pub const FORMAT_VERSION: Version = Version { major: 1, minor: 1 };
 
 /// The version of this crate, written into the header as the producer.
 pub const CRATE_VERSION: [u16; 3] = [
@@ -233,6 +238,8 @@ codes! {
         Coeffs = 7,
         /// See [`section_id::KERNEL_CENTRING`].
         KernelCentring = 8,
+        /// See [`section_id::ONLINE_STATE`].
+        OnlineState = 9,
     }
 }
 
@@ -259,6 +266,10 @@ pub mod section_id {
     /// Test-kernel centring: grand mean `f64`, then m column means
     /// (required).
     pub const KERNEL_CENTRING: u16 = Section::KernelCentring.code();
+    /// Online RankRLS state: λ, count, prior id, offset, then `w`, `b`,
+    /// `w₀` (d elements each) and the packed factor `L` (d(d+1)/2)
+    /// (required).
+    pub const ONLINE_STATE: u16 = Section::OnlineState.code();
 
     /// Whether this reader knows `id`, and if so whether it must be marked
     /// required (every known section but `META`).

@@ -284,6 +284,7 @@ fn spec_tables_match_field_constants() {
     render(field::HEADER_FIELDS);
     render(field::section::FIELDS);
     render(field::kernel::FIELDS);
+    render(field::online::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
 }
@@ -572,6 +573,8 @@ fn sample_files() -> Vec<Vec<u8>> {
         emit(&lin),
         emit(&ModelSpec::new(Model::Kernel(a.model(false, true, true)), ElementType::F32).with_metadata("x=1")),
         emit(&ModelSpec::new(Model::Kernel(b.model(true, false, true)), ElementType::F64)),
+        emit(&online_spec(ElementType::F32)),
+        emit(&online_spec(ElementType::F64).with_metadata("prior=abc\n")),
     ]
 }
 
@@ -623,10 +626,10 @@ fn specific_errors() {
     );
     check(
         &|b| {
-            b[field::FORMAT_MINOR] = 1;
-            b[field::MIN_READER_MINOR] = 1;
+            b[field::FORMAT_MINOR] = 2;
+            b[field::MIN_READER_MINOR] = 2;
         },
-        ParseError::ReaderTooOld { required: Version { major: 1, minor: 1 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld { required: Version { major: 1, minor: 2 }, supported: FORMAT_VERSION },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
@@ -802,6 +805,129 @@ fn unsorted_sparse_basis_row_is_rejected() {
     }
 }
 
+// --------------------------------------------------- online RankRLS state
+
+/// A valid online state, d = 3, λ = 2 (diagonal of L above √2).
+const ONLINE_W: [f32; 3] = [0.5, -1.0, 2.0];
+const ONLINE_B: [f64; 3] = [1.0, -2.0, 4.5];
+const ONLINE_W0: [f64; 3] = [0.25, 0.0, 1.0];
+const ONLINE_L: [f32; 6] = [1.5, 0.3, 1.6, -0.2, 0.1, 1.45];
+
+fn online_spec(et: ElementType) -> ModelSpec<'static> {
+    ModelSpec::new(
+        Model::Online(OnlineModel {
+            lambda: 2.0,
+            count: (1 << 40) + 7,
+            prior_id: 0xDEAD_BEEF,
+            offset: -0.75,
+            w: Values::F32(&ONLINE_W),
+            b: Values::F64(&ONLINE_B),
+            w0: Values::F64(&ONLINE_W0),
+            l_packed: Values::F32(&ONLINE_L),
+        }),
+        et,
+    )
+}
+
+#[test]
+fn online_state_round_trip_and_scores_as_linear() {
+    for et in [ElementType::F32, ElementType::F64] {
+        let bytes = emit(&online_spec(et));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        assert_eq!(v.kind(), ModelKind::OnlineRankRls);
+        assert_eq!(v.format_version(), Version { major: 1, minor: 1 });
+        assert_eq!(v.min_reader_version(), Version { major: 1, minor: 1 });
+        assert_eq!(v.dim(), 3);
+        assert!(v.linear().is_none() && v.kernel().is_none());
+        let o = v.online().unwrap();
+        assert_eq!((o.lambda(), o.count(), o.prior_id(), o.offset()), (2.0, (1 << 40) + 7, 0xDEAD_BEEF, -0.75));
+        let all = |a: Array<'_>| a.iter().collect::<Vec<f64>>();
+        let widen = |v: &[f32]| v.iter().map(|&x| x as f64).collect::<Vec<f64>>();
+        assert_eq!(all(o.weights()), widen(&ONLINE_W));
+        assert_eq!(all(o.rhs()), ONLINE_B.iter().map(|&x| round(x, et)).collect::<Vec<_>>());
+        assert_eq!(all(o.prior()), ONLINE_W0.to_vec());
+        assert_eq!(all(o.factor_packed()), widen(&ONLINE_L));
+        // -0.75 + 0.5·1 − 1·2 + 2·3 = 3.75, exact in both types.
+        assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), Ok(3.75));
+        assert_eq!(v.score_dense_f64(&[1.0, 2.0, 3.0]), Ok(3.75));
+        assert_eq!(v.score_sparse(&[2], &[1.0]), Ok(1.25));
+    }
+}
+
+#[test]
+fn online_state_errors() {
+    let good = emit(&online_spec(ElementType::F32));
+    let sec_at = |b: &[u8]| {
+        // The ONLINE_STATE section is the only one: first table entry.
+        let e = field::HEADER_LEN + field::section::OFFSET.start;
+        u32::from_le_bytes(b[e..e + 4].try_into().unwrap()) as usize
+    };
+    let id = section_id::ONLINE_STATE;
+    let with = |f: &dyn Fn(&mut Vec<u8>, usize)| {
+        let mut b = good.clone();
+        let at = sec_at(&b);
+        f(&mut b, at);
+        fix_crc(&mut b);
+        ModelView::new_checked(&b).map(|_| ())
+    };
+    let lam = field::online::LAMBDA.start;
+    assert_eq!(
+        with(&|b, at| b[at + lam..at + lam + 8].copy_from_slice(&0.0f64.to_le_bytes())),
+        Err(ParseError::BadSection { id })
+    );
+    assert_eq!(
+        with(&|b, at| b[at + lam..at + lam + 8].copy_from_slice(&(-1.0f64).to_le_bytes())),
+        Err(ParseError::BadSection { id })
+    );
+    assert_eq!(
+        with(&|b, at| b[at + lam..at + lam + 8].copy_from_slice(&f64::NAN.to_le_bytes())),
+        Err(ParseError::NonFinite)
+    );
+    assert_eq!(with(&|b, at| b[at + field::online::RESERVED.start] = 1), Err(ParseError::BadSection { id }));
+    // λ = 4 puts the floor 0.999·2 above L's diagonal (1.5, 1.6, 1.45).
+    assert_eq!(
+        with(&|b, at| b[at + lam..at + lam + 8].copy_from_slice(&4.0f64.to_le_bytes())),
+        Err(ParseError::BadSection { id })
+    );
+    // A non-finite factor entry.
+    let l0 = field::online::LEN + 3 * 3 * 4;
+    assert_eq!(
+        with(&|b, at| b[at + l0..at + l0 + 4].copy_from_slice(&f32::INFINITY.to_le_bytes())),
+        Err(ParseError::NonFinite)
+    );
+    // A file claiming format 1.0 cannot hold a kind of 1.1.
+    assert_eq!(
+        with(&|b, _| {
+            b[field::FORMAT_MINOR] = 0;
+            b[field::MIN_READER_MINOR] = 0;
+        }),
+        Err(ParseError::BadHeader)
+    );
+    // The writer refuses what the parser would.
+    let spec = |lambda: f64, l: &'static [f32], w: &'static [f32]| {
+        ModelSpec::new(
+            Model::Online(OnlineModel {
+                lambda,
+                count: 0,
+                prior_id: 0,
+                offset: 0.0,
+                w: Values::F32(w),
+                b: Values::F32(w),
+                w0: Values::F32(w),
+                l_packed: Values::F32(l),
+            }),
+            ElementType::F32,
+        )
+        .check()
+    };
+    assert_eq!(spec(2.0, &ONLINE_L, &ONLINE_W), Ok(()));
+    assert_eq!(spec(0.0, &ONLINE_L, &ONLINE_W), Err(EmitError::BadState));
+    assert_eq!(spec(4.0, &ONLINE_L, &ONLINE_W), Err(EmitError::BadState));
+    assert_eq!(spec(2.0, &ONLINE_L[..5], &ONLINE_W), Err(EmitError::BadDimensions));
+    assert_eq!(spec(2.0, &[], &[]), Err(EmitError::BadDimensions));
+    assert_eq!(spec(2.0, &[1.5, 0.3, f32::NAN, -0.2, 0.1, 1.45], &ONLINE_W), Err(EmitError::NonFinite));
+}
+
 // ------------------------------------------------------------- the writer
 
 #[test]
@@ -881,7 +1007,7 @@ fn scoring_input_errors() {
 fn errors_display() {
     use std::string::ToString;
     let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
-    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.0)");
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.1)");
     let _: &dyn core::error::Error = &e;
 }
 

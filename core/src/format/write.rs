@@ -7,7 +7,7 @@ use super::crc32::crc32;
 use super::field;
 use super::kind::Model;
 use super::section_id as sid;
-use super::{ElementType, EmitError, CRATE_VERSION, FORMAT_VERSION, MAGIC};
+use super::{ElementType, EmitError, CRATE_VERSION, MAGIC};
 
 /// Everything that goes into a model file.
 #[derive(Clone, Copy, Debug)]
@@ -34,6 +34,46 @@ pub(crate) enum Payload<'a> {
     /// A fixed-layout record, encoded by its kind (the first `len` bytes).
     Fixed([u8; MAX_FIXED], usize),
     Csr(&'a [u32], &'a [u32], &'a [f64]),
+    /// A fixed-layout record (the first `len` bytes), then element arrays
+    /// in either float type (a device writes its `f32` state as it is).
+    FixedThen([u8; MAX_FIXED], usize, [Values<'a>; 4]),
+}
+
+/// Parameter values to write, borrowed in the type they are held in.
+#[derive(Clone, Copy, Debug)]
+pub enum Values<'a> {
+    /// `f64` values.
+    F64(&'a [f64]),
+    /// `f32` values.
+    F32(&'a [f32]),
+}
+
+impl Values<'_> {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::F64(v) => v.len(),
+            Values::F32(v) => v.len(),
+        }
+    }
+
+    /// Whether there are no values.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Value `i` widened to `f64` (NaN out of range, which no caller asks).
+    pub(crate) fn at(&self, i: usize) -> f64 {
+        match self {
+            Values::F64(v) => v.get(i).copied().unwrap_or(f64::NAN),
+            Values::F32(v) => v.get(i).map_or(f64::NAN, |&x| x as f64),
+        }
+    }
+
+    /// Checks every value can be stored as `et`.
+    pub(crate) fn storable(&self, et: ElementType) -> Result<(), EmitError> {
+        (0..self.len()).try_for_each(|i| storable(self.at(i), et))
+    }
 }
 
 impl Payload<'_> {
@@ -46,6 +86,9 @@ impl Payload<'_> {
             Payload::Fixed(_, len) => len,
             Payload::Csr(p, i, v) => {
                 p.len().saturating_add(i.len()).saturating_mul(4).saturating_add(v.len().saturating_mul(es))
+            }
+            Payload::FixedThen(_, len, ref arrays) => {
+                arrays.iter().fold(len, |acc, a| acc.saturating_add(a.len().saturating_mul(es)))
             }
         }
     }
@@ -115,8 +158,13 @@ impl Out<'_> {
         }
     }
 
-    fn elems(&mut self, mut at: usize, vals: &[f64], et: ElementType) -> usize {
-        for &v in vals {
+    fn elems(&mut self, at: usize, vals: &[f64], et: ElementType) -> usize {
+        self.values(at, Values::F64(vals), et)
+    }
+
+    fn values(&mut self, mut at: usize, vals: Values<'_>, et: ElementType) -> usize {
+        for i in 0..vals.len() {
+            let v = vals.at(i);
             match et {
                 ElementType::F32 => self.put(at, &(v as f32).to_le_bytes()),
                 ElementType::F64 => self.put(at, &v.to_le_bytes()),
@@ -218,11 +266,13 @@ impl<'a> ModelSpec<'a> {
         let mut o = Out { buf };
 
         o.put(field::MAGIC.start, &MAGIC);
-        o.put(field::FORMAT_MAJOR, &[FORMAT_VERSION.major]);
-        o.put(field::FORMAT_MINOR, &[FORMAT_VERSION.minor]);
-        // Every file this writer produces is readable by any 1.x reader.
-        o.put(field::MIN_READER_MAJOR, &[FORMAT_VERSION.major]);
-        o.put(field::MIN_READER_MINOR, &[0]);
+        // The version that introduced the kind, as both the file's version
+        // and the oldest reader's (see `FORMAT_VERSION`).
+        let since = self.model.since();
+        o.put(field::FORMAT_MAJOR, &[since.major]);
+        o.put(field::FORMAT_MINOR, &[since.minor]);
+        o.put(field::MIN_READER_MAJOR, &[since.major]);
+        o.put(field::MIN_READER_MINOR, &[since.minor]);
         o.put(field::PRODUCER_MAJOR.start, &self.producer[0].to_le_bytes());
         o.put(field::PRODUCER_MINOR.start, &self.producer[1].to_le_bytes());
         o.put(field::PRODUCER_PATCH.start, &self.producer[2].to_le_bytes());
@@ -263,6 +313,10 @@ impl<'a> ModelSpec<'a> {
                     let next = o.u32s(at, ptr);
                     let next = o.u32s(next, idx);
                     o.elems(next, vals, et);
+                }
+                Payload::FixedThen(ref bytes, len, arrays) => {
+                    o.put(at, bytes.get(..len).unwrap_or(&[]));
+                    arrays.iter().fold(at + len, |next, &a| o.values(next, a, et));
                 }
             }
             at += len;

@@ -8,6 +8,7 @@ use std::{fs, path::Path};
 
 use ranklet_core::format::{
     Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec,
+    OnlineModel, Values,
 };
 
 fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
@@ -70,6 +71,23 @@ fn main() {
             let spec = ModelSpec::new(Model::Kernel(sparse_model), et).with_metadata("algorithm=kpcrank\n");
             write(&models, &format!("kernel_{kname}_sparse_{tag}"), &spec);
         }
+    }
+
+    // Online RankRLS states, d = 3, λ = 2 (factor diagonal above √2).
+    let l_packed = [1.5f32, 0.3, 1.6, -0.2, 0.1, 1.45];
+    let w32 = [0.5f32, -1.25, 2.0];
+    for (et, tag) in [(ElementType::F32, "f32"), (ElementType::F64, "f64")] {
+        let online = Model::Online(OnlineModel {
+            lambda: 2.0,
+            count: 12,
+            prior_id: 0x1234_5678,
+            offset: 0.25,
+            w: Values::F32(&w32),
+            b: Values::F64(&w),
+            w0: Values::F64(&w),
+            l_packed: Values::F32(&l_packed),
+        });
+        write(&models, &format!("online_{tag}"), &ModelSpec::new(online, et));
     }
 
     // model_roundtrip decodes its input with `arbitrary`; any bytes will do.

@@ -18,7 +18,7 @@ use crate::format::sum::Arith;
 #[cfg(feature = "kernel")]
 use crate::format::sum::{blocked_sum, elem, Sum};
 use crate::format::write::{all_storable, check_dim, storable, Payload, SectionSink, MAX_FIXED};
-use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError, U32Array};
+use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError, U32Array, Version};
 use crate::kernel::Kernel;
 use crate::linalg::rows::sparse_indices_ok;
 #[cfg(feature = "kernel")]
@@ -276,6 +276,8 @@ impl<'a> ModelView<'a> {
 
 impl<'a> Kind<'a> for KernelView<'a> {
     type Spec = KernelModel<'a>;
+
+    const SINCE: Version = Version { major: 1, minor: 0 };
 
     const SECTIONS: &'static [u16] =
         &[sid::KERNEL, sid::BASIS_DENSE, sid::BASIS_SPARSE, sid::COEFFS, sid::KERNEL_CENTRING];

@@ -11,7 +11,7 @@ use crate::format::input::{Centred, Input};
 use crate::format::section_id as sid;
 use crate::format::sum::{blocked_sum, elem, Arith};
 use crate::format::write::{all_storable, check_dim, storable, Payload, SectionSink};
-use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError};
+use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError, Version};
 
 /// The `LINEAR` section (offsets relative to the section); also reachable
 /// as `format::field::linear`.
@@ -67,6 +67,8 @@ impl<'a> ModelView<'a> {
 impl<'a> Kind<'a> for LinearView<'a> {
     type Spec = LinearModel<'a>;
 
+    const SINCE: Version = Version { major: 1, minor: 0 };
+
     const SECTIONS: &'static [u16] = &[sid::LINEAR];
 
     // A linear score is a sum of products `w_j·x'_j` with finite `w_j`
@@ -105,22 +107,25 @@ impl<'a> Kind<'a> for LinearView<'a> {
     }
 
     fn eval<R: Arith>(&self, x: Centred<'_, '_>, _dim: usize) -> Result<R, ScoreError> {
-        let w = self.weights;
-        let n = w.len();
-        let s: R = match (x.input, x.centring) {
-            (Input::D32(xs), None) => R::dense_dot(&w, xs),
-            (Input::D64(xs), None) => {
-                blocked_sum(n, |j| elem::<R>(&w, j) * R::from_f64(xs.get(j).copied().unwrap_or(0.0)))
-            }
-            (Input::Sparse(idx, val), None) => blocked_sum(idx.len(), |k| {
-                let j = idx.get(k).map_or(usize::MAX, |&j| j as usize);
-                elem::<R>(&w, j) * R::from_f64(val.get(k).map_or(0.0, |&v| v as f64))
-            }),
-            _ => {
-                let mut cur = x.cursor();
-                blocked_sum(n, |j| elem::<R>(&w, j) * cur.at::<R>(j))
-            }
-        };
-        Ok(R::from_f64(self.offset) + s)
+        Ok(linear_eval(self.offset, self.weights, x))
     }
+}
+
+/// `offset + Σ_j w_j·x'_j` of a checked input: the score of every kind
+/// that is linear in the features.
+pub(crate) fn linear_eval<R: Arith>(offset: f64, w: Array<'_>, x: Centred<'_, '_>) -> R {
+    let n = w.len();
+    let s: R = match (x.input, x.centring) {
+        (Input::D32(xs), None) => R::dense_dot(&w, xs),
+        (Input::D64(xs), None) => blocked_sum(n, |j| elem::<R>(&w, j) * R::from_f64(xs.get(j).copied().unwrap_or(0.0))),
+        (Input::Sparse(idx, val), None) => blocked_sum(idx.len(), |k| {
+            let j = idx.get(k).map_or(usize::MAX, |&j| j as usize);
+            elem::<R>(&w, j) * R::from_f64(val.get(k).map_or(0.0, |&v| v as f64))
+        }),
+        _ => {
+            let mut cur = x.cursor();
+            blocked_sum(n, |j| elem::<R>(&w, j) * cur.at::<R>(j))
+        }
+    };
+    R::from_f64(offset) + s
 }

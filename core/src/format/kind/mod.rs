@@ -11,20 +11,27 @@
 
 pub mod kernel_expansion;
 pub mod linear;
+pub mod online;
 
 use super::centring::FeatureCentring;
 use super::header::{Header, Sections};
 use super::input::Centred;
 use super::sum::Arith;
 use super::write::SectionSink;
-use super::{ElementType, EmitError, ParseError, ScoreError};
+use super::{ElementType, EmitError, ParseError, ScoreError, Version};
 use kernel_expansion::{KernelModel, KernelView};
 use linear::{LinearModel, LinearView};
+use online::{OnlineModel, OnlineView};
 
 /// What a model kind provides, implemented by its view type.
 pub(crate) trait Kind<'a>: Copy {
     /// The writer's description of a model of this kind.
     type Spec: Copy;
+
+    /// The format version that introduced this kind: written as the file's
+    /// format and minimum reader version; a file claiming an older version
+    /// is rejected (`BadHeader`).
+    const SINCE: Version;
 
     /// The section ids this kind may carry besides `META` and
     /// `FEATURE_CENTRING`; the parser rejects every other known id.
@@ -64,7 +71,9 @@ macro_rules! registry {
             ///
             /// Codes 3 (bilinear Kronecker model) and 4 (GP posterior) are
             /// reserved for later minor versions; a reader that does not
-            /// know a kind rejects the file with [`ParseError::BadKind`].
+            /// know a kind rejects the file with [`ParseError::BadKind`]
+            /// (files of newer kinds also carry a newer minimum reader
+            /// version, so an old reader says `ReaderTooOld` first).
             #[non_exhaustive]
             pub enum ModelKind: u8 {
                 $($(#[$doc])* $kind = $code,)+
@@ -88,6 +97,13 @@ macro_rules! registry {
             pub(crate) fn kind(&self) -> ModelKind {
                 match self {
                     $(Model::$model(_) => ModelKind::$kind,)+
+                }
+            }
+
+            /// The format version that introduced the kind.
+            pub(crate) fn since(&self) -> Version {
+                match self {
+                    $(Model::$model(_) => <$view<'a> as Kind<'a>>::SINCE,)+
                 }
             }
 
@@ -126,6 +142,9 @@ macro_rules! registry {
             pub(crate) fn parse(sections: &Sections<'a>, header: &Header) -> Result<Self, ParseError> {
                 match header.kind {
                     $(ModelKind::$kind => {
+                        if header.version < <$view<'a> as Kind<'a>>::SINCE {
+                            return Err(ParseError::BadHeader);
+                        }
                         sections.only(<$view<'a> as Kind<'a>>::SECTIONS)?;
                         Ok(Body::$kind(<$view<'a> as Kind<'a>>::parse(sections, header)?))
                     })+
@@ -154,4 +173,7 @@ registry! {
     Linear = 1 => Linear(LinearModel, LinearView),
     /// `score(x) = b + Σ_i a_i·k̃(x', x_i)` over stored basis rows.
     KernelExpansion = 2 => Kernel(KernelModel, KernelView),
+    /// The state of an online RankRLS learner; scores as
+    /// `b + Σ_j w_j·x_j`.
+    OnlineRankRls = 5 => Online(OnlineModel, OnlineView),
 }
