@@ -17,7 +17,7 @@
 //! [`load`] returns the valid slot with the newer sequence number
 //! (compared modulo 2³², so the counter may wrap). [`save`] writes into
 //! the *other* slot, in three steps, each in increasing address order:
-//! (1) clear the magic, (2) write seq, len, crc and the payload, (3) write
+//! (1) clear the magic, (2) write the payload and seq, len, crc, (3) write
 //! the magic. Wherever the bytes stop (power loss after any byte of any
 //! step), the slot being written either still holds its old, older state
 //! (step 1 not begun) or has no valid magic (steps 1–3 incomplete), and
@@ -137,13 +137,37 @@ pub fn load(region: &[u8]) -> Option<Loaded<'_>> {
 ///
 /// [`StoreError::TooLarge`] if the payload exceeds [`capacity`].
 pub fn save(region: &mut [u8], payload: &[u8]) -> Result<u32, StoreError> {
-    let (offset, parts) = plan(region, payload)?;
-    for part in parts.steps(payload) {
-        let (at, bytes) = part;
-        let dst = region.get_mut(offset + at..offset + at + bytes.len()).ok_or(StoreError::Write)?;
-        dst.copy_from_slice(bytes);
-    }
-    Ok(parts.seq)
+    save_by(region, payload.len(), |dst| {
+        dst.copy_from_slice(payload);
+        Ok::<(), ()>(())
+    })
+}
+
+/// [`save`] of a payload of `len` bytes that `fill` writes straight into
+/// the slot (so a device serialises its state without a second buffer).
+/// The magic is cleared before `fill` runs and written after the header,
+/// so a failing `fill` (or power lost inside it) leaves the previous state
+/// loadable.
+///
+/// # Errors
+///
+/// [`StoreError::TooLarge`] (nothing written), [`StoreError::Write`] if
+/// `fill` failed.
+pub fn save_by<E>(
+    region: &mut [u8],
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+) -> Result<u32, StoreError> {
+    let (target, seq) = target_of(region, len)?;
+    let half = region.len() / 2;
+    let slot = region.get_mut(target * half..(target + 1) * half).ok_or(StoreError::Write)?;
+    let (head, rest) = slot.split_at_mut(SLOT_HEADER_LEN);
+    head[..4].fill(0);
+    let payload = rest.get_mut(..len).ok_or(StoreError::Write)?;
+    fill(payload).map_err(|_| StoreError::Write)?;
+    head[4..].copy_from_slice(&fields(seq, payload));
+    head[..4].copy_from_slice(&SLOT_MAGIC);
+    Ok(seq)
 }
 
 /// [`save`] through the caller's `write(offset, bytes)` (offsets from the
@@ -166,10 +190,32 @@ pub fn save_with<E>(
     Ok(parts.seq)
 }
 
-/// The header of a save and the slot it goes to.
+/// The header of a save.
 struct Plan {
     seq: u32,
     fields: [u8; 12],
+}
+
+/// seq, len and crc as stored in bytes 4..16 of a slot.
+fn fields(seq: u32, payload: &[u8]) -> [u8; 12] {
+    let len = payload.len() as u32;
+    let mut f = [0u8; 12];
+    f[..4].copy_from_slice(&seq.to_le_bytes());
+    f[4..8].copy_from_slice(&len.to_le_bytes());
+    f[8..].copy_from_slice(&slot_crc(seq, len, payload).to_le_bytes());
+    f
+}
+
+/// The slot a save of `len` bytes goes to and its sequence number.
+fn target_of(region: &[u8], len: usize) -> Result<(usize, u32), StoreError> {
+    let cap = capacity(region.len());
+    if len > cap || u32::try_from(len).is_err() {
+        return Err(StoreError::TooLarge { len, capacity: cap });
+    }
+    Ok(match load(region) {
+        Some(l) => (1 - l.slot, l.seq.wrapping_add(1)),
+        None => (0, 1),
+    })
 }
 
 impl Plan {
@@ -180,20 +226,8 @@ impl Plan {
 }
 
 fn plan(region: &[u8], payload: &[u8]) -> Result<(usize, Plan), StoreError> {
-    let cap = capacity(region.len());
-    if payload.len() > cap || u32::try_from(payload.len()).is_err() {
-        return Err(StoreError::TooLarge { len: payload.len(), capacity: cap });
-    }
-    let (target, seq) = match load(region) {
-        Some(l) => (1 - l.slot, l.seq.wrapping_add(1)),
-        None => (0, 1),
-    };
-    let len = payload.len() as u32;
-    let mut fields = [0u8; 12];
-    fields[..4].copy_from_slice(&seq.to_le_bytes());
-    fields[4..8].copy_from_slice(&len.to_le_bytes());
-    fields[8..].copy_from_slice(&slot_crc(seq, len, payload).to_le_bytes());
-    Ok((target * (region.len() / 2), Plan { seq, fields }))
+    let (target, seq) = target_of(region, payload.len())?;
+    Ok((target * (region.len() / 2), Plan { seq, fields: fields(seq, payload) }))
 }
 
 #[cfg(test)]
@@ -301,6 +335,30 @@ mod tests {
                 assert_eq!((l.seq, l.payload), (1, &prev[..]), "byte {byte} bit {bit}");
             }
         }
+    }
+
+    #[test]
+    fn save_by_writes_what_save_writes_and_a_failing_fill_keeps_the_previous_state() {
+        let mut a = [0u8; REGION];
+        let mut b = [0u8; REGION];
+        for (tag, len) in [(1u8, 24usize), (2, 3), (3, 24)] {
+            let p = payload(tag, len);
+            let sa = save(&mut a, &p[..len]).unwrap();
+            let sb = save_with(&b.clone(), &p[..len], |at, bytes: &[u8]| {
+                b[at..at + bytes.len()].copy_from_slice(bytes);
+                Ok::<(), ()>(())
+            })
+            .unwrap();
+            assert_eq!((sa, a), (sb, b));
+        }
+        let before = a;
+        let res = save_by(&mut a, 10, |dst| {
+            dst[0] = 9;
+            Err(())
+        });
+        assert_eq!(res, Err(StoreError::Write));
+        assert_eq!(load(&a), load(&before));
+        assert_eq!(save_by(&mut a, 25, |_| Ok::<(), ()>(())), Err(StoreError::TooLarge { len: 25, capacity: 24 }));
     }
 
     #[test]
