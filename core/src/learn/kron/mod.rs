@@ -217,7 +217,9 @@ impl<'s> KronEigen<'s> {
 
     /// Decomposes `K_u` and `K_v` (regression) or `C·K_v·C` (ranking), into
     /// `store` ([`KronEigen::store_len`]). For one domain and regression the
-    /// decomposition of `K` is computed once and copied.
+    /// decomposition of `K` is computed once and copied. Core's
+    /// [`Portable`](crate::backend::Portable) backend needs
+    /// `Portable::workspace_len(max(p_u, p_v))` of its own.
     ///
     /// # Errors
     /// [`LearnError::Unsupported`] for a symmetric or reciprocal pair kernel
@@ -367,6 +369,10 @@ pub fn fit<B: Backend>(
 ) -> Result<(), LearnError> {
     check_lambda(lambda, true)?;
     let (p_u, p_v) = domains.dims();
+    // Shapes before the O(p³) decompositions.
+    if y.nrows() != p_u || y.ncols() != p_v || coef.nrows() != p_u || coef.ncols() != p_v {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
     let need = fit_workspace_len(p_u, p_v);
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
