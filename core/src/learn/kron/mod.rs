@@ -11,7 +11,10 @@
 //! stacks columns (004 eq. 10), so edge `(i, j)` is entry `i + j·p_u`. Then
 //! the pair kernel matrix is `K_v ⊗ K_u` (004 eq. 7) and
 //! `(K_v ⊗ K_u)·vec(A) = vec(K_u·A·K_v)` — the vec trick; no `p²`-order
-//! matrix is ever formed. A model is its coefficient matrix `A` (`p_u × p_v`):
+//! matrix is ever formed. (004 orders edges with the second node fastest,
+//! `K ⊗ K` and `L = I ⊗ C`; this order is the same with the Kronecker
+//! factors swapped, `L = C ⊗ I`, i.e. the commutation permutation of
+//! Def. 4.1 applied on both sides.) A model is its coefficient matrix `A` (`p_u × p_v`):
 //!
 //! ```text
 //! f(u, v) = Σ_{i,j} A[i, j]·k_u(u, u_i)·k_v(v, v_j) = k_uᵀ·A·k_v,    F = K_u·A·K_v on the training nodes.
