@@ -33,11 +33,13 @@
 //! - [`graph`]: preference graphs and their Laplacians `L` (identity, query
 //!   groups, explicit pairs), with `L^½` where it is cheap.
 //! - [`learn`]: the learners, one module per family (RLS/RankRLS, KPCR/
-//!   KPCRank, kernel expansions, supervised ordering), each with a
+//!   KPCRank, Kronecker conditional ranking on graphs, kernel expansions,
+//!   supervised ordering), each with a
 //!   fit-to-model entry point and, where CV reuses work, a "one
 //!   decomposition, every grid point" entry point; [`learn::LearnError`].
 //! - [`metrics`]: ranking metrics (disagreement, c-index, Kendall τ-b,
-//!   Spearman ρ, AUC, NDCG, MAP, pair error), per query and averaged.
+//!   Spearman ρ, AUC, NDCG, MAP, pair error), per query and averaged, and
+//!   per conditioning node of a relation matrix (004 eq. 4).
 //! - [`format`]: the `.rkl` model format: zero-copy validated parsing of
 //!   `&[u8]` of any alignment, writing, and scoring (`docs/format.md`).
 //! - [`rank`]: ordering and top-k of scores without allocation, and of

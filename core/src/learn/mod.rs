@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | [`ls`] | RLS, RankRLS (primal and dual), closed-form leave-one-out / leave-query-out | 000 eq. 5; 004 §4.3 eqs. 30–32 |
 //! | [`kpc`] | KPCR, KPCRank: every (λ, p) from one decomposition | 000 §3–4.2, eqs. 1–9; §6.1 |
+//! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
 //!
@@ -29,6 +30,7 @@ use crate::LinalgError;
 
 pub mod expansion;
 pub mod kpc;
+pub mod kron;
 pub mod ls;
 pub mod ordering;
 

@@ -1,6 +1,7 @@
 //! Evaluation metrics for rankings: pairwise disagreement, concordance (C-index),
-//! AUC, Kendall τ-b, Spearman ρ, NDCG@k, MAP, explicit pair error, and mean rank
-//! correlation against held-out orders.
+//! AUC, Kendall τ-b, Spearman ρ, NDCG@k, MAP, explicit pair error, mean rank
+//! correlation against held-out orders, and the conditional ranking metrics of
+//! a relation matrix (004 eq. 4 and AUC per conditioning node).
 //!
 //! Every function here reads `f64` slices, writes nothing but its caller's scratch
 //! buffers, never allocates and never panics: bad input is a [`MetricError`].
@@ -35,6 +36,7 @@
 //!   and a second merge sort by prediction that counts exchanges (Knight 1966),
 //!   so every metric is O(m log m) per query with no O(m²) pass.
 
+mod conditional;
 mod correlation;
 mod letor;
 mod pairwise;
@@ -46,9 +48,12 @@ mod tests;
 
 use core::fmt;
 
+pub use conditional::{conditional_auc, conditional_disagreement};
 pub use correlation::{correlation_by_query, mean_order_correlation, spearman_rho, Correlation};
 pub use letor::{mean_average_precision, ndcg, Gain, IdcgZero, MapParams, NdcgParams, NoRelevant};
-pub use pairwise::{auc, concordance_index, concordance_index_by_query, disagreement, kendall_tau_b, pair_error};
+pub use pairwise::{
+    auc, auc_by_query, concordance_index, concordance_index_by_query, disagreement, kendall_tau_b, pair_error,
+};
 
 /// Why a metric could not be computed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,7 +28,7 @@ fn query_counts(labels: &[f64], preds: &[f64], s: usize, e: usize, work: &mut [u
 
 /// `(discordant + ½·prediction-tied) / comparable`, or `None` without a
 /// comparable pair.
-fn disagreement_of(c: &PairCounts) -> Option<f64> {
+pub(super) fn disagreement_of(c: &PairCounts) -> Option<f64> {
     let comparable = c.untied_x();
     if comparable == 0 {
         return None;
@@ -38,7 +38,7 @@ fn disagreement_of(c: &PairCounts) -> Option<f64> {
 
 /// `(concordant + ½·prediction-tied) / comparable`, or `None` without a
 /// comparable pair.
-fn concordance_of(c: &PairCounts) -> Option<f64> {
+pub(super) fn concordance_of(c: &PairCounts) -> Option<f64> {
     let comparable = c.untied_x();
     if comparable == 0 {
         return None;
@@ -177,6 +177,34 @@ pub fn auc(labels: &[f64], preds: &[f64], threshold: f64, work: &mut [usize]) ->
     check_query_inputs(labels, preds, &ptr, work)?;
     let c = pair_counts(labels.len(), |i| if labels[i] > threshold { 1.0 } else { 0.0 }, |i| preds[i], work);
     concordance_of(&c).ok_or(MetricError::Undefined)
+}
+
+/// [`auc`] per query, averaged over the queries that have both a positive
+/// and a negative row (the others are skipped and counted). With the edges
+/// of a relational graph grouped by their conditioning node as queries, this
+/// is the per-node AUC of conditional ranking (004 §6).
+///
+/// # Errors
+/// [`MetricError::InvalidThreshold`] for a non-finite threshold; otherwise
+/// as [`disagreement`] (`Undefined` when no query has both classes).
+pub fn auc_by_query(
+    labels: &[f64],
+    preds: &[f64],
+    query_ptr: &[usize],
+    threshold: f64,
+    work: &mut [usize],
+) -> Result<QueryMean, MetricError> {
+    if !threshold.is_finite() {
+        return Err(MetricError::InvalidThreshold);
+    }
+    check_query_inputs(labels, preds, query_ptr, work)?;
+    let mut acc = MeanAcc::default();
+    for q in query_ptr.windows(2) {
+        let (l, p) = (&labels[q[0]..q[1]], &preds[q[0]..q[1]]);
+        let c = pair_counts(l.len(), |i| if l[i] > threshold { 1.0 } else { 0.0 }, |i| p[i], work);
+        acc.push(concordance_of(&c));
+    }
+    acc.finish()
 }
 
 /// Kendall's τ-b between `x` and `y`, in O(n log n) (Knight 1966).
