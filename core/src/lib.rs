@@ -36,7 +36,10 @@
 //!   KPCRank, Kronecker conditional ranking on graphs, kernel expansions,
 //!   supervised ordering), each with a
 //!   fit-to-model entry point and, where CV reuses work, a "one
-//!   decomposition, every grid point" entry point; [`learn::LearnError`].
+//!   decomposition, every grid point" entry point; and online RankRLS
+//!   ([`learn::online`]), which absorbs one preference at a time into a
+//!   state in caller storage (an O(D²) Cholesky update) and picks the next
+//!   pair to ask; [`learn::LearnError`].
 //! - [`metrics`]: ranking metrics (disagreement, c-index, Kendall τ-b,
 //!   Spearman ρ, AUC, NDCG, MAP, pair error), per query and averaged, and
 //!   per conditioning node of a relation matrix (004 eq. 4).

@@ -8,11 +8,13 @@
 //! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
+//! | [`online`] | online RankRLS: one preference per O(D²) Cholesky update in caller storage; posterior variance and next-pair choice | 000 eq. 5, 004 eq. 6 (normal equations), 000 §5 (Bayesian reading), 001 §5 (next pair) |
 //!
 //! Each family exposes a **fit-to-model** entry point (one call from data
 //! rows to the parameters a model file stores) and, where cross-validation
 //! can reuse work, a **"one decomposition, every grid point"** entry point
-//! (one call per fold). The host reads data, splits folds, picks grid points
+//! (one call per fold); the online learner instead absorbs one preference
+//! per call into a state the caller keeps. The host reads data, splits folds, picks grid points
 //! and writes files; it never strings the steps below together itself.
 //!
 //! All least-squares learners minimise `(s − f)ᵀ L (s − f)` plus a penalty,
@@ -32,6 +34,7 @@ pub mod expansion;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod online;
 pub mod ordering;
 
 /// Why a learner refused or failed.
@@ -55,7 +58,8 @@ pub enum LearnError {
         rank: usize,
     },
     /// The preference graph is malformed (a pair index out of range, a
-    /// non-finite magnitude, a query pointer that is not monotone).
+    /// non-finite magnitude, a query pointer that is not monotone), or an
+    /// online observation's magnitude is not finite and `> 0`.
     BadGraph,
     /// The learner cannot use this kind of supervision (e.g. a closed-form
     /// leave-out over explicit pairs, whose loss is not block-diagonal).
