@@ -74,6 +74,20 @@ enum rk_status
    */
   RK_STATUS_NAN_SCORE = 5108,
   /*
+   The model is of another kind than the call needs (e.g. a prior for
+   `rk_online_init` that is not a linear model).
+   */
+  RK_STATUS_WRONG_MODEL_KIND = 5109,
+  /*
+   A numeric argument is outside its domain (e.g. `lambda` or
+   `magnitude` not finite and > 0).
+   */
+  RK_STATUS_BAD_ARGUMENT = 5110,
+  /*
+   Neither slot of a store region holds a complete save.
+   */
+  RK_STATUS_NO_SAVED_STATE = 5111,
+  /*
    Model bytes: shorter than the fixed header and trailer.
    */
   RK_STATUS_FORMAT_TOO_SHORT = 5120,
@@ -244,6 +258,11 @@ typedef uint32_t rk_element_type;
  or by `rk_model_new` on the heap.
  */
 typedef struct rk_model rk_model;
+
+/*
+ An online learner (opaque), in caller storage.
+ */
+typedef struct rk_online rk_online;
 
 /*
  What [`rk_model_get_info`] reports about a model.
@@ -528,6 +547,229 @@ rk_status rk_rank_sparse(const struct rk_model *model,
                          size_t n_rows,
                          uint32_t *out_order,
                          size_t k);
+
+/*
+ Bytes of caller storage the learner of dimension `d` needs, at any
+ alignment; 0 if `d` is 0 or absurdly large.
+ */
+size_t rk_online_storage_size(size_t d);
+
+/*
+ Starts a learner from a host-trained linear model `prior` (its weights
+ are the prior `w₀` the ridge `lambda > 0` pulls towards; feature
+ centring, if the model has it, is folded into the weights and offset)
+ in caller `storage`. The prior's id recorded in saves is the CRC-32 of
+ its file. The learner does not borrow `prior`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_WRONG_MODEL_KIND` (not a linear model),
+ `RK_STATUS_BAD_ARGUMENT` (`lambda` not finite and > 0),
+ `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_online_storage_size(d)`).
+
+ # Safety
+
+ `prior` is NULL or a live model handle; `storage` points to
+ `storage_len` writable bytes used for nothing else while the learner
+ lives; `out_online` points to a writable `rk_online *`.
+ */
+rk_status rk_online_init(const struct rk_model *prior,
+                         float lambda,
+                         void *storage,
+                         size_t storage_len,
+                         struct rk_online **out_online);
+
+/*
+ One preference: the row `winner` (d floats) was preferred to `loser`,
+ with weight `magnitude > 0` (1 for a plain answer). O(d²). On error
+ the learner is unchanged.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_MISALIGNED`, `RK_STATUS_DIMENSION_MISMATCH` (`d` is not the
+ learner's), `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_BAD_ARGUMENT`
+ (`magnitude` not finite and > 0).
+
+ # Safety
+
+ `online` is NULL or a live handle not used concurrently; `winner` and
+ `loser` point to `d` floats each.
+ */
+rk_status rk_online_observe(struct rk_online *online,
+                            const float *winner,
+                            const float *loser,
+                            size_t d,
+                            float magnitude);
+
+/*
+ Scores `n_rows` dense rows (`x` is `n_rows × d`, row-major) with the
+ current weights: `offset + wᵀx`. Rank them with `rk_rank`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len` is not
+ `n_rows·d`), `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_SCORE_OVERFLOW`.
+
+ # Safety
+
+ `online` is NULL or a live handle; `x` points to `x_len` floats;
+ `out_scores` to `n_rows` writable floats.
+ */
+rk_status rk_online_score_rows(const struct rk_online *online,
+                               const float *x,
+                               size_t x_len,
+                               size_t n_rows,
+                               float *out_scores);
+
+/*
+ Copies the current weights `w` (d floats) to `out_w`, and the number of
+ preferences observed so far to `*out_count` (if not NULL).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_MISALIGNED`, `RK_STATUS_DIMENSION_MISMATCH`.
+
+ # Safety
+
+ `online` is NULL or a live handle; `out_w` points to `d` writable
+ floats; `out_count` is NULL or points to a writable `uint64_t`.
+ */
+rk_status rk_online_weights(const struct rk_online *online,
+                            float *out_w,
+                            size_t d,
+                            uint64_t *out_count);
+
+/*
+ Bytes of `work` that [`rk_online_next_pair`] needs for `n` candidates
+ of the learner's dimension `d`; 0 on overflow.
+ */
+size_t rk_online_next_pair_work_size(size_t n, size_t d);
+
+/*
+ The pair of candidate rows to ask about next (paper 001 §5 under the
+ learner's Bayesian linear model): among the `n` rows of `x` (`n × d`,
+ row-major), the pair `i < j` with the largest ratio of the predictive
+ variance of the score difference to its squared mean. Writes `*out_i`,
+ `*out_j` and the ratio (`INFINITY` when the current weights score the
+ two equal). `work` is caller scratch of
+ `rk_online_next_pair_work_size(n, d)` bytes, aligned for `float`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
+ or `n < 2`), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
+ `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
+
+ # Safety
+
+ `online` is NULL or a live handle; `x` points to `x_len` floats;
+ `work` to `work_len` writable bytes; the outputs are writable.
+ */
+rk_status rk_online_next_pair(const struct rk_online *online,
+                              const float *x,
+                              size_t x_len,
+                              size_t n,
+                              void *work,
+                              size_t work_len,
+                              uint32_t *out_i,
+                              uint32_t *out_j,
+                              float *out_ratio);
+
+/*
+ Bytes of the `.rkl` file that holds the learner's state
+ ([`rk_online_write_model`]).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`.
+
+ # Safety
+
+ `online` is NULL or a live handle; `out_len` points to a writable
+ `size_t`.
+ */
+rk_status rk_online_model_size(const struct rk_online *online, size_t *out_len);
+
+/*
+ Bytes of a two-slot store region that holds the state of a learner of
+ dimension `d` ([`rk_online_save`]); 0 on overflow.
+ */
+size_t rk_online_store_size(size_t d);
+
+/*
+ Writes the learner's state as a `.rkl` file (kind 5, readable by
+ `ranklet inspect`/`score` on a host) into `out[0..len]`, and its length
+ to `*out_written`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_STORAGE_TOO_SMALL` (`len` below [`rk_online_model_size`]),
+ `RK_STATUS_FORMAT_NON_FINITE` (a state that overflowed `float`).
+
+ # Safety
+
+ `online` is NULL or a live handle; `out` points to `len` writable
+ bytes; `out_written` to a writable `size_t`.
+ */
+rk_status rk_online_write_model(const struct rk_online *online,
+                                uint8_t *out,
+                                size_t len,
+                                size_t *out_written);
+
+/*
+ Saves the learner's state into a two-slot store `region` of
+ `region_len` bytes (at least [`rk_online_store_size`]`(d)`), into the
+ slot that does not hold the newest state, and writes the save's
+ sequence number to `*out_seq`. Power lost at any byte of the save
+ leaves the previous state loadable ([`rk_online_load`]).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_STORAGE_TOO_SMALL` (region), `RK_STATUS_FORMAT_NON_FINITE`.
+
+ # Safety
+
+ `online` is NULL or a live handle; `region` points to `region_len`
+ writable bytes (any alignment) not overlapping the learner's storage;
+ `out_seq` points to a writable `uint32_t`.
+ */
+rk_status rk_online_save(const struct rk_online *online,
+                         uint8_t *region,
+                         size_t region_len,
+                         uint32_t *out_seq);
+
+/*
+ Restores the newest valid state saved in a two-slot store `region` into
+ caller `storage` (as [`rk_online_init`]'s) and writes its sequence
+ number to `*out_seq` (if not NULL). The state's file is validated in
+ full, and `w` is recomputed from the saved factor.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_NO_SAVED_STATE` (neither slot
+ holds a complete save), `RK_STATUS_FORMAT_*` (a slot whose checksum
+ holds but whose file is not a valid state: not written by this
+ library), `RK_STATUS_WRONG_MODEL_KIND`, `RK_STATUS_STORAGE_TOO_SMALL`.
+
+ # Safety
+
+ `region` points to `region_len` readable bytes (only read during the
+ call); `storage` as in [`rk_online_init`]; `out_online` points to a
+ writable `rk_online *`; `out_seq` is NULL or writable.
+ */
+rk_status rk_online_load(const uint8_t *region,
+                         size_t region_len,
+                         void *storage,
+                         size_t storage_len,
+                         struct rk_online **out_online,
+                         uint32_t *out_seq);
 
 #ifdef __cplusplus
 }  // extern "C"

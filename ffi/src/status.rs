@@ -33,7 +33,15 @@ pub enum rk_status {
     TooManyItems = 5107,
     /// A score given to `rk_rank` is NaN.
     NanScore = 5108,
-    // 5109..=5119: reserved for future call-level codes.
+    /// The model is of another kind than the call needs (e.g. a prior for
+    /// `rk_online_init` that is not a linear model).
+    WrongModelKind = 5109,
+    /// A numeric argument is outside its domain (e.g. `lambda` or
+    /// `magnitude` not finite and > 0).
+    BadArgument = 5110,
+    /// Neither slot of a store region holds a complete save.
+    NoSavedState = 5111,
+    // 5112..=5119: reserved for future call-level codes.
     /// Model bytes: shorter than the fixed header and trailer.
     FormatTooShort = 5120,
     /// Model bytes: not a ranklet model (bad magic).
@@ -117,6 +125,9 @@ status_messages! {
     LengthMismatch => "array length does not match the call",
     TooManyItems => "more items than a uint32_t index can name",
     NanScore => "a score is NaN",
+    WrongModelKind => "the model is not of the kind this call needs",
+    BadArgument => "a numeric argument is outside its domain",
+    NoSavedState => "no complete saved state in the store region",
     FormatTooShort => "model too short to hold a header",
     FormatBadMagic => "not a ranklet model (bad magic)",
     FormatUnsupportedVersion => "unsupported model format version",
@@ -242,6 +253,6 @@ mod tests {
         }
         assert_eq!(rk_status::Ok as u32, 5100);
         assert_eq!(rk_status::from_code(0), None);
-        assert_eq!(rk_status::from_code(5109), None);
+        assert_eq!(rk_status::from_code(5112), None);
     }
 }

@@ -14,6 +14,7 @@ use std::process::Command;
 use ranklet_core::format::{
     Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec, ModelView,
 };
+use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::rank;
 
 const DIM: usize = 5;
@@ -119,7 +120,40 @@ fn fixtures_h() -> String {
         )
         .unwrap();
     }
-    h += "};\n#endif\n";
+    h += "};\n";
+    h += &online_fixtures(&models[0].1);
+    h += "#endif\n";
+    h
+}
+
+/// Recorded feedback over `ROWS`: `(winner, loser, magnitude)`.
+const FEEDBACK: [(usize, usize, f32); 6] =
+    [(2, 4, 1.0), (0, 5, 2.0), (4, 1, 1.0), (5, 1, 0.5), (2, 0, 1.0), (4, 2, 1.0)];
+const ONLINE_LAMBDA: f32 = 0.5;
+
+/// The online learner started from `prior` (the centred linear model, so
+/// the centring fold is covered) after `FEEDBACK`, as ranklet-core
+/// computes it: weights, count, scores of `ROWS` and the next pair.
+fn online_fixtures(prior: &[u8]) -> String {
+    let v = ModelView::new_checked(prior).unwrap();
+    let mut storage = vec![0f32; OnlineRankRls::<f32>::storage_len(DIM)];
+    let crc = u32::from_le_bytes(prior[prior.len() - 4..].try_into().unwrap());
+    let (mut l, offset) = OnlineRankRls::from_linear_model(&mut storage, &v, ONLINE_LAMBDA, crc).unwrap();
+    for (w, lo, m) in FEEDBACK {
+        l.observe(&ROWS[w], &ROWS[lo], m).unwrap();
+    }
+    let flat: Vec<f32> = ROWS.iter().flatten().copied().collect();
+    let scores: Vec<f32> = ROWS.iter().map(|r| (offset + l.score(r) as f64) as f32).collect();
+    let mut work = vec![0f32; OnlineRankRls::<f32>::next_pair_workspace_len(ROWS.len(), DIM)];
+    let (i, j, _) = l.next_pair(&flat, ROWS.len(), &mut work).unwrap().unwrap();
+    let mut h = String::new();
+    writeln!(h, "#define FIX_ONLINE_LAMBDA {ONLINE_LAMBDA:e}f\n#define FIX_FEEDBACK {}", FEEDBACK.len()).unwrap();
+    h += "typedef struct fix_pair { uint32_t winner, loser; float magnitude; } fix_pair;\n";
+    let pairs: Vec<String> = FEEDBACK.iter().map(|(w, l, m)| format!("{{{w}, {l}, {m:e}f}}")).collect();
+    writeln!(h, "static const fix_pair fix_feedback[FIX_FEEDBACK] = {{{}}};", pairs.join(", ")).unwrap();
+    writeln!(h, "static const float fix_online_w[FIX_DIM] = {{{}}};", floats(l.weights().iter().copied())).unwrap();
+    writeln!(h, "static const float fix_online_scores[FIX_ROWS] = {{{}}};", floats(scores)).unwrap();
+    writeln!(h, "#define FIX_ONLINE_NEXT_I {i}\n#define FIX_ONLINE_NEXT_J {j}").unwrap();
     h
 }
 

@@ -20,6 +20,8 @@
 //!   error, fit
 //! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
 //! - `plot` → cv, error, family
+//! - `feedback` (simulated users of the on-device online learner) → error,
+//!   metric, model_io
 //! - `commands` (one module per subcommand; `bench/` has `rng`, `eigen`,
 //!   `train`) → any of the above; no module imports a command, and commands
 //!   do not import each other.
@@ -33,6 +35,7 @@ pub mod data;
 pub mod error;
 pub mod faer_backend;
 pub mod family;
+pub mod feedback;
 pub mod fit;
 pub mod hostbackend;
 pub mod input;

@@ -12,7 +12,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ranklet::commands::{bench, eval, export, inspect, plot_lines, reduce, score, train};
+use ranklet::commands::{
+    bench, eval, export, inspect, online_update, plot_lines, reduce, score, simulate_feedback, train,
+};
 use ranklet::error::{exit_code, usage_exit_code, CliError};
 
 /// Learn rankings and preferences, export them as compact model files.
@@ -41,6 +43,14 @@ enum Command {
     Inspect(inspect::InspectArgs),
     /// Export a model as a C array and/or a copy without metadata (--strip-metadata).
     Export(export::ExportArgs),
+    /// Apply recorded pairwise feedback to an on-device learner state (from
+    /// a linear prior or a saved state), as the device does, and write the
+    /// state it ends in.
+    OnlineUpdate(online_update::OnlineUpdateArgs),
+    /// Replay simulated users answering pairwise questions to the on-device
+    /// online learner (active vs random questions); prints the held-out
+    /// pair error against the number of answers.
+    SimulateFeedback(simulate_feedback::SimulateFeedbackArgs),
     /// Benchmarks of the numerical core.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -57,6 +67,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Reduce(a) => reduce::reduce(a),
         Command::Inspect(a) => inspect::inspect(a),
         Command::Export(a) => export::export(a),
+        Command::OnlineUpdate(a) => online_update::online_update(a),
+        Command::SimulateFeedback(a) => simulate_feedback::simulate_feedback(a),
         Command::Bench(cmd) => bench::run(cmd).map_err(CliError::input),
         Command::PlotLines(a) => plot_lines::plot_lines(a),
     }

@@ -13,6 +13,9 @@
 static float fabsf_(float x) { return x < 0 ? -x : x; }
 
 static unsigned char storage[512];
+static unsigned char online_storage[1024];
+static unsigned char online_region[2048];
+static float online_work[256];
 
 int freestanding_main(void);
 int freestanding_main(void) {
@@ -33,5 +36,29 @@ int freestanding_main(void) {
         if (rk_model_parse(fx->bytes, fx->len - 1, storage, sizeof storage, &m) != RK_STATUS_FORMAT_TRUNCATED)
             return 8;
     }
+    /* Learning on the device: init, observe, next pair, save, load. */
+    const rk_model *prior = 0;
+    rk_online *o = 0, *back = 0;
+    uint32_t seq = 0, i = 0, j = 0;
+    float ratio, w[FIX_DIM];
+    if (rk_model_parse(fix_models[0].bytes, fix_models[0].len, storage, sizeof storage, &prior) != RK_STATUS_OK) return 9;
+    if (rk_online_init(prior, FIX_ONLINE_LAMBDA, online_storage, sizeof online_storage, &o) != RK_STATUS_OK) return 10;
+    for (size_t k = 0; k < FIX_FEEDBACK; k++) {
+        const fix_pair *p = &fix_feedback[k];
+        if (rk_online_observe(o, &fix_rows[p->winner * FIX_DIM], &fix_rows[p->loser * FIX_DIM], FIX_DIM, p->magnitude) !=
+            RK_STATUS_OK)
+            return 11;
+    }
+    if (rk_online_next_pair(o, fix_rows, FIX_ROWS * FIX_DIM, FIX_ROWS, online_work, sizeof online_work, &i, &j, &ratio) !=
+        RK_STATUS_OK)
+        return 12;
+    if (i != FIX_ONLINE_NEXT_I || j != FIX_ONLINE_NEXT_J) return 13;
+    if (rk_online_save(o, online_region, sizeof online_region, &seq) != RK_STATUS_OK) return 14;
+    if (rk_online_load(online_region, sizeof online_region, online_storage + 0, sizeof online_storage, &back, &seq) !=
+        RK_STATUS_OK)
+        return 15;
+    if (rk_online_weights(back, w, FIX_DIM, 0) != RK_STATUS_OK) return 16;
+    for (size_t k = 0; k < FIX_DIM; k++)
+        if (w[k] != fix_online_w[k]) return 17;
     return 0;
 }

@@ -181,9 +181,117 @@ static void hostile(void) {
 #endif
 }
 
+/* The online learner: start from the centred linear model, apply the
+ * recorded feedback, compare with ranklet-core bit for bit (the same
+ * library computes both), save/load through the A/B store, and hostile
+ * calls. Storage deliberately misaligned by one byte. */
+static unsigned char online_storage[2][1024 + 1];
+static unsigned char online_region[2048];
+static float online_work[256];
+
+static void online(void) {
+    const rk_model *prior = NULL;
+    rk_online *o = NULL, *back = NULL;
+    float w[FIX_DIM], scores[FIX_ROWS];
+    uint64_t count = 0;
+    uint32_t seq = 0, seq2 = 0, ni = 0, nj = 0;
+    float ratio = 0.0f;
+    size_t need = rk_online_storage_size(FIX_DIM);
+
+    CHECK(need > 0 && need <= 1024);
+    CHECK(rk_online_storage_size(0) == 0);
+    CHECK_STATUS(rk_model_parse(fix_models[0].bytes, fix_models[0].len, storage[0], 512, &prior), RK_STATUS_OK);
+    CHECK_STATUS(rk_online_init(prior, FIX_ONLINE_LAMBDA, online_storage[0] + 1, need - 1, &o),
+                 RK_STATUS_STORAGE_TOO_SMALL);
+    CHECK(o == NULL);
+    CHECK_STATUS(rk_online_init(prior, 0.0f, online_storage[0] + 1, need, &o), RK_STATUS_BAD_ARGUMENT);
+    CHECK_STATUS(rk_online_init(prior, NAN, online_storage[0] + 1, need, &o), RK_STATUS_BAD_ARGUMENT);
+    CHECK_STATUS(rk_online_init(NULL, 1.0f, online_storage[0] + 1, need, &o), RK_STATUS_NULL_ARGUMENT);
+    CHECK(o == NULL);
+    CHECK_STATUS(rk_online_init(prior, FIX_ONLINE_LAMBDA, online_storage[0] + 1, need, &o), RK_STATUS_OK);
+    if (o == NULL) return;
+    for (size_t k = 0; k < FIX_FEEDBACK; k++) {
+        const fix_pair *p = &fix_feedback[k];
+        CHECK_STATUS(rk_online_observe(o, &fix_rows[p->winner * FIX_DIM], &fix_rows[p->loser * FIX_DIM], FIX_DIM,
+                                       p->magnitude),
+                     RK_STATUS_OK);
+    }
+    CHECK_STATUS(rk_online_weights(o, w, FIX_DIM, &count), RK_STATUS_OK);
+    CHECK(count == FIX_FEEDBACK);
+    CHECK(memcmp(w, fix_online_w, sizeof w) == 0);
+    CHECK_STATUS(rk_online_score_rows(o, fix_rows, FIX_ROWS * FIX_DIM, FIX_ROWS, scores), RK_STATUS_OK);
+    for (size_t r = 0; r < FIX_ROWS; r++) CHECK(close_rel(scores[r], fix_online_scores[r]));
+
+    /* Bad observations change nothing. */
+    float nan_row[FIX_DIM];
+    memcpy(nan_row, fix_rows, sizeof nan_row);
+    nan_row[2] = NAN;
+    CHECK_STATUS(rk_online_observe(o, nan_row, fix_rows, FIX_DIM, 1.0f), RK_STATUS_NON_FINITE_INPUT);
+    CHECK_STATUS(rk_online_observe(o, fix_rows, fix_rows + FIX_DIM, FIX_DIM - 1, 1.0f), RK_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(rk_online_observe(o, fix_rows, fix_rows + FIX_DIM, FIX_DIM, 0.0f), RK_STATUS_BAD_ARGUMENT);
+    CHECK_STATUS(rk_online_observe(o, NULL, fix_rows, FIX_DIM, 1.0f), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_online_observe((rk_online *)online_storage[1], fix_rows, fix_rows, FIX_DIM, 1.0f),
+                 RK_STATUS_BAD_HANDLE);
+    CHECK_STATUS(rk_online_weights(o, w, FIX_DIM, NULL), RK_STATUS_OK);
+    CHECK(memcmp(w, fix_online_w, sizeof w) == 0);
+
+    /* The next pair, and its workspace. */
+    size_t wn = rk_online_next_pair_work_size(FIX_ROWS, FIX_DIM);
+    CHECK(wn > 0 && wn <= sizeof online_work);
+    CHECK_STATUS(rk_online_next_pair(o, fix_rows, FIX_ROWS * FIX_DIM, FIX_ROWS, online_work, wn - 4, &ni, &nj, &ratio),
+                 RK_STATUS_STORAGE_TOO_SMALL);
+    CHECK_STATUS(rk_online_next_pair(o, fix_rows, FIX_ROWS * FIX_DIM, 1, online_work, wn, &ni, &nj, &ratio),
+                 RK_STATUS_LENGTH_MISMATCH);
+    CHECK_STATUS(rk_online_next_pair(o, fix_rows, FIX_ROWS * FIX_DIM, FIX_ROWS, online_work, wn, &ni, &nj, &ratio),
+                 RK_STATUS_OK);
+    CHECK(ni == FIX_ONLINE_NEXT_I && nj == FIX_ONLINE_NEXT_J);
+
+    /* Save into the A/B store, load into other storage: the same state. */
+    size_t region = rk_online_store_size(FIX_DIM);
+    CHECK(region > 0 && region <= sizeof online_region);
+    CHECK_STATUS(rk_online_load(online_region, region, online_storage[1], 1024, &back, &seq),
+                 RK_STATUS_NO_SAVED_STATE);
+    CHECK_STATUS(rk_online_save(o, online_region, region - 1, &seq), RK_STATUS_STORAGE_TOO_SMALL);
+    CHECK_STATUS(rk_online_save(o, online_region, region, &seq), RK_STATUS_OK);
+    CHECK(seq == 1);
+    CHECK_STATUS(rk_online_load(online_region, region, online_storage[1], 1024, &back, &seq2), RK_STATUS_OK);
+    CHECK(seq2 == 1);
+    if (back != NULL) {
+        float w2[FIX_DIM];
+        uint64_t c2 = 0;
+        CHECK_STATUS(rk_online_weights(back, w2, FIX_DIM, &c2), RK_STATUS_OK);
+        CHECK(memcmp(w2, fix_online_w, sizeof w2) == 0 && c2 == count);
+    }
+    /* A newer save, then damage to it: the previous save loads. */
+    CHECK_STATUS(rk_online_observe(o, fix_rows, fix_rows + FIX_DIM, FIX_DIM, 1.0f), RK_STATUS_OK);
+    CHECK_STATUS(rk_online_save(o, online_region, region, &seq), RK_STATUS_OK);
+    CHECK(seq == 2);
+    online_region[region / 2 + 20] ^= 0x04;
+    CHECK_STATUS(rk_online_load(online_region, region, online_storage[1], 1024, &back, &seq2), RK_STATUS_OK);
+    CHECK(seq2 == 1);
+
+    /* The state as a .rkl file parses as a model of kind online-rankrls. */
+    size_t len = 0, written = 0;
+    static unsigned char file[1024];
+    CHECK_STATUS(rk_online_model_size(o, &len), RK_STATUS_OK);
+    CHECK(len > 0 && len <= sizeof file);
+    CHECK_STATUS(rk_online_write_model(o, file, len - 1, &written), RK_STATUS_STORAGE_TOO_SMALL);
+    CHECK_STATUS(rk_online_write_model(o, file, len, &written), RK_STATUS_OK);
+    CHECK(written == len);
+    const rk_model *saved = NULL;
+    CHECK_STATUS(rk_model_parse(file, written, storage[1], 512, &saved), RK_STATUS_OK);
+    rk_model_info info;
+    CHECK_STATUS(rk_model_get_info(saved, &info), RK_STATUS_OK);
+    CHECK(info.kind == RK_MODEL_KIND_ONLINE_RANK_RLS && info.dim == FIX_DIM);
+    CHECK(info.format_major == 1 && info.format_minor == 1);
+    /* A state is not a prior. */
+    CHECK_STATUS(rk_online_init(saved, 1.0f, online_storage[1], 1024, &back), RK_STATUS_WRONG_MODEL_KIND);
+}
+
 int main(void) {
     for (size_t i = 0; i < FIX_MODELS; i++) check_model(&fix_models[i]);
     hostile();
+    online();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;

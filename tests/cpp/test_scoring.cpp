@@ -39,6 +39,8 @@ class Model {
         return top;
     }
 
+    const rk_model *get() const { return m_; }
+
   private:
     std::vector<unsigned char> storage_;
     const rk_model *m_ = nullptr;
@@ -80,6 +82,27 @@ int main() {
         EXPECT(false);
     } catch (const Error &e) {
         EXPECT(e.status == RK_STATUS_DIMENSION_MISMATCH);
+    }
+    // The online learner, owned by a vector of the size the library asks.
+    {
+        Model prior(fix_models[0].bytes, fix_models[0].len);
+        std::vector<unsigned char> storage(rk_online_storage_size(FIX_DIM));
+        rk_online *o = nullptr;
+        check(rk_online_init(prior.get(), FIX_ONLINE_LAMBDA, storage.data(), storage.size(), &o));
+        for (const fix_pair &p : fix_feedback)
+            check(rk_online_observe(o, &fix_rows[p.winner * FIX_DIM], &fix_rows[p.loser * FIX_DIM], FIX_DIM,
+                                    p.magnitude));
+        std::array<float, FIX_DIM> w{};
+        uint64_t count = 0;
+        check(rk_online_weights(o, w.data(), w.size(), &count));
+        EXPECT(count == FIX_FEEDBACK);
+        for (size_t j = 0; j < FIX_DIM; ++j) EXPECT(w[j] == fix_online_w[j]);
+        try {
+            check(rk_online_observe(o, fix_rows, fix_rows, FIX_DIM, -2.0f));
+            EXPECT(false);
+        } catch (const Error &e) {
+            EXPECT(e.status == RK_STATUS_BAD_ARGUMENT);
+        }
     }
     if (failures != 0) return 1;
     std::printf("test_scoring.cpp: all checks passed\n");

@@ -10,6 +10,12 @@
  *   order <name> <row> <row> ...          (rk_rank_dense, k = all rows)
  *   top3 <name> <row> <row> <row>         (rk_rank_dense, k = 3)
  *   stack <name> parse <bytes> rank <bytes>
+ *   online w <j> <f32 bits hex>           (after the recorded feedback)
+ *   online count <n>
+ *   online next <i> <j> ratio <f32 bits hex>
+ *   online saved seq <s> bytes <n>; online reloaded seq <s>
+ *   online torn: previous state loads (seq <s>)
+ *   stack online observe <bytes> next <bytes> save <bytes> load <bytes>
  *   FIRMWARE OK | FIRMWARE FAIL <what> */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,6 +28,14 @@ static unsigned char storage[256];
 static float scores[FW_ROWS];
 static uint32_t order[FW_ROWS];
 static uint32_t top3[3];
+
+/* The online learner (dimension FW_DIM) and its two-slot store. */
+#define ONLINE_STORAGE 512
+#define ONLINE_REGION 512
+static unsigned char online_storage[ONLINE_STORAGE];
+static unsigned char online_reloaded[ONLINE_STORAGE];
+static unsigned char online_region[ONLINE_REGION];
+static float online_work[FW_ROWS * FW_DIM + 4 * FW_ROWS + 16];
 
 /* ---- stack painting ---- */
 extern uint32_t __stack_bottom[];
@@ -139,12 +153,144 @@ static int run_model(const fw_model *fm) {
     return 0;
 }
 
+static void put_w(const char *tag, const float *w) {
+    for (uint32_t j = 0; j < FW_DIM; j++) {
+        union { float f; uint32_t u; } a = {w[j]};
+        sh_puts("online ");
+        sh_puts(tag);
+        sh_puts(" ");
+        sh_put_u32(j);
+        sh_puts(" ");
+        sh_put_hex32(a.u);
+        sh_puts("\n");
+    }
+}
+
+/* Learning on the device: start from the linear model, apply the
+ * recorded feedback, ask for the next pair, save to the A/B store, reload,
+ * and check that a torn save keeps the previous state. */
+static int run_online(void) {
+    const rk_model *prior = 0;
+    rk_online *o = 0, *back = 0;
+    rk_status st;
+    uint32_t sp, seq = 0, seq2 = 0;
+    float w[FW_DIM], w2[FW_DIM];
+    uint64_t count = 0, count2 = 0;
+
+    if ((st = rk_model_parse(fw_model_linear, fw_model_linear_len, storage, sizeof storage, &prior)) != RK_STATUS_OK)
+        return fail("parse", "online prior", st);
+    if (rk_online_storage_size(FW_DIM) > sizeof online_storage)
+        return fail("storage", "online", (uint32_t)rk_online_storage_size(FW_DIM));
+    if (rk_online_store_size(FW_DIM) > sizeof online_region)
+        return fail("region", "online", (uint32_t)rk_online_store_size(FW_DIM));
+    if (rk_online_next_pair_work_size(FW_ROWS, FW_DIM) > (size_t)sizeof online_work)
+        return fail("work", "online", (uint32_t)rk_online_next_pair_work_size(FW_ROWS, FW_DIM));
+    if ((st = rk_online_init(prior, 1.0f, online_storage, sizeof online_storage, &o)) != RK_STATUS_OK)
+        return fail("init", "online", st);
+
+    uint32_t stack_observe = 0;
+    for (uint32_t k = 0; k < FW_FEEDBACK; k++) {
+        const fw_pair *p = &fw_feedback[k];
+        sp = current_sp();
+        paint(sp - PAINT_GAP);
+        st = rk_online_observe(o, &fw_rows[p->winner * FW_DIM], &fw_rows[p->loser * FW_DIM], FW_DIM, p->magnitude);
+        uint32_t used = stack_used(sp);
+        if (used > stack_observe) stack_observe = used;
+        if (st != RK_STATUS_OK) return fail("observe", "online", k);
+    }
+    /* Bad input is refused and changes nothing. */
+    float nan_row[FW_DIM];
+    for (uint32_t j = 0; j < FW_DIM; j++) nan_row[j] = fw_rows[j];
+    nan_row[0] = __builtin_nanf("");
+    if ((st = rk_online_observe(o, nan_row, &fw_rows[FW_DIM], FW_DIM, 1.0f)) != RK_STATUS_NON_FINITE_INPUT)
+        return fail("NaN row not refused", "online", st);
+    if ((st = rk_online_observe(o, fw_rows, &fw_rows[FW_DIM], FW_DIM, -1.0f)) != RK_STATUS_BAD_ARGUMENT)
+        return fail("negative magnitude not refused", "online", st);
+
+    if ((st = rk_online_weights(o, w, FW_DIM, &count)) != RK_STATUS_OK) return fail("weights", "online", st);
+    put_w("w", w);
+    sh_puts("online count ");
+    sh_put_u32((uint32_t)count);
+    sh_puts("\n");
+
+    uint32_t ni = 0, nj = 0;
+    float ratio = 0;
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_online_next_pair(o, fw_rows, FW_ROWS * FW_DIM, FW_ROWS, online_work, sizeof online_work, &ni, &nj, &ratio);
+    uint32_t stack_next = stack_used(sp);
+    if (st != RK_STATUS_OK) return fail("next_pair", "online", st);
+    if (!(ni < nj && nj < FW_ROWS)) return fail("next_pair out of range", "online", nj);
+    union { float f; uint32_t u; } r = {ratio};
+    sh_puts("online next ");
+    sh_put_u32(ni);
+    sh_puts(" ");
+    sh_put_u32(nj);
+    sh_puts(" ratio ");
+    sh_put_hex32(r.u);
+    sh_puts("\n");
+
+    /* Save, reload into other storage: the same weights, bit for bit. */
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_online_save(o, online_region, sizeof online_region, &seq);
+    uint32_t stack_save = stack_used(sp);
+    if (st != RK_STATUS_OK) return fail("save", "online", st);
+    size_t model_bytes = 0;
+    if ((st = rk_online_model_size(o, &model_bytes)) != RK_STATUS_OK) return fail("model_size", "online", st);
+    sh_puts("online saved seq ");
+    sh_put_u32(seq);
+    put_kv("bytes", (uint32_t)model_bytes);
+    sh_puts("\n");
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_online_load(online_region, sizeof online_region, online_reloaded, sizeof online_reloaded, &back, &seq2);
+    uint32_t stack_load = stack_used(sp);
+    if (st != RK_STATUS_OK) return fail("load", "online", st);
+    if ((st = rk_online_weights(back, w2, FW_DIM, &count2)) != RK_STATUS_OK) return fail("weights", "reloaded", st);
+    for (uint32_t j = 0; j < FW_DIM; j++) {
+        union { float f; uint32_t u; } a = {w[j]}, b = {w2[j]};
+        if (a.u != b.u || count2 != count || seq2 != seq) return fail("reloaded state differs", "online", j);
+    }
+    sh_puts("online reloaded seq ");
+    sh_put_u32(seq2);
+    sh_puts("\n");
+
+    /* One more answer, saved into the other slot; then power "fails"
+     * during a later save: simulated by damaging one byte of the newest
+     * slot. The previous save must load. */
+    if ((st = rk_online_observe(o, &fw_rows[0], &fw_rows[FW_DIM], FW_DIM, 1.0f)) != RK_STATUS_OK)
+        return fail("observe", "online", st);
+    if ((st = rk_online_save(o, online_region, sizeof online_region, &seq2)) != RK_STATUS_OK)
+        return fail("save 2", "online", st);
+    size_t half = sizeof online_region / 2, newest = (seq2 & 1) ? 0 : half;
+    online_region[newest + 40] ^= 0x10;
+    if ((st = rk_online_load(online_region, sizeof online_region, online_reloaded, sizeof online_reloaded, &back, &seq2)) !=
+        RK_STATUS_OK)
+        return fail("load after damage", "online", st);
+    if (seq2 != seq) return fail("damaged save was loaded", "online", seq2);
+    if ((st = rk_online_weights(back, w2, FW_DIM, &count2)) != RK_STATUS_OK || count2 != count)
+        return fail("previous state after damage", "online", (uint32_t)count2);
+    sh_puts("online torn: previous state loads (seq ");
+    sh_put_u32(seq2);
+    sh_puts(")\n");
+
+    sh_puts("stack online");
+    put_kv("observe", stack_observe);
+    put_kv("next", stack_next);
+    put_kv("save", stack_save);
+    put_kv("load", stack_load);
+    sh_puts("\n");
+    return 0;
+}
+
 int main(void) {
     sh_puts("ranklet firmware test, library ");
     sh_puts(rk_version());
     sh_puts("\n");
     for (size_t i = 0; i < sizeof fw_models / sizeof fw_models[0]; i++)
         if (run_model(&fw_models[i])) return 1;
+    if (run_online()) return 1;
     sh_puts("FIRMWARE OK\n");
     return 0;
 }

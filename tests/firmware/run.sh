@@ -10,11 +10,16 @@
 #  3. Trains a linear RankRLS model (standardised features) and an RBF
 #     RankRLS model with `ranklet train` on data.light, and scores data.light
 #     with each on the host (`ranklet score`).
+#     Applies the recorded feedback (feedback.txt) to an online learner
+#     started from the linear model (`ranklet online-update`).
 #  4. Exports both models as C arrays (`ranklet export --c-array`), embeds
 #     the rows as f32 (fwtool.py header), links firmware.c +
 #     startup.c + mps2-an386.ld with arm-none-eabi-gcc (no libc, no heap),
 #     runs it under qemu-system-arm with a timeout, and compares the printed
-#     f32 scores (relative 1e-6) and rankings with the host (fwtool.py check).
+#     f32 scores (relative 1e-6) and rankings with the host (fwtool.py check),
+#     and the online learner's weights after the same feedback on the device
+#     with the host's (relative 1e-4), after a save/reload through the A/B
+#     store and a damaged newer save that must not load.
 #
 # Exit status: 0 all agree; 1 a build, run or comparison failed;
 # 77 the emulator toolchain could not be installed, so the firmware test did
@@ -82,6 +87,10 @@ data="$here/data.light"
 for m in linear rbf; do
     "$ranklet" score -m "$out/$m.rkl" --data "$data" >"$out/$m.host"
 done
+# The online learner: the recorded feedback applied on the host, from the
+# linear model as prior, as the firmware applies it.
+"$ranklet" online-update -m "$out/linear.rkl" --data "$data" --pairs "$here/feedback.txt" --lambda 1 \
+    -o "$out/online.rkl"
 
 # ---- 4. firmware: build, run, compare ----
 # The models as C arrays: `ranklet export --c-array` where this ranklet has it,
@@ -96,7 +105,7 @@ for m in linear rbf; do
     fi
     model_srcs+=("$out/fw_model_$m.c")
 done
-python3 "$here/fwtool.py" header "$data" linear rbf >"$out/fw_models.h"
+python3 "$here/fwtool.py" header "$data" linear rbf --feedback "$here/feedback.txt" >"$out/fw_models.h"
 CFLAGS=(-std=c11 -O2 -g -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
     -ffreestanding -fno-builtin -ffunction-sections -fdata-sections -fstack-usage
     -Wall -Wextra -Werror -I "$repo/include" -I "$here" -I "$out")
@@ -124,7 +133,8 @@ if [ "$qemu_status" != 0 ]; then
     echo "FIRMWARE TEST FAILED: the firmware exited with status $qemu_status" >&2
     exit 1
 fi
-if ! python3 "$here/fwtool.py" check "$out/fw.out" linear="$out/linear.host" rbf="$out/rbf.host"; then
+if ! python3 "$here/fwtool.py" check "$out/fw.out" linear="$out/linear.host" rbf="$out/rbf.host" \
+    online="$out/online.rkl"; then
     echo "FIRMWARE TEST FAILED: device scores or rankings differ from the host (see MISMATCH lines)" >&2
     exit 1
 fi

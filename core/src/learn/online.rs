@@ -338,25 +338,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// `Numerics(NonFinite)` if `w0` or `λ·w0` is not finite. Nothing is
     /// written on error.
     pub fn new(storage: &'s mut [R], w0: &[R], lambda: R, prior_id: u32) -> Result<Self, LearnError> {
-        let d = w0.len();
-        Self::check_setup(storage.len(), d, lambda)?;
-        if !w0.iter().all(|&v| (lambda * v).is_finite()) {
-            return Err(err(LinalgError::NonFinite));
-        }
-        let storage = &mut storage[..Self::storage_len(d)];
-        let tri = Self::factor_len(d);
-        let sq = lambda.sqrt();
-        storage.iter_mut().for_each(|v| *v = R::ZERO);
-        for i in 0..d {
-            storage[row_start(i) + i] = sq;
-        }
-        for (bi, &v) in storage[tri..tri + d].iter_mut().zip(w0) {
-            *bi = lambda * v;
-        }
-        storage[tri + 2 * d..tri + 3 * d].copy_from_slice(w0);
-        let mut s = OnlineRankRls { d, lambda, count: 0, prior_id, storage };
-        s.refresh_weights();
-        Ok(s)
+        Self::new_with(storage, w0.len(), |j| w0[j], lambda, prior_id)
     }
 
     /// Rebuilds a saved state (the format loader's entry point): copies the
@@ -382,28 +364,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         b: &[R],
         w0: &[R],
     ) -> Result<Self, LearnError> {
-        Self::check_setup(storage.len(), d, lambda)?;
-        let tri = Self::factor_len(d);
-        if l_packed.len() != tri || b.len() != d || w0.len() != d {
+        if l_packed.len() != Self::factor_len(d) || b.len() != d || w0.len() != d {
+            Self::check_setup(storage.len(), d, lambda)?;
             return Err(err(LinalgError::DimensionMismatch));
         }
-        if !(all_finite(l_packed) && all_finite(b) && all_finite(w0)) {
-            return Err(err(LinalgError::NonFinite));
-        }
-        if let Some(index) = (0..d).find(|&i| !(l_packed[row_start(i) + i] > R::ZERO)) {
-            return Err(err(LinalgError::Singular { index }));
-        }
-        let storage = &mut storage[..Self::storage_len(d)];
-        storage[..tri].copy_from_slice(l_packed);
-        storage[tri..tri + d].copy_from_slice(b);
-        storage[tri + 2 * d..tri + 3 * d].copy_from_slice(w0);
-        storage[tri + 3 * d..].iter_mut().for_each(|v| *v = R::ZERO);
-        let mut s = OnlineRankRls { d, lambda, count, prior_id, storage };
-        s.refresh_weights();
-        if !all_finite(s.weights()) {
-            return Err(err(LinalgError::NonFinite));
-        }
-        Ok(s)
+        Self::from_parts_with(storage, d, lambda, count, prior_id, |i| l_packed[i], |i| b[i], |i| w0[i])
     }
 
     /// The feature dimension `d`.
@@ -819,5 +784,79 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             }
         }
         Ok(best.map(|c| (c.i, c.j, c.ratio())))
+    }
+}
+
+// ----------------------------------------- construction without a copy
+
+impl<'s, R: Real> OnlineRankRls<'s, R> {
+    /// [`new`](Self::new) with `w0` given element by element (so that it
+    /// can come straight from a model file, without a second buffer).
+    ///
+    /// # Errors
+    /// As [`new`](Self::new).
+    pub fn new_with(
+        storage: &'s mut [R],
+        d: usize,
+        w0: impl Fn(usize) -> R,
+        lambda: R,
+        prior_id: u32,
+    ) -> Result<Self, LearnError> {
+        Self::check_setup(storage.len(), d, lambda)?;
+        if !(0..d).all(|j| (lambda * w0(j)).is_finite()) {
+            return Err(err(LinalgError::NonFinite));
+        }
+        let storage = &mut storage[..Self::storage_len(d)];
+        let tri = Self::factor_len(d);
+        let sq = lambda.sqrt();
+        storage.iter_mut().for_each(|v| *v = R::ZERO);
+        for i in 0..d {
+            storage[row_start(i) + i] = sq;
+            storage[tri + i] = lambda * w0(i);
+            storage[tri + 2 * d + i] = w0(i);
+        }
+        let mut s = OnlineRankRls { d, lambda, count: 0, prior_id, storage };
+        s.refresh_weights();
+        Ok(s)
+    }
+
+    /// [`from_parts`](Self::from_parts) with the parts given element by
+    /// element.
+    ///
+    /// # Errors
+    /// As [`from_parts`](Self::from_parts).
+    pub fn from_parts_with(
+        storage: &'s mut [R],
+        d: usize,
+        lambda: R,
+        count: u64,
+        prior_id: u32,
+        l_packed: impl Fn(usize) -> R,
+        b: impl Fn(usize) -> R,
+        w0: impl Fn(usize) -> R,
+    ) -> Result<Self, LearnError> {
+        Self::check_setup(storage.len(), d, lambda)?;
+        let tri = Self::factor_len(d);
+        if !((0..tri).all(|i| l_packed(i).is_finite()) && (0..d).all(|i| b(i).is_finite() && w0(i).is_finite())) {
+            return Err(err(LinalgError::NonFinite));
+        }
+        if let Some(index) = (0..d).find(|&i| !(l_packed(row_start(i) + i) > R::ZERO)) {
+            return Err(err(LinalgError::Singular { index }));
+        }
+        let storage = &mut storage[..Self::storage_len(d)];
+        for (i, v) in storage[..tri].iter_mut().enumerate() {
+            *v = l_packed(i);
+        }
+        for i in 0..d {
+            storage[tri + i] = b(i);
+            storage[tri + 2 * d + i] = w0(i);
+        }
+        storage[tri + 3 * d..].iter_mut().for_each(|v| *v = R::ZERO);
+        let mut s = OnlineRankRls { d, lambda, count, prior_id, storage };
+        s.refresh_weights();
+        if !all_finite(s.weights()) {
+            return Err(err(LinalgError::NonFinite));
+        }
+        Ok(s)
     }
 }

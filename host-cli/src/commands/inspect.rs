@@ -59,15 +59,17 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
         let _ = writeln!(s, "kernel_centring: {}", if k.centring().is_some() { "yes" } else { "no" });
         let _ = writeln!(s, "offset: {}", k.offset());
     }
+    if let Some(o) = v.online() {
+        let _ = writeln!(s, "lambda: {}", o.lambda());
+        let _ = writeln!(s, "observations: {}", o.count());
+        let _ = writeln!(s, "prior_id: crc32 {:#010x}", o.prior_id());
+        let moved: f64 = o.weights().iter().zip(o.prior().iter()).map(|(w, p)| (w - p) * (w - p)).sum::<f64>().sqrt();
+        let norm: f64 = o.prior().iter().map(|p| p * p).sum::<f64>().sqrt();
+        let _ = writeln!(s, "distance_from_prior: {moved} (|w0| = {norm})");
+        largest_weights(&mut s, o.offset(), o.weights(), top);
+    }
     if let Some(l) = v.linear() {
-        let _ = writeln!(s, "offset: {}", l.offset());
-        let mut w: Vec<(usize, f64)> = l.weights().iter().enumerate().collect();
-        w.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
-        let n = top.min(w.len());
-        let _ = writeln!(s, "largest_weights: {n} of {} by |w| (feature numbers 1-based)", w.len());
-        for (j, wj) in w.iter().take(n) {
-            let _ = writeln!(s, "  feature {}\t{wj}", j + 1);
-        }
+        largest_weights(&mut s, l.offset(), l.weights(), top);
     }
     let meta = v.metadata();
     if meta.is_empty() {
@@ -79,6 +81,18 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
         }
     }
     s
+}
+
+/// The offset and the `top` largest weights by |w|.
+fn largest_weights(s: &mut String, offset: f64, weights: ranklet_core::format::Array<'_>, top: usize) {
+    let _ = writeln!(s, "offset: {offset}");
+    let mut w: Vec<(usize, f64)> = weights.iter().enumerate().collect();
+    w.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()).then(a.0.cmp(&b.0)));
+    let n = top.min(w.len());
+    let _ = writeln!(s, "largest_weights: {n} of {} by |w| (feature numbers 1-based)", w.len());
+    for (j, wj) in w.iter().take(n) {
+        let _ = writeln!(s, "  feature {}\t{wj}", j + 1);
+    }
 }
 
 /// `ranklet inspect`.
