@@ -93,8 +93,9 @@ def run_set(name, data, args, out):
     head, body = rows[0], [[float(v) for v in r] for r in rows[1:]]
     col = {h: i for i, h in enumerate(head)}
     summary = [line for line in err.splitlines() if line.startswith("random:")]
+    ties = [line for line in err.splitlines() if "answered \"same\"" in line]
     return {"name": name, "n_items": len(items), "d": x.shape[1], "n_prior": len(prior), "head": col, "body": body,
-            "summary": summary[0] if summary else "?", "secs": secs}
+            "summary": summary[0] if summary else "?", "ties": ties, "secs": secs}
 
 
 def table(r, every):
@@ -130,6 +131,7 @@ def main():
             {"wine": "Red wine (taster quality)", "mslr": "MSLR-like, d = 136 (grades 0–4)"}[r["name"]],
             r["n_items"], r["d"], r["n_prior"]), "", table(r, args.every), "",
             "Summary: %s. (simulation %.0f s)" % (r["summary"], r["secs"]), "",
+            "Ties: " + "; ".join(r["ties"]) + ".", "",
             "![%s](img/feedback_%s.png)" % (r["name"], r["name"]), ""]
     text.append(C.stamp(t0, "experiments/feedback.sh"))
     C.replace_section("feedback", "\n".join(text))

@@ -68,6 +68,17 @@ pub struct Setup<'a> {
 /// 2·every, … answers.
 pub type Curve = Vec<f64>;
 
+/// What one simulated user ends with.
+pub struct Run {
+    /// The learning curve.
+    pub curve: Curve,
+    /// Questions answered "same" (equal oracle scores): asked, but nothing
+    /// learned.
+    pub ties: usize,
+    /// The `.rkl` file of the final state, if asked for.
+    pub state: Option<Vec<u8>>,
+}
+
 /// A splitmix64 stream (the CLI's shuffles use the same generator).
 struct Rng(u64);
 
@@ -151,9 +162,9 @@ impl Setup<'_> {
         Metric::Disagreement.eval_labels(&labels, &preds, &[0, test.len()])
     }
 
-    /// Runs one simulated user (seeded by `seed`) under `rule`; returns its
-    /// curve and, if `keep_state`, the `.rkl` file of the state it ends in.
-    pub fn run(&self, rule: Rule, seed: u64, keep_state: bool) -> Result<(Curve, Option<Vec<u8>>), CliError> {
+    /// Runs one simulated user (seeded by `seed`) under `rule`; with
+    /// `keep_state`, also the `.rkl` file of the state it ends in.
+    pub fn run(&self, rule: Rule, seed: u64, keep_state: bool) -> Result<Run, CliError> {
         let mut storage = self.storage();
         let (mut learner, offset) = self.start(&mut storage)?;
         let mut rng = Rng(seed);
@@ -165,6 +176,7 @@ impl Setup<'_> {
         let mut cand_rows = vec![0f32; c * self.d];
         let mut work = vec![0f32; OnlineRankRls::<f32>::next_pair_workspace_len(c, self.d)];
         let mut curve = vec![self.test_error(&learner, test)?];
+        let mut ties = 0;
         for round in 1..=self.rounds {
             rng.partial_shuffle(&mut pool, c);
             let cand = &pool[..c];
@@ -189,7 +201,9 @@ impl Setup<'_> {
             };
             let (i, j) = (cand[a], cand[b]);
             let (yi, yj) = (self.oracle[i], self.oracle[j]);
-            if yi != yj {
+            if yi == yj {
+                ties += 1;
+            } else {
                 let (w, l) = if yi > yj { (i, j) } else { (j, i) };
                 learner
                     .observe(self.row(w), self.row(l), 1.0)
@@ -207,7 +221,7 @@ impl Setup<'_> {
             })
             .transpose()
             .map_err(|e| CliError::failure(format!("state: {e}")))?;
-        Ok((curve, state))
+        Ok(Run { curve, ties, state })
     }
 }
 

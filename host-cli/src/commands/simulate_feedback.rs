@@ -131,18 +131,22 @@ pub fn simulate_feedback(a: SimulateFeedbackArgs) -> Result<(), CliError> {
     );
     bar.set_prefix("simulate-feedback");
     let mut results: Vec<(Rule, Vec<Curve>)> = Vec::new();
+    let mut tie_share = Vec::new();
     let mut state = None;
     for &rule in &rules {
         let mut curves = Vec::with_capacity(a.users);
+        let mut ties = 0;
         for u in 0..a.users {
             let keep = a.save_state.is_some() && state.is_none();
-            let (curve, s) = setup.run(rule, a.seed.wrapping_mul(1_000_003).wrapping_add(u as u64), keep)?;
-            if s.is_some() {
-                state = s;
+            let run = setup.run(rule, a.seed.wrapping_mul(1_000_003).wrapping_add(u as u64), keep)?;
+            if run.state.is_some() {
+                state = run.state;
             }
-            curves.push(curve);
+            ties += run.ties;
+            curves.push(run.curve);
             bar.inc(1);
         }
+        tie_share.push((rule, ties as f64 / (a.users * a.rounds) as f64));
         results.push((rule, curves));
     }
     bar.finish_and_clear();
@@ -189,6 +193,10 @@ pub fn simulate_feedback(a: SimulateFeedbackArgs) -> Result<(), CliError> {
                 act.1.last().copied().unwrap_or(f64::NAN)
             ),
         }
+    }
+
+    for (r, share) in &tie_share {
+        eprintln!("{}: {:.1} % of the questions were answered \"same\" (equal oracle scores; nothing learned)", r.name(), 100.0 * share);
     }
 
     if let Some(path) = &a.plot {
