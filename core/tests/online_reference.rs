@@ -500,6 +500,20 @@ fn next_pair_screened_equals_exact_on_larger_sets() {
         let b = l32.next_pair_screened(&r32, n, &mut w32, &mut order).unwrap();
         assert_eq!(a.map(|(i, j, r)| (i, j, r.to_bits())), b.map(|(i, j, r)| (i, j, r.to_bits())));
     }
+    // Many exact score ties (w = e₀, first feature on a grid of 9 values):
+    // the zero-mean-difference class decides, by variance then index.
+    let (n, d) = (300, 4);
+    let mut storage = vec![0.0f64; OnlineRankRls::<f64>::storage_len(d)];
+    let l = OnlineRankRls::new(&mut storage, &[1.0, 0.0, 0.0, 0.0], 1.0, 0).unwrap();
+    let mut rng = Rng(5);
+    let rows: Vec<f64> =
+        (0..n * d).map(|k| if k % d == 0 { (rng.feature() * 4.0).round() / 4.0 } else { rng.feature() }).collect();
+    let mut work = vec![0.0; OnlineRankRls::<f64>::next_pair_screened_workspace_len(n, d)];
+    let mut order = vec![0u32; n];
+    let a = l.next_pair(&rows, n, &mut work).unwrap();
+    let b = l.next_pair_screened(&rows, n, &mut work, &mut order).unwrap();
+    assert_eq!(a, b);
+    assert_eq!(a.map(|p| p.2), Some(f64::INFINITY));
 }
 
 fn snapshot(l: &OnlineRankRls<'_, f32>) -> (Vec<u32>, u64, u32, usize) {

@@ -43,6 +43,23 @@
 //! The model has no intercept: `score(x) = wᵀx`. An offset changes no
 //! ranking, so the state does not hold one.
 //!
+//! ```
+//! use ranklet_core::learn::online::OnlineRankRls;
+//!
+//! // Caller memory for d = 3; start from the prior w0 = 0 with λ = 1.
+//! let mut storage = [0.0f32; OnlineRankRls::<f32>::storage_len(3)];
+//! let mut learner = OnlineRankRls::new(&mut storage, &[0.0; 3], 1.0, 0).unwrap();
+//! let items = [1.0f32, 0.0, 0.0, /**/ 0.0, 1.0, 0.0, /**/ 0.0, 0.0, 1.0];
+//! // Item 0 beats item 1, item 1 beats item 2.
+//! learner.observe(&items[0..3], &items[3..6], 1.0).unwrap();
+//! learner.observe(&items[3..6], &items[6..9], 1.0).unwrap();
+//! assert!(learner.score(&items[0..3]) > learner.score(&items[3..6]));
+//! // What to ask next among the three items.
+//! let mut work = vec![0.0f32; OnlineRankRls::<f32>::next_pair_workspace_len(3, 3)];
+//! let (i, j, _ratio) = learner.next_pair(&items, 3, &mut work).unwrap().unwrap();
+//! assert!(i < j && j < 3);
+//! ```
+//!
 //! # Storage
 //!
 //! The state lives in one caller slice of
@@ -806,11 +823,18 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// variance. Once a zero-mean-difference pair is found, each scan stops
     /// at the first nonzero difference.
     ///
+    /// The neighbours in score order are evaluated first, so the bound
+    /// prunes from the first scan on.
+    ///
     /// Cost: O(n·d²) for the projections (as the exact path), O(n log n)
     /// for the sort, and O(d) per pair actually evaluated. Scores spread
     /// over a range `S` put the best ratio near `v·n²/S²`, so each scan
     /// typically stops after a few neighbours; the worst case (all scores
-    /// nearly equal, very unequal `‖zᵢ‖`) is still O(n²·d).
+    /// nearly equal, very unequal `‖zᵢ‖`) is still O(n²·d). Measured in
+    /// `f32` (random rows, 500 observations, release build, one core):
+    /// `n = 2000, d = 16`: 0.6 ms against 55 ms for the exact path;
+    /// `n = 2000, d = 136`: 11 ms against 400 ms, nearly all of it the
+    /// projections.
     ///
     /// # Errors
     /// As [`next_pair`](Self::next_pair), with
@@ -847,7 +871,18 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         order.sort_unstable_by(|&a, &b| {
             s[a as usize].partial_cmp(&s[b as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
         });
+        let pair = |a: usize, b: usize, m2: R| {
+            let (i, j) = if a < b { (a, b) } else { (b, a) };
+            Cand { i, j, var: diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2 }
+        };
+        // Seed the best with the neighbours in score order (where the
+        // winner usually is), so the bound prunes from the first scan on.
         let mut best: Option<Cand<R>> = None;
+        for ab in order.windows(2) {
+            let (a, b) = (ab[0] as usize, ab[1] as usize);
+            let mu = s[b] - s[a];
+            offer(&mut best, pair(a, b, mu * mu));
+        }
         for p in 0..n {
             let a = order[p] as usize;
             let reach = (zn[a] + zmax) * (zn[a] + zmax) * margin;
@@ -864,9 +899,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
                         continue;
                     }
                 }
-                let (i, j) = if a < b { (a, b) } else { (b, a) };
-                let var = diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]);
-                offer(&mut best, Cand { i, j, var, m2 });
+                offer(&mut best, pair(a, b, m2));
             }
         }
         Ok(best.map(|c| (c.i, c.j, c.ratio())))
