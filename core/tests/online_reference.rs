@@ -16,6 +16,9 @@
 // Index loops mirror the formulas they check.
 #![allow(clippy::needless_range_loop)]
 
+use ranklet_core::backend::Portable;
+use ranklet_core::graph::{Graph, Pair};
+use ranklet_core::learn::ls::{ls_primal, ls_primal_workspace_len};
 use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::learn::LearnError;
 use ranklet_core::linalg::chol::{cholesky_in_place, cholesky_solve_in_place};
@@ -223,6 +226,34 @@ fn f64_matches_f64_batch_at_d136() {
     let errs = run::<f64>(&mut stream, 1.0, &[2000]);
     println!("f64, D = 136: rel. error after 2k = {errs:?}");
     assert!(errs[0] <= 1e-11, "{errs:?}");
+}
+
+/// With `w0 = 0` the online learner is batch primal RankRLS on a pair
+/// graph: `ls::ls_primal` on the same 60 pairs over 30 rows, in `f64`.
+#[test]
+fn zero_prior_equals_ls_primal_on_pairs() {
+    let (n, d, lambda) = (30, 5, 0.5);
+    let mut rng = Rng(21);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.feature()).collect();
+    let pairs: Vec<Pair> = (0..60)
+        .map(|_| {
+            let a = rng.below(n);
+            let b = (a + 1 + rng.below(n - 1)) % n;
+            Pair { winner: a, loser: b, magnitude: 0.5 + rng.unit() }
+        })
+        .collect();
+    let mut storage = vec![0.0f64; OnlineRankRls::<f64>::storage_len(d)];
+    let mut learner = OnlineRankRls::new(&mut storage, &[0.0; 5], lambda, 0).unwrap();
+    for p in &pairs {
+        learner.observe(&x[p.winner * d..][..d], &x[p.loser * d..][..d], p.magnitude).unwrap();
+    }
+    let mut bw = vec![0.0; Portable::workspace_len(64)];
+    let mut be = Portable::new(&mut bw);
+    let mut w = vec![0.0; d];
+    let mut work = vec![0.0; ls_primal_workspace_len(n, d)];
+    let graph = Graph::Pairs { n, pairs: &pairs };
+    ls_primal(&mut be, MatRef::from_row_major(&x, n, d).unwrap(), &graph, &[], lambda, &mut w, &mut work).unwrap();
+    assert!(rel_err(learner.weights(), &w) <= 1e-12, "{:?} vs {w:?}", learner.weights());
 }
 
 /// Small D in `f64`: weights to 1e-10, the factor equals the batch

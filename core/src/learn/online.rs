@@ -27,7 +27,7 @@
 //! solve: about `5D²` flops in all, no refactorisation. The result after
 //! `N` observations equals batch primal RankRLS ([`super::ls`]) on the same
 //! `N` pairs with the ridge centred on `w0` (for `w0 = 0`, exactly
-//! [`super::ls::ls_primal`] on a pair graph), up to rounding.
+//! [`super::ls::ls_primal`] on a pair graph, tested), up to rounding.
 //!
 //! Read as a Bayesian linear model (000 §5, the probabilistic counterpart
 //! of RankRLS), `w ~ N(w0, σ²/λ·I)` and `m_k ~ N(wᵀd_k, σ²)` give the
@@ -140,9 +140,8 @@
 //! A remedy, where a deployment expects more observations or worse
 //! conditioning than it can afford in `f32`: keep the state in `f64`
 //! (2.9e-15 after 2 000 observations at `D = 136`), or refit periodically
-//! on the host —
-//! batch RankRLS in `f64` on the logged pairs — and restart from the result
-//! as the new prior (`new(storage, w_fit, λ, ..)`). Refactorising in place
+//! on the host — batch RankRLS in `f64` on the logged pairs — and restart
+//! from the result as the new prior (`new(storage, w_fit, λ, ..)`). Refactorising in place
 //! is impossible, because `A` itself is not kept.
 
 use core::cmp::Ordering;
@@ -218,8 +217,8 @@ fn infinity<R: Real>() -> R {
 /// rounds once, relative to the entry, instead of also carrying the
 /// relative error of `c` into every entry of the column (measured: up to
 /// 2× less drift with correlated features, no change with uniform ones).
-/// `|s|, t ≤ 1`, so no intermediate grows beyond `|L[i][k]| + |x[i]|`
-/// (times 2).
+/// `|s|, t ≤ 1`, so every intermediate is at most
+/// `2·(|L[i][k]| + |x[i]|)`.
 fn chol_update<R: Real>(l: &mut [R], x: &mut [R]) {
     let d = x.len();
     for k in 0..d {
