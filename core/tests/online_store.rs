@@ -108,3 +108,28 @@ fn any_flipped_bit_in_the_newest_slot_restores_the_previous_state() {
         }
     }
 }
+
+#[test]
+fn a_restored_learner_continues_bit_for_bit_as_the_saved_one() {
+    let mut s1 = vec![0f32; OnlineRankRls::<f32>::storage_len(D)];
+    let mut l1 = OnlineRankRls::new(&mut s1, &[0.1; D], 0.5, 1).unwrap();
+    let mut rng = Lcg(77);
+    for _ in 0..50 {
+        let (a, b) = (rng.row(), rng.row());
+        l1.observe(&a, &b, 1.0).unwrap();
+    }
+    let spec = ModelSpec::new(l1.to_model(0.0), ElementType::F32);
+    let mut file = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut file).unwrap();
+    let v = ModelView::new_checked(&file).unwrap();
+    let mut s2 = vec![0f32; OnlineRankRls::<f32>::storage_len(D)];
+    let mut l2 = OnlineRankRls::restore(&mut s2, &v.online().unwrap()).unwrap();
+    assert!(l1.rhs_compensation().iter().any(|&c| c != 0.0), "the test needs a non-zero compensation");
+    for _ in 0..50 {
+        let (a, b) = (rng.row(), rng.row());
+        l1.observe(&a, &b, 1.5).unwrap();
+        l2.observe(&a, &b, 1.5).unwrap();
+    }
+    assert_eq!(bits(l1.weights()), bits(l2.weights()));
+    assert_eq!(bits(l1.storage()), bits(l2.storage()));
+}

@@ -156,6 +156,7 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
             finite_len(o.weights(), dim, "online w");
             finite_len(o.rhs(), dim, "online b");
             finite_len(o.prior(), dim, "online w0");
+            finite_len(o.rhs_compensation(), dim, "online c");
             finite_len(o.factor_packed(), dim * (dim + 1) / 2, "online L");
             let floor = 0.999 * o.lambda().sqrt();
             for i in 0..dim {
@@ -332,7 +333,7 @@ fn reemit(view: &ModelView<'_>) {
     let model = match view.kind() {
         ModelKind::OnlineRankRls => {
             let o = view.online().unwrap();
-            online = [v(o.weights()), v(o.rhs()), v(o.prior()), v(o.factor_packed())];
+            online = [v(o.weights()), v(o.rhs()), v(o.rhs_compensation()), v(o.prior()), v(o.factor_packed())];
             Model::Online(OnlineModel {
                 lambda: o.lambda(),
                 count: o.count(),
@@ -340,8 +341,9 @@ fn reemit(view: &ModelView<'_>) {
                 offset: o.offset(),
                 w: Values::F64(&online[0]),
                 b: Values::F64(&online[1]),
-                w0: Values::F64(&online[2]),
-                l_packed: Values::F64(&online[3]),
+                b_comp: Values::F64(&online[2]),
+                w0: Values::F64(&online[3]),
+                l_packed: Values::F64(&online[4]),
             })
         }
         ModelKind::Linear => {
@@ -408,6 +410,7 @@ fn reemit(view: &ModelView<'_>) {
         same(a.weights(), b.weights(), "online w");
         same(a.rhs(), b.rhs(), "online b");
         same(a.prior(), b.prior(), "online w0");
+        same(a.rhs_compensation(), b.rhs_compensation(), "online c");
         same(a.factor_packed(), b.factor_packed(), "online L");
     } else {
     match (view.linear(), back.linear(), view.kernel(), back.kernel()) {

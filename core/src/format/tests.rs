@@ -811,6 +811,7 @@ fn unsorted_sparse_basis_row_is_rejected() {
 const ONLINE_W: [f32; 3] = [0.5, -1.0, 2.0];
 const ONLINE_B: [f64; 3] = [1.0, -2.0, 4.5];
 const ONLINE_W0: [f64; 3] = [0.25, 0.0, 1.0];
+const ONLINE_C: [f32; 3] = [1e-8, 0.0, -3e-9];
 const ONLINE_L: [f32; 6] = [1.5, 0.3, 1.6, -0.2, 0.1, 1.45];
 
 fn online_spec(et: ElementType) -> ModelSpec<'static> {
@@ -822,6 +823,7 @@ fn online_spec(et: ElementType) -> ModelSpec<'static> {
             offset: -0.75,
             w: Values::F32(&ONLINE_W),
             b: Values::F64(&ONLINE_B),
+            b_comp: Values::F32(&ONLINE_C),
             w0: Values::F64(&ONLINE_W0),
             l_packed: Values::F32(&ONLINE_L),
         }),
@@ -846,6 +848,7 @@ fn online_state_round_trip_and_scores_as_linear() {
         assert_eq!(all(o.weights()), widen(&ONLINE_W));
         assert_eq!(all(o.rhs()), ONLINE_B.iter().map(|&x| round(x, et)).collect::<Vec<_>>());
         assert_eq!(all(o.prior()), ONLINE_W0.to_vec());
+        assert_eq!(all(o.rhs_compensation()), widen(&ONLINE_C));
         assert_eq!(all(o.factor_packed()), widen(&ONLINE_L));
         // -0.75 + 0.5·1 − 1·2 + 2·3 = 3.75, exact in both types.
         assert_eq!(v.score_dense(&[1.0, 2.0, 3.0]), Ok(3.75));
@@ -890,7 +893,7 @@ fn online_state_errors() {
         Err(ParseError::BadSection { id })
     );
     // A non-finite factor entry.
-    let l0 = field::online::LEN + 3 * 3 * 4;
+    let l0 = field::online::LEN + 4 * 3 * 4;
     assert_eq!(
         with(&|b, at| b[at + l0..at + l0 + 4].copy_from_slice(&f32::INFINITY.to_le_bytes())),
         Err(ParseError::NonFinite)
@@ -913,6 +916,7 @@ fn online_state_errors() {
                 offset: 0.0,
                 w: Values::F32(w),
                 b: Values::F32(w),
+                b_comp: Values::F32(w),
                 w0: Values::F32(w),
                 l_packed: Values::F32(l),
             }),

@@ -36,7 +36,7 @@ pub(crate) enum Payload<'a> {
     Csr(&'a [u32], &'a [u32], &'a [f64]),
     /// A fixed-layout record (the first `len` bytes), then element arrays
     /// in either float type (a device writes its `f32` state as it is).
-    FixedThen([u8; MAX_FIXED], usize, [Values<'a>; 4]),
+    FixedThen([u8; MAX_FIXED], usize, [Values<'a>; 5]),
 }
 
 /// Parameter values to write, borrowed in the type they are held in.

@@ -398,7 +398,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             Self::check_setup(storage.len(), d, lambda)?;
             return Err(err(LinalgError::DimensionMismatch));
         }
-        Self::from_parts_with(storage, d, lambda, count, prior_id, |i| l_packed[i], |i| b[i], |i| w0[i])
+        Self::from_parts_with(storage, d, lambda, count, prior_id, |i| l_packed[i], |i| b[i], |_| R::ZERO, |i| w0[i])
     }
 
     /// The feature dimension `d`.
@@ -904,10 +904,14 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     }
 
     /// [`from_parts`](Self::from_parts) with the parts given element by
-    /// element.
+    /// element, and the compensation `c` of `b`
+    /// ([`rhs_compensation`](Self::rhs_compensation); `|_| 0` when it was
+    /// not saved), so that a restored learner continues exactly as the
+    /// saved one would have.
     ///
     /// # Errors
-    /// As [`from_parts`](Self::from_parts).
+    /// As [`from_parts`](Self::from_parts); a non-finite `c` is
+    /// `Numerics(NonFinite)`.
     pub fn from_parts_with(
         storage: &'s mut [R],
         d: usize,
@@ -916,11 +920,14 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         prior_id: u32,
         l_packed: impl Fn(usize) -> R,
         b: impl Fn(usize) -> R,
+        comp: impl Fn(usize) -> R,
         w0: impl Fn(usize) -> R,
     ) -> Result<Self, LearnError> {
         Self::check_setup(storage.len(), d, lambda)?;
         let tri = Self::factor_len(d);
-        if !((0..tri).all(|i| l_packed(i).is_finite()) && (0..d).all(|i| b(i).is_finite() && w0(i).is_finite())) {
+        if !((0..tri).all(|i| l_packed(i).is_finite())
+            && (0..d).all(|i| b(i).is_finite() && w0(i).is_finite() && comp(i).is_finite()))
+        {
             return Err(err(LinalgError::NonFinite));
         }
         if let Some(index) = (0..d).find(|&i| !(l_packed(row_start(i) + i) > R::ZERO)) {
@@ -933,8 +940,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         for i in 0..d {
             storage[tri + i] = b(i);
             storage[tri + 2 * d + i] = w0(i);
+            storage[tri + 3 * d + i] = comp(i);
         }
-        storage[tri + 3 * d..].iter_mut().for_each(|v| *v = R::ZERO);
         let mut s = OnlineRankRls { d, lambda, count, prior_id, storage };
         s.refresh_weights();
         if !all_finite(s.weights()) {

@@ -84,6 +84,7 @@ fn main() {
             offset: 0.25,
             w: Values::F32(&w32),
             b: Values::F64(&w),
+            b_comp: Values::F32(&[0.0; 3]),
             w0: Values::F64(&w),
             l_packed: Values::F32(&l_packed),
         });

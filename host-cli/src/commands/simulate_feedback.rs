@@ -196,7 +196,11 @@ pub fn simulate_feedback(a: SimulateFeedbackArgs) -> Result<(), CliError> {
     }
 
     for (r, share) in &tie_share {
-        eprintln!("{}: {:.1} % of the questions were answered \"same\" (equal oracle scores; nothing learned)", r.name(), 100.0 * share);
+        eprintln!(
+            "{}: {:.1} % of the questions were answered \"same\" (equal oracle scores; nothing learned)",
+            r.name(),
+            100.0 * share
+        );
     }
 
     if let Some(path) = &a.plot {

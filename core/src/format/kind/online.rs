@@ -3,11 +3,12 @@
 //! device and read back by it or by the host.
 //!
 //! One `ONLINE_STATE` section: a 32-byte record (λ, the number of
-//! observations, the prior's id, the prior's offset), then four arrays in
+//! observations, the prior's id, the prior's offset), then five arrays in
 //! the file's element type: the current weights `w` (d), the right-hand
-//! side `b = λ·w₀ + Σ m·d` (d), the prior weights `w₀` (d) and the Cholesky
-//! factor `L` of `A = λI + Σ d·dᵀ`, lower triangle packed row by row
-//! (d(d+1)/2). It scores like a linear model: `score(x) = offset + wᵀx`.
+//! side `b = λ·w₀ + Σ m·d` (d), the compensation `c` of the running sum `b`
+//! (d; so that a restored learner continues bit for bit as the saved one
+//! would have), the prior weights `w₀` (d) and the Cholesky factor `L` of
+//! `A = λI + Σ d·dᵀ`, lower triangle packed row by row (d(d+1)/2). It scores like a linear model: `score(x) = offset + wᵀx`.
 //!
 //! Validation at parse time, on top of the format's own (checksum,
 //! lengths, finiteness of every value): λ finite and > 0, the reserved
@@ -49,7 +50,7 @@ pub mod layout {
     pub const RESERVED: Field = 20..24;
     /// Offset of the prior model, added to every score (`f64`).
     pub const OFFSET: Field = 24..32;
-    /// Length of the record; the arrays `w`, `b`, `w₀`, `L` follow.
+    /// Length of the record; the arrays `w`, `b`, `c`, `w₀`, `L` follow.
     pub const LEN: usize = OFFSET.end;
 
     /// The record as `(name, bytes, type, meaning)`, for `docs/format.md`.
@@ -84,6 +85,9 @@ pub struct OnlineModel<'a> {
     pub w: Values<'a>,
     /// Right-hand side `b` (d values).
     pub b: Values<'a>,
+    /// Compensation `c` of the running sum `b` (d values; zeros if not
+    /// kept).
+    pub b_comp: Values<'a>,
     /// Prior weights `w₀` (d values).
     pub w0: Values<'a>,
     /// Cholesky factor `L`, lower triangle packed row by row (d(d+1)/2).
@@ -99,6 +103,7 @@ pub struct OnlineView<'a> {
     pub(crate) offset: f64,
     pub(crate) w: Array<'a>,
     pub(crate) b: Array<'a>,
+    pub(crate) b_comp: Array<'a>,
     pub(crate) w0: Array<'a>,
     pub(crate) l_packed: Array<'a>,
 }
@@ -127,6 +132,10 @@ impl<'a> OnlineView<'a> {
     /// Right-hand side `b` (d).
     pub fn rhs(&self) -> Array<'a> {
         self.b
+    }
+    /// Compensation `c` of the running sum `b` (d).
+    pub fn rhs_compensation(&self) -> Array<'a> {
+        self.b_comp
     }
     /// Prior weights `w₀` (d).
     pub fn prior(&self) -> Array<'a> {
@@ -174,7 +183,7 @@ impl<'a> Kind<'a> for OnlineView<'a> {
         let l_count = d.checked_mul(d + 1).ok_or(ParseError::BadDimensions)? / 2;
         let l_bytes = bytes_for(l_count, es)?;
         let len = d_bytes
-            .checked_mul(3)
+            .checked_mul(4)
             .and_then(|x| x.checked_add(l_bytes))
             .and_then(|x| x.checked_add(layout::LEN))
             .ok_or(ParseError::BadDimensions)?;
@@ -189,15 +198,16 @@ impl<'a> Kind<'a> for OnlineView<'a> {
         let arr = |at: usize, n: usize| Array::new(sec.get(at..at + n).unwrap_or(&[]), h.elem);
         let w = arr(layout::LEN, d_bytes);
         let b = arr(layout::LEN + d_bytes, d_bytes);
-        let w0 = arr(layout::LEN + 2 * d_bytes, d_bytes);
-        let l_packed = arr(layout::LEN + 3 * d_bytes, l_bytes);
-        for a in [w, b, w0, l_packed] {
+        let b_comp = arr(layout::LEN + 2 * d_bytes, d_bytes);
+        let w0 = arr(layout::LEN + 3 * d_bytes, d_bytes);
+        let l_packed = arr(layout::LEN + 4 * d_bytes, l_bytes);
+        for a in [w, b, b_comp, w0, l_packed] {
             all_finite(a)?;
         }
         if !diagonal_ok(d, lambda, |i| l_packed.at(i)) {
             return Err(ParseError::BadSection { id });
         }
-        Ok(OnlineView { lambda, count, prior_id, offset, w, b, w0, l_packed })
+        Ok(OnlineView { lambda, count, prior_id, offset, w, b, b_comp, w0, l_packed })
     }
 
     fn dim(spec: &OnlineModel<'a>) -> usize {
@@ -211,12 +221,12 @@ impl<'a> Kind<'a> for OnlineView<'a> {
     fn check(o: &OnlineModel<'a>, et: ElementType) -> Result<(), EmitError> {
         let d = o.w.len();
         check_dim(d)?;
-        if o.b.len() != d || o.w0.len() != d || o.l_packed.len() != packed_len(d) {
+        if o.b.len() != d || o.b_comp.len() != d || o.w0.len() != d || o.l_packed.len() != packed_len(d) {
             return Err(EmitError::BadDimensions);
         }
         storable(o.lambda, ElementType::F64)?;
         storable(o.offset, ElementType::F64)?;
-        for v in [o.w, o.b, o.w0, o.l_packed] {
+        for v in [o.w, o.b, o.b_comp, o.w0, o.l_packed] {
             v.storable(et)?;
         }
         // The parser checks the diagonal on the stored (possibly rounded)
@@ -242,7 +252,7 @@ impl<'a> Kind<'a> for OnlineView<'a> {
         put(layout::COUNT.start, &o.count.to_le_bytes());
         put(layout::PRIOR_ID.start, &o.prior_id.to_le_bytes());
         put(layout::OFFSET.start, &o.offset.to_le_bytes());
-        sink.push(sid::ONLINE_STATE, Payload::FixedThen(rec, layout::LEN, [o.w, o.b, o.w0, o.l_packed]));
+        sink.push(sid::ONLINE_STATE, Payload::FixedThen(rec, layout::LEN, [o.w, o.b, o.b_comp, o.w0, o.l_packed]));
     }
 
     fn eval<R: Arith>(&self, x: Centred<'_, '_>, _dim: usize) -> Result<R, ScoreError> {
@@ -277,7 +287,7 @@ impl OnlineModel<'_> {
     pub const fn file_len(d: usize, et: ElementType) -> Option<usize> {
         use crate::format::field;
         let Some(tri) = d.checked_mul(d + 1) else { return None };
-        let Some(n) = (tri / 2).checked_add(3 * d) else { return None };
+        let Some(n) = (tri / 2).checked_add(4 * d) else { return None };
         let Some(arrays) = n.checked_mul(et.size()) else { return None };
         let head = field::HEADER_LEN + field::section::ENTRY_LEN;
         let start = head.div_ceil(field::SECTION_ALIGN) * field::SECTION_ALIGN;
@@ -326,12 +336,14 @@ impl<'s, R: StateReal> OnlineRankRls<'s, R> {
     }
 
     /// Restores a saved state (a parsed `ONLINE_STATE`) into `storage`,
-    /// recomputing `w` from the saved factor and right-hand side.
+    /// recomputing `w` from the saved factor and right-hand side; with the
+    /// saved compensation of `b`, the restored learner's later updates are
+    /// bit for bit those the saved one would have made.
     ///
     /// # Errors
     /// Those of [`OnlineRankRls::from_parts`].
     pub fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<Self, LearnError> {
-        let (l, b, w0) = (saved.l_packed, saved.b, saved.w0);
+        let (l, b, c, w0) = (saved.l_packed, saved.b, saved.b_comp, saved.w0);
         Self::from_parts_with(
             storage,
             saved.w.len(),
@@ -340,6 +352,7 @@ impl<'s, R: StateReal> OnlineRankRls<'s, R> {
             saved.prior_id,
             |i| R::from_f64(l.at(i)),
             |i| R::from_f64(b.at(i)),
+            |i| R::from_f64(c.at(i)),
             |i| R::from_f64(w0.at(i)),
         )
     }
@@ -355,6 +368,7 @@ impl<'s, R: StateReal> OnlineRankRls<'s, R> {
             offset,
             w: R::values(self.weights()),
             b: R::values(self.rhs()),
+            b_comp: R::values(self.rhs_compensation()),
             w0: R::values(self.prior()),
             l_packed: R::values(self.factor_packed()),
         })
