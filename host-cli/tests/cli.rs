@@ -738,3 +738,124 @@ fn sample_orders_train_and_eval_through_the_one_parser() {
     err_on_rows[2] = "err".into();
     assert_bad_input(&ranklet(&dir, &err_on_rows), &dir, None, None, &["--items"]);
 }
+
+// ---------------------------------------------------------------------------
+// Learning on the device: online-update and simulate-feedback.
+
+/// A linear prior trained on the CLI fixture, in `out/`.
+fn online_prior(dir: &Scratch) -> PathBuf {
+    let prior = dir.out("prior.rkl");
+    let run = ranklet(dir, train_args(&fixture("train.light"), &prior, &[]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    prior
+}
+
+fn inspect_value(dir: &Scratch, model: &Path, key: &str) -> String {
+    let run = ranklet(dir, ["inspect".into(), "-m".into(), os(model)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    run.stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}: ")).map(str::to_string))
+        .unwrap_or_else(|| panic!("no `{key}:` in {run:?}"))
+}
+
+#[test]
+fn online_update_applies_feedback_and_continues_a_saved_state() {
+    let dir = Scratch::new("online-update");
+    let prior = online_prior(&dir);
+    let pairs = dir.input("fb.pairs", "# winner loser [magnitude]\n1 0\n5 2 2\n7 3\n3 7 0\n");
+    let data = fixture("train.light");
+    let state = dir.out("state.rkl");
+    let args = |model: &Path, out: &Path, extra: &[&str]| {
+        let mut v: Vec<OsString> = vec!["online-update".into(), "-m".into(), os(model), "--data".into(), os(&data)];
+        v.extend(["--pairs".into(), os(&pairs), "-o".into(), os(out)]);
+        v.extend(extra.iter().map(OsString::from));
+        v
+    };
+    let run = ranklet(&dir, args(&prior, &state, &["--lambda", "2"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(inspect_value(&dir, &state, "kind"), "online-rankrls");
+    // The magnitude-0 line is skipped, as a device would not send it.
+    assert_eq!(inspect_value(&dir, &state, "observations"), "3");
+    assert_eq!(inspect_value(&dir, &state, "lambda"), "2");
+    let scored = ranklet(&dir, ["score".into(), "-m".into(), os(&state), "--data".into(), os(&data)]);
+    assert_eq!(scored.code, Some(0), "{scored:?}");
+    assert_eq!(scored.stdout.lines().count(), 24);
+    // Continue the saved state: it keeps its λ.
+    let again = dir.out("again.rkl");
+    let run = ranklet(&dir, args(&state, &again, &[]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(inspect_value(&dir, &again, "observations"), "6");
+    fs::remove_file(&again).unwrap();
+    fs::remove_file(&state).unwrap();
+    fs::remove_file(&prior).unwrap();
+    let prior = dir.input("prior.rkl", fs::read(online_prior(&dir)).unwrap());
+    fs::remove_file(dir.out("prior.rkl")).unwrap();
+    // Bad input: exit 2, the output directory stays empty.
+    let state_in = dir.input("state.rkl", {
+        let run = ranklet(&dir, args(&prior, &dir.out("s.rkl"), &["--lambda", "2"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let b = fs::read(dir.out("s.rkl")).unwrap();
+        fs::remove_file(dir.out("s.rkl")).unwrap();
+        b
+    });
+    assert_bad_input(&ranklet(&dir, args(&prior, &state, &[])), &dir, None, None, &["--lambda"]);
+    assert_bad_input(&ranklet(&dir, args(&prior, &state, &["--lambda", "0"])), &dir, None, None, &["lambda"]);
+    assert_bad_input(&ranklet(&dir, args(&state_in, &state, &["--lambda", "3"])), &dir, None, None, &["keeps"]);
+    let bad_pairs = dir.input("bad.pairs", "1 0\n2 99\n");
+    let mut bad = args(&prior, &state, &["--lambda", "1"]);
+    bad[6] = os(&bad_pairs);
+    assert_bad_input(&ranklet(&dir, &bad), &dir, Some(&bad_pairs), Some(2), &[]);
+}
+
+#[test]
+fn simulate_feedback_prints_curves_and_writes_plot_and_state() {
+    let dir = Scratch::new("simulate");
+    let prior = dir.input("prior.rkl", fs::read(online_prior(&dir)).unwrap());
+    fs::remove_file(dir.out("prior.rkl")).unwrap();
+    let data = fixture("train.light");
+    let base: Vec<OsString> = ["simulate-feedback", "-m"]
+        .iter()
+        .map(OsString::from)
+        .chain([os(&prior), "--data".into(), os(&data)])
+        .chain(["--rounds", "20", "--users", "3", "--every", "5", "--candidates", "6"].iter().map(OsString::from))
+        .collect();
+    let mut args = base.clone();
+    args.extend(["--plot".into(), os(&dir.out("curve.png")), "--save-state".into(), os(&dir.out("s.rkl"))]);
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines[0], "answers\trandom\trandom:lo\trandom:hi\tactive\tactive:lo\tactive:hi", "{run:?}");
+    assert_eq!(lines.len(), 1 + 5, "0, 5, 10, 15, 20 answers: {run:?}");
+    for l in &lines[1..] {
+        let v: Vec<f64> = l.split('\t').map(|x| x.parse().unwrap()).collect();
+        assert!(v[1..].iter().all(|e| e.is_finite()), "{l}");
+        assert!((0.0..=1.0).contains(&v[1]) && (0.0..=1.0).contains(&v[4]), "{l}");
+    }
+    // Both rules start from the same prior on the same users.
+    let first: Vec<&str> = lines[1].split('\t').collect();
+    assert_eq!(first[1], first[4], "{run:?}");
+    assert!(run.stderr.contains("answered \"same\""), "{run:?}");
+    assert_eq!(dir.out_entries(), ["curve.png", "s.rkl"]);
+    assert_eq!(inspect_value(&dir, &dir.out("s.rkl"), "kind"), "online-rankrls");
+    fs::remove_file(dir.out("curve.png")).unwrap();
+    fs::remove_file(dir.out("s.rkl")).unwrap();
+    // --active alone: one rule.
+    let mut args = base.clone();
+    args.push("--active".into());
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.starts_with("answers\tactive\tactive:lo\tactive:hi\n"), "{run:?}");
+    // A bad oracle file names its line; nothing is written.
+    let oracle = dir.input("oracle.txt", "1\nx\n");
+    let mut args = base.clone();
+    args.extend(["--oracle".into(), os(&oracle), "--plot".into(), os(&dir.out("c.png"))]);
+    assert_bad_input(&ranklet(&dir, &args), &dir, Some(&oracle), Some(2), &[]);
+    let short = dir.input("short.txt", "1\n2\n");
+    let mut args = base.clone();
+    args.extend(["--oracle".into(), os(&short)]);
+    assert_bad_input(&ranklet(&dir, &args), &dir, Some(&short), None, &["2 scores for 24 items"]);
+    let mut args = base;
+    args.extend(["--test-frac".into(), "1.5".into()]);
+    assert_bad_input(&ranklet(&dir, &args), &dir, None, None, &["--test-frac"]);
+}
