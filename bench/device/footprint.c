@@ -64,23 +64,7 @@ int fp_main(void) {
 static unsigned char storage[512];
 static float out_scores[BM_ROWS];
 
-/* ---- stack painting (as tests/firmware/firmware.c) ---- */
-extern uint32_t __stack_bottom[];
-#define PAINT 0xC5AC5AC5u
-#define PAINT_GAP 64u
-static inline uint32_t current_sp(void) {
-    uint32_t sp;
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-    return sp;
-}
-__attribute__((noinline)) static void paint(uint32_t below) {
-    for (volatile uint32_t *p = __stack_bottom; (uint32_t)p < below; p++) *p = PAINT;
-}
-static uint32_t stack_used(uint32_t sp) {
-    uint32_t *p = __stack_bottom;
-    while ((uint32_t)p < sp - PAINT_GAP && *p == PAINT) p++;
-    return sp - (uint32_t)p;
-}
+#include "stackpaint.h"
 
 /* ---- SysTick: 24-bit down-counter at the processor clock ---- */
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)

@@ -54,22 +54,7 @@ static float work[WORK_MAX / sizeof(float)];
 #endif
 
 #if OB_VARIANT == 4
-extern uint32_t __stack_bottom[];
-#define PAINT 0xC5AC5AC5u
-#define PAINT_GAP 64u
-static inline uint32_t current_sp(void) {
-    uint32_t sp;
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-    return sp;
-}
-__attribute__((noinline)) static void paint(uint32_t below) {
-    for (volatile uint32_t *p = __stack_bottom; (uint32_t)p < below; p++) *p = PAINT;
-}
-static uint32_t stack_used(uint32_t sp) {
-    uint32_t *p = __stack_bottom;
-    while ((uint32_t)p < sp - PAINT_GAP && *p == PAINT) p++;
-    return sp - (uint32_t)p;
-}
+#include "stackpaint.h"
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
 #define SYST_CVR (*(volatile uint32_t *)0xE000E018u)

@@ -37,25 +37,7 @@ static unsigned char online_reloaded[ONLINE_STORAGE];
 static unsigned char online_region[ONLINE_REGION];
 static float online_work[FW_ROWS * FW_DIM + 4 * FW_ROWS + 16];
 
-/* ---- stack painting ---- */
-extern uint32_t __stack_bottom[];
-#define PAINT 0xC5AC5AC5u
-#define PAINT_GAP 64u /* left unpainted below the caller's sp for paint()'s own frame */
-
-static inline uint32_t current_sp(void) {
-    uint32_t sp;
-    __asm__ volatile("mov %0, sp" : "=r"(sp));
-    return sp;
-}
-__attribute__((noinline)) static void paint(uint32_t below) {
-    for (volatile uint32_t *p = __stack_bottom; (uint32_t)p < below; p++) *p = PAINT;
-}
-/* Bytes between `sp` and the lowest painted word that was overwritten. */
-static uint32_t stack_used(uint32_t sp) {
-    uint32_t *p = __stack_bottom;
-    while ((uint32_t)p < sp - PAINT_GAP && *p == PAINT) p++;
-    return sp - (uint32_t)p;
-}
+#include "stackpaint.h"
 
 static int fail(const char *what, const char *name, uint32_t status) {
     sh_puts("FIRMWARE FAIL ");
