@@ -349,3 +349,67 @@ fn drug_target_nr_reads_as_bare_matrices() {
     assert_eq!((t.n_u(), t.n_v()), (26, 54));
     assert_eq!(t.label_matrix().unwrap()[16 * 54], 1.0);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// The graph readers never panic, and what they accept keeps their
+    /// guarantees (edges in range and unique; kernels square and exactly
+    /// symmetric).
+    #[test]
+    fn graph_readers_never_panic(text in "[ab01.\\-e# \t\n:,]{0,160}|\\PC{0,120}") {
+        use ranklet::data::{
+            parse_edge_matrix_str, parse_edges_str, parse_node_csv_str, parse_node_kernel_str,
+            parse_node_svmlight_str, EdgeMatrixOptions, EdgeOptions, KernelOptions, NodeFeatureOptions,
+        };
+        for one_domain in [false, true] {
+            for e in [
+                parse_edges_str(&text, "g", &EdgeOptions { one_domain }),
+                parse_edge_matrix_str(&text, "g", &EdgeMatrixOptions { one_domain, ..Default::default() }),
+            ]
+            .into_iter()
+            .flatten()
+            {
+                let mut seen = std::collections::HashSet::new();
+                for &(i, j) in e.edges() {
+                    prop_assert!(i < e.n_u() && j < e.n_v() && seen.insert((i, j)));
+                }
+                prop_assert!(e.labels().iter().all(|l| l.is_finite()));
+                prop_assert_eq!(e.is_complete(), seen.len() == e.n_u() * e.n_v());
+            }
+        }
+        for symmetrize in [false, true] {
+            if let Ok(k) = parse_node_kernel_str(&text, "g", &KernelOptions { symmetrize, ..Default::default() }) {
+                let n = k.len();
+                prop_assert_eq!(k.values().len(), n * n);
+                for i in 0..n {
+                    for j in 0..n {
+                        prop_assert_eq!(k.get(i, j).to_bits(), k.get(j, i).to_bits());
+                    }
+                }
+            }
+        }
+        let _ = parse_node_svmlight_str(&text, "g", &NodeFeatureOptions::default());
+        let _ = parse_node_csv_str(&text, "g");
+    }
+
+    /// Unique random edges written as text read back as the same edges, in
+    /// order, and complete exactly when every pair is there.
+    #[test]
+    fn edges_round_trip(pairs in proptest::collection::btree_map((0usize..5, 0usize..4), -1e3f64..1e3, 1..20)) {
+        use ranklet::data::{parse_edges_str, EdgeOptions};
+        let text: String = pairs.iter().map(|(&(u, v), y)| format!("u{u}\tv{v}  {y:?}\n")).collect();
+        let e = parse_edges_str(&text, "g", &EdgeOptions::default()).unwrap();
+        prop_assert_eq!(e.len(), pairs.len());
+        for (k, (&(u, v), &y)) in pairs.iter().enumerate() {
+            let (i, j) = e.edges()[k];
+            prop_assert_eq!(&e.u_ids()[i], &format!("u{u}"));
+            prop_assert_eq!(&e.v_ids()[j], &format!("v{v}"));
+            prop_assert_eq!(e.labels()[k].to_bits(), y.to_bits());
+        }
+        let us: Vec<String> = (0..5).map(|u| format!("u{u}")).collect();
+        let vs: Vec<String> = (0..4).map(|v| format!("v{v}")).collect();
+        let on = e.on_nodes(&us, &vs).unwrap();
+        prop_assert_eq!(on.is_complete(), pairs.len() == 20);
+    }
+}
