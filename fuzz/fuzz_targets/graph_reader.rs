@@ -17,8 +17,8 @@ use std::collections::HashSet;
 use libfuzzer_sys::fuzz_target;
 use ranklet::data::{
     parse_edge_matrix_str, parse_edges_str, parse_kernel_rows_str, parse_node_csv_str, parse_node_kernel_str,
-    parse_node_svmlight_str, EdgeData, EdgeMatrixOptions, EdgeOptions, KernelOptions, MatrixLayout,
-    NodeFeatureOptions, NodeFeatures,
+    parse_node_svmlight_str, EdgeData, EdgeMatrixOptions, EdgeOptions, KernelOptions, MatrixLayout, NodeFeatureOptions,
+    NodeFeatures,
 };
 
 fn check_edges(e: &EdgeData) {
@@ -71,7 +71,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut kernel_ids = None;
     for symmetrize in [false, true] {
-        if let Ok(k) = parse_node_kernel_str(&text, "fuzz.kernel", &KernelOptions { symmetrize, layout: MatrixLayout::Auto })
+        if let Ok(k) =
+            parse_node_kernel_str(&text, "fuzz.kernel", &KernelOptions { symmetrize, layout: MatrixLayout::Auto })
         {
             let n = k.len();
             assert!(n > 0);
