@@ -13,7 +13,7 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-/tmp/tgt-fuzz}"
 
 cargo run --quiet --release --manifest-path fuzz/seedgen/Cargo.toml -- "$C"
 
-mkdir -p "$C"/{svmlight_reader,csv_reader,pairs_reader,orders_reader,ab_store}
+mkdir -p "$C"/{svmlight_reader,csv_reader,pairs_reader,orders_reader,ab_store,graph_reader}
 
 # ab_store: cut byte, payload length, payload, old region contents.
 { printf '\x80\x14'; head -c 20 /dev/zero | tr '\0' 'p'; head -c 96 /dev/zero; } > "$C/ab_store/seed_half_cut"
@@ -37,5 +37,14 @@ printf '\x2c\x01299 0 1e-3\n5 6\n' > "$C/pairs_reader/n300"
 printf 'id,price,size\na,1,2\nb,3,4\nc,5,6\n\0a b c\nc,a\n# c\nb a\n' > "$C/orders_reader/items_orders"
 printf 'x y z\nw,x\n' > "$C/orders_reader/orders_fixed_items"
 printf 'name,id\n1.5,"p"\n2,q\n\0q p\n' > "$C/orders_reader/quoted_ids"
+
+# Graph readers (one text, every reader): edges, kernels, node features.
+printf '# u v y\nd1 t3 1\nd1\tt7 0 # c\nd2 t3 0.25\na a 2\n' > "$C/graph_reader/edges"
+printf '\ta\tb\tc\nc\t0.2\t0.1\t1\na\t1\t0.5\t0.2\nb\t0.5\t1\t0.1\n' > "$C/graph_reader/kernel_labelled"
+printf '1 0.5 0.3\n0.425 1 0.1\n0.3 0.1 1\n' > "$C/graph_reader/kernel_bare_asymmetric"
+printf 'a b 0 1\nx 1 2 3 4\ny 5 6 7 8\n' > "$C/graph_reader/kernel_rows"
+printf 'd1 1:0.5 3:1\nd2 2:-1 # c\nd3\n' > "$C/graph_reader/nodes_svmlight"
+printf 'id,w,c\nd1,0.5,1\n"d2",0,-1\n' > "$C/graph_reader/nodes_csv"
+head -n 3 data/drug-target-nr/nr_simmat_dg.txt | cut -d' ' -f1-3 > "$C/graph_reader/drug_target_head"
 
 ls -l "$C"/*
