@@ -15,7 +15,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-BIN = os.path.join(TARGET, "release", "ranklet")
+BIN = os.environ.get("RANKLET_BIN") or os.path.join(TARGET, "release", "ranklet")
 RESULTS = os.path.join(ROOT, "docs", "results.md")
 
 
