@@ -436,7 +436,7 @@ impl EdgeMetric {
     pub fn name(self) -> String {
         match self {
             EdgeMetric::CondRankLoss => "condrankloss".into(),
-            EdgeMetric::Auc(t) if t == 0.0 => "auc".into(),
+            EdgeMetric::Auc(0.0) => "auc".into(),
             EdgeMetric::Auc(t) => format!("auc:{t}"),
         }
     }
