@@ -395,3 +395,78 @@ fn scoring_an_unknown_node_names_file_and_line() {
     assert_eq!(s.code, Some(2), "{s:?}");
     assert!(s.stdout.is_empty() && s.stderr.contains(&format!("{}:2:", test.display())), "{s:?}");
 }
+
+/// The model kinds: a linear node kernel writes a bilinear model (format
+/// 1.2, kind 3), an RBF node kernel a dual pair model (kind 6); both score
+/// through the device parser's pair entry points.
+#[test]
+fn feature_models_are_pair_kinds_of_the_format() {
+    let dir = Scratch::new("kron-kinds");
+    let nodes = dir.input("nodes.txt", NODES);
+    let edges = dir.input("e.txt", complete_edges());
+    for (kernel, kind) in [("linear", "bilinear"), ("rbf:0.5", "dual-pair")] {
+        let mut v: Vec<OsString> =
+            ["train", "--algo", "kron-rls", "--lambda", "0.1", "--kernel", kernel].iter().map(OsString::from).collect();
+        v.extend(["--edges".into(), os(&edges), "--nodes".into(), os(&nodes), "-o".into(), os(&dir.out("m.rkl"))]);
+        let run = ranklet(&dir, v);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let i = ranklet(&dir, [os(Path::new("inspect")), "-m".into(), os(&dir.out("m.rkl"))]);
+        assert!(i.stdout.contains(&format!("kind: {kind}")), "{kernel}: {i:?}");
+        let e = ranklet(
+            &dir,
+            [
+                os(Path::new("eval")),
+                "-m".into(),
+                os(&dir.out("m.rkl")),
+                "--edges".into(),
+                os(&edges),
+                "--nodes".into(),
+                os(&nodes),
+            ],
+        );
+        assert_eq!(e.code, Some(0), "{e:?}");
+        let loss: f64 = e.stdout.trim().split('\t').nth(1).unwrap().parse().unwrap();
+        assert!(loss < 0.2, "{kernel}: {e:?}");
+    }
+}
+
+/// Precomputed kernels (two node sets, bare matrices): train, then score
+/// new first nodes from their kernel rows against the training nodes.
+#[test]
+fn precomputed_kernels_train_and_score_from_kernel_rows() {
+    let dir = Scratch::new("kron-precomputed");
+    let ku = dir.input("ku.txt", "1 0.5 0.2\n0.5 1 0.3\n0.2 0.3 1\n");
+    let kv = dir.input("kv.txt", "1 0.1\n0.1 1\n");
+    let edges = dir.input("e.txt", "0 0 1\n0 1 0\n1 0 0\n1 1 1\n2 0 1\n2 1 0\n");
+    let mut v: Vec<OsString> =
+        ["train", "--algo", "kron-rankrls", "--lambda", "0.1"].iter().map(OsString::from).collect();
+    v.extend(["--edges".into(), os(&edges)]);
+    v.extend(["--kernel-u".into(), format!("precomputed:{}", ku.display()).into()]);
+    v.extend(["--kernel-v".into(), format!("precomputed:{}", kv.display()).into()]);
+    v.extend(["-o".into(), os(&dir.out("m.rkl")), "--precision".into(), "f64".into()]);
+    let run = ranklet(&dir, v);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    // Kernel rows of the training nodes themselves reproduce the fit: the
+    // new node "0" has u-row 0 of K_u.
+    let rows_u = dir.input("ru.txt", "1 0.5 0.2\n");
+    let rows_v = dir.input("rv.txt", "1 0.1\n0.1 1\n");
+    let test = dir.input("t.txt", "0 0 1\n0 1 0\n");
+    let s = ranklet(
+        &dir,
+        [
+            os(Path::new("score")),
+            "-m".into(),
+            os(&dir.out("m.rkl")),
+            "--edges".into(),
+            os(&test),
+            "--kernel-u".into(),
+            format!("precomputed:{}", rows_u.display()).into(),
+            "--kernel-v".into(),
+            format!("precomputed:{}", rows_v.display()).into(),
+        ],
+    );
+    assert_eq!(s.code, Some(0), "{s:?}");
+    let v: Vec<f64> = s.stdout.lines().map(|l| l.parse().unwrap()).collect();
+    assert_eq!(v.len(), 2);
+    assert!(v[0] > v[1], "the positive edge ranks first: {s:?}");
+}

@@ -17,7 +17,7 @@ use crate::args::{
 use crate::cv::{self, Scheme};
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{write_atomic, CliError};
-use crate::family::kron::{cg_bar, outer_weights, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg, PairBasis};
+use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::{describe, Algo, Family, RowFamily};
 use crate::fit::{Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -488,17 +488,9 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
             meta.push_str(&format!("cv.{i}=lambda={} mean={} std={}\n", p.params, p.mean(), p.std()));
         }
     }
-    let (w, d_u, d_v, basis) = outer_weights(&kernel, &nodes, &fit.coef)?;
-    meta.push_str(&format!(
-        "pair_encoding=outer\npair_basis={}\nd_u={d_u}\nd_v={d_v}\n",
-        if basis == PairBasis::Features { "features" } else { "kernel_rows" }
-    ));
-    if basis == PairBasis::KernelRows {
-        meta.push_str(&format!("train_u_ids={}\ntrain_v_ids={}\n", nodes.u.ids.join(","), nodes.v.ids.join(",")));
-    }
-    let bytes = model_bytes(&Fitted::Linear { w, offset: 0.0 }, d_u * d_v, a.precision.element(), &meta, None)?;
+    let (bytes, kind) = model_file_bytes(&kernel, &nodes, pair, &fit.coef, a.precision.element(), &mut meta)?;
     write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    eprintln!("wrote {} ({} bytes, {kind} pair model)", a.output.display(), bytes.len());
     eprintln!("chosen: lambda={lambda}");
     if let Some(r) = &report {
         println!("# cross-validation: {}, metric {}", r.scheme, r.metric.name());

@@ -18,24 +18,25 @@
 //! Orientation as in `ranklet_core::learn::kron`: the first node `u` of an
 //! edge is the **conditioning** node; each `u` ranks its `v`s.
 //!
-//! ## Model encoding
+//! ## Model files
 //!
-//! Until the pair model kinds of the format land (branch `kron-model`),
-//! a pair model is written as a **linear** model over the outer product of
-//! two node vectors, `f(u, v) = Σ_{a,b} W[a, b]·φ_u[a]·φ_v[b]` (`W`
-//! row-major, metadata `pair_encoding=outer`):
-//! - linear node kernel on features: `φ = x`, `W = X_uᵀ·A·X_v` (the primal
-//!   bilinear form, `d_u × d_v` weights);
-//! - precomputed node kernels: `φ_u = k_u(u, ·)` the kernel row of the node
-//!   against the training nodes, `W = A` (`p_u × p_v` weights); scoring new
-//!   nodes needs their kernel rows (`--kernel-u precomputed:ROWS`).
+//! Node **features**: the pair kinds of the format (1.2), built by core's
+//! `format::pair_model` — a bilinear model (kind 3, `W = X_uᵀ·A·X_v`) for
+//! the linear node kernel, a dual pair model (kind 6: the training nodes,
+//! their kernel and `A`) for RBF/polynomial node kernels — scored by
+//! `ModelView::score_pair_f64` ([`PairModel`]).
 //!
-//! RBF and polynomial node kernels have no such encoding (their pair kernel
-//! is not linear in a fixed finite feature map of each node): training
-//! with them works in memory (CV), writing the model is refused.
+//! **Precomputed** node kernels have no stored basis to evaluate a kernel
+//! against, so kind 6 cannot hold them; they are written in an interim
+//! encoding: a *linear* model over the outer product of the two kernel rows
+//! `k_u(u, ·) ⊗ k_v(v, ·)` against the training nodes, `W = A` row-major
+//! (metadata `pair_encoding=outer`, `pair_basis=kernel_rows`,
+//! `train_u_ids`, `train_v_ids`); scoring new nodes takes their kernel rows
+//! (`--kernel-u precomputed:ROWS`).
 
 use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
+use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PairDomain};
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
 use ranklet_core::learn::kron::{self, Domains, KronEigen, Loss, PairKernel};
@@ -538,6 +539,9 @@ pub struct PairModel {
     pub pair: PairArg,
     /// One node set.
     pub one_domain: bool,
+    /// A pair kind of the format (scored by `score_pair_f64`), not the
+    /// interim outer-product encoding.
+    pub native: bool,
 }
 
 impl PairModel {
@@ -545,8 +549,19 @@ impl PairModel {
     ///
     /// # Errors
     /// Not a pair model (with the hint to use rows), inconsistent metadata.
-    pub fn from_view(view: &ranklet_core::format::ModelView<'_>) -> Result<PairModel, CliError> {
+    pub fn from_view(view: &ModelView<'_>) -> Result<PairModel, CliError> {
         let get = |k: &str| view.metadata_get(k);
+        if let (Some((d_u, d_v)), Some(p)) = (view.pair_dims(), view.pair_kernel()) {
+            let pair = match p {
+                PairKernel::Kronecker => PairArg::Kron,
+                PairKernel::Symmetric => PairArg::Sym,
+                PairKernel::Reciprocal => PairArg::Recip,
+            };
+            // Symmetric/reciprocal models are over one node set; a
+            // Kronecker model says so in its metadata (default: two).
+            let one_domain = pair != PairArg::Kron || get("domains") == Some("one");
+            return Ok(PairModel { d_u, d_v, basis: PairBasis::Features, pair, one_domain, native: true });
+        }
         if get("pair_encoding") != Some("outer") {
             return Err(CliError::input(
                 "the model is not a pair model (train it with --edges); score rows with --data",
@@ -569,7 +584,7 @@ impl PairModel {
         let pair = get("pair_kernel")
             .and_then(PairArg::from_name)
             .ok_or_else(|| CliError::input("pair model: metadata pair_kernel missing or invalid"))?;
-        Ok(PairModel { d_u, d_v, basis, pair, one_domain: get("domains") == Some("one") })
+        Ok(PairModel { d_u, d_v, basis, pair, one_domain: get("domains") == Some("one"), native: false })
     }
 
     /// Score of one pair from its node vectors: the linear model on
@@ -577,11 +592,15 @@ impl PairModel {
     /// pair, so `f(u, v) = ±f(v, u)` holds exactly.
     pub fn score(
         &self,
-        view: &ranklet_core::format::ModelView<'_>,
+        view: &ModelView<'_>,
         phi_u: &[f64],
         phi_v: &[f64],
         buf: &mut Vec<f64>,
     ) -> Result<f64, CliError> {
+        if self.native {
+            buf.resize(view.pair_workspace_len(), 0.0);
+            return view.score_pair_f64(phi_u, phi_v, buf).map_err(|e| CliError::input(e.to_string()));
+        }
         let mut g = |a: &[f64], b: &[f64]| -> Result<f64, CliError> {
             buf.clear();
             for &x in a {
@@ -598,50 +617,40 @@ impl PairModel {
     }
 }
 
-/// The weights of the outer-product encoding from a fit on all nodes:
-/// `(W row-major, d_u, d_v, basis)`.
+/// The model file of a fit on all nodes (`coef` column-major
+/// `p_u × p_v`): a pair kind of the format for node features, the interim
+/// outer-product encoding for precomputed kernels (see the module docs);
+/// `meta` gets the encoding's keys. Returns the bytes and the kind's name.
 ///
 /// # Errors
-/// RBF/polynomial node kernels (no finite encoding in this format).
-pub fn outer_weights(
+/// Mixed node representations; the format's emit errors.
+pub fn model_file_bytes(
     kernel: &Kernel,
     nodes: &NodeSets,
+    pair: PairArg,
     coef: &[f64],
-) -> Result<(Vec<f64>, usize, usize, PairBasis), CliError> {
+    element: ElementType,
+    meta: &mut String,
+) -> Result<(Vec<u8>, &'static str), CliError> {
     let (pu, pv) = (nodes.u.len(), nodes.v.len());
+    let fmt_err = |e: format::EmitError| CliError::failure(format!("cannot write the model: {e}"));
+    let emit = |spec: ModelSpec<'_>| -> Result<Vec<u8>, CliError> {
+        let mut out = vec![0u8; spec.buffer_len()];
+        let n = spec.emit(&mut out).map_err(fmt_err)?;
+        out.truncate(n);
+        Ok(out)
+    };
     match (&nodes.u.repr, &nodes.v.repr) {
         (NodeRepr::Features { d: du, x: xu }, NodeRepr::Features { d: dv, x: xv }) => {
-            if *kernel != Kernel::Linear {
-                return Err(CliError::input(format!(
-                    "--kernel {kernel}: a pair model file is written for the linear node kernel or precomputed \
-                     kernels only (the pair model kinds of the format are not merged yet)"
-                )));
-            }
-            let (du, dv) = (*du, *dv);
-            // T = A·X_v (pu × dv), W = X_uᵀ·T (du × dv).
-            let mut t = vec![0.0; pu * dv];
-            for i in 0..pu {
-                for j in 0..pv {
-                    let a = coef[i + j * pu];
-                    if a != 0.0 {
-                        for b in 0..dv {
-                            t[i * dv + b] += a * xv[j * dv + b];
-                        }
-                    }
-                }
-            }
-            let mut w = vec![0.0; du * dv];
-            for i in 0..pu {
-                for a in 0..du {
-                    let x = xu[i * du + a];
-                    if x != 0.0 {
-                        for b in 0..dv {
-                            w[a * dv + b] += x * t[i * dv + b];
-                        }
-                    }
-                }
-            }
-            Ok((w, du, dv, PairBasis::Features))
+            let u = PairDomain { kernel: *kernel, dim: *du, basis: xu };
+            let v = (!nodes.one_domain).then_some(PairDomain { kernel: *kernel, dim: *dv, basis: xv });
+            let mut buf = vec![0.0; format::pair_model_buffer_len(&u, v.as_ref())];
+            let a = MatRef::from_col_major(coef, pu, pv).map_err(|e| CliError::failure(e.to_string()))?;
+            let model = format::pair_model(u, v, pair.to_core(), a, 0.0, &mut buf).map_err(fmt_err)?;
+            let name = if *kernel == Kernel::Linear { "bilinear" } else { "dual-pair" };
+            meta.push_str(&format!("pair_model={name}\n"));
+            let bytes = emit(ModelSpec::new(model, element).with_metadata(meta))?;
+            Ok((bytes, name))
         }
         (NodeRepr::Precomputed { .. }, NodeRepr::Precomputed { .. }) => {
             let mut w = vec![0.0; pu * pv];
@@ -650,7 +659,14 @@ pub fn outer_weights(
                     w[i * pv + j] = coef[i + j * pu];
                 }
             }
-            Ok((w, pu, pv, PairBasis::KernelRows))
+            meta.push_str(&format!(
+                "pair_encoding=outer\npair_basis=kernel_rows\nd_u={pu}\nd_v={pv}\ntrain_u_ids={}\ntrain_v_ids={}\n",
+                nodes.u.ids.join(","),
+                nodes.v.ids.join(",")
+            ));
+            let model = format::Model::Linear(format::LinearModel { w: &w, offset: 0.0, centring: None });
+            let bytes = emit(ModelSpec::new(model, element).with_metadata(meta))?;
+            Ok((bytes, "linear over kernel-row products (interim)"))
         }
         _ => Err(CliError::input("mixed node representations (features and a precomputed kernel)")),
     }
@@ -777,12 +793,7 @@ impl ScoringNodes {
     ///
     /// # Errors
     /// An edge naming a node not in the node files (file:line).
-    pub fn score_edges(
-        &self,
-        view: &ranklet_core::format::ModelView<'_>,
-        model: &PairModel,
-        edges: &EdgeData,
-    ) -> Result<Vec<f64>, CliError> {
+    pub fn score_edges(&self, view: &ModelView<'_>, model: &PairModel, edges: &EdgeData) -> Result<Vec<f64>, CliError> {
         let on = edges.on_nodes(&self.u_ids, &self.v_ids)?;
         let mut buf = Vec::with_capacity(model.d_u * model.d_v);
         on.edges()

@@ -194,7 +194,7 @@ impl<'a> Kind<'a> for BilinearView<'a> {
         put(layout::DIM_V.start, &(b.dim_v as u32).to_le_bytes());
         put(layout::OFFSET.start, &b.offset.to_le_bytes());
         let none = Values::F64(&[]);
-        sink.push(sid::BILINEAR, Payload::FixedThen(rec, layout::LEN, [Values::F64(b.w), none, none, none]));
+        sink.push(sid::BILINEAR, Payload::FixedThen(rec, layout::LEN, [Values::F64(b.w), none, none, none, none]));
     }
 
     /// Pair models are scored by the `score_pair*` functions.
