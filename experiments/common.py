@@ -15,7 +15,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-BIN = os.path.join(TARGET, "release", "ranklet")
+BIN = os.environ.get("RANKLET_BIN") or os.path.join(TARGET, "release", "ranklet")
 RESULTS = os.path.join(ROOT, "docs", "results.md")
 
 
@@ -102,6 +102,8 @@ def stamp(t0, cmd):
                              text=True).stdout.strip()
     except OSError:
         rev = "?"
+    if os.environ.get("RANKLET_BIN"):
+        cmd += "` with `RANKLET_BIN=%s" % os.path.relpath(BIN, ROOT)
     return "Produced by `%s` on %s (UTC), wall time %.0f s, at commit %s (plus uncommitted work tree, if any)." % (
         cmd, time.strftime("%Y-%m-%d %H:%M", time.gmtime()), time.time() - t0, rev)
 

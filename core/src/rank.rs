@@ -14,7 +14,10 @@
 //! - over a model and rows: [`order_dense_rows`], [`top_k_dense_rows`],
 //!   [`order_sparse_rows`], [`top_k_sparse_rows`] score into a caller
 //!   `scores` buffer (n floats, which doubles as the output of the scores)
-//!   and then rank.
+//!   and then rank;
+//! - over a pair model, one node `u` and candidate rows `v`:
+//!   [`order_candidates`], [`top_k_candidates`] (the conditional ranking
+//!   of 004: every candidate for this `u`).
 //!
 //! Indices are `u32` (what a C caller and a device both want), so at most
 //! `u32::MAX` items.
@@ -272,6 +275,49 @@ pub fn top_k_sparse_rows(
 ) -> Result<(), RankError> {
     check_rows(scores.len(), top.len(), false)?;
     view.score_sparse_rows(row_ptr, indices, values, scores)?;
+    top_k(scores, top)
+}
+
+/// Ranks the candidates `v_r` (rows of `candidates`, row-major,
+/// `scores.len() × d_v`) for one node `u` of a pair model (kinds 3 and 6):
+/// scores them into `scores` with [`ModelView::score_pair_rows`] (`work`
+/// of [`ModelView::pair_workspace_len`] elements), then writes their
+/// ranking, best first, into `order` (`order.len() == scores.len()`).
+///
+/// # Errors
+///
+/// [`RankError::LengthMismatch`] before anything is written; scoring
+/// errors as [`ModelView::score_pair_rows`] (only a score overflow leaves
+/// `scores` partly written; `order` is written only on success).
+pub fn order_candidates(
+    view: &ModelView<'_>,
+    xu: &[f32],
+    candidates: &[f32],
+    work: &mut [f32],
+    scores: &mut [f32],
+    order: &mut [u32],
+) -> Result<(), RankError> {
+    check_rows(scores.len(), order.len(), true)?;
+    view.score_pair_rows(xu, candidates, work, scores)?;
+    self::order(scores, order)
+}
+
+/// As [`order_candidates`], keeping only the best `top.len()` candidates
+/// (`top.len() <= scores.len()`), in `O(n log k)` after scoring.
+///
+/// # Errors
+///
+/// As [`order_candidates`].
+pub fn top_k_candidates(
+    view: &ModelView<'_>,
+    xu: &[f32],
+    candidates: &[f32],
+    work: &mut [f32],
+    scores: &mut [f32],
+    top: &mut [u32],
+) -> Result<(), RankError> {
+    check_rows(scores.len(), top.len(), false)?;
+    view.score_pair_rows(xu, candidates, work, scores)?;
     top_k(scores, top)
 }
 

@@ -21,6 +21,8 @@ pub mod heading {
     pub const PAIRS: &str = "Pairwise preferences";
     /// `--items`, `--orders`, `--reduce`.
     pub const ORDERS: &str = "Sample orders (supervised ordering)";
+    /// `--edges`, `--nodes*`, `--kernel-u/-v`: graphs (Kronecker learners).
+    pub const EDGES: &str = "Edges and nodes (Kronecker learners)";
     /// The model a command reads.
     pub const MODEL: &str = "Model";
     /// The learner and its hyperparameters.

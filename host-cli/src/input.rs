@@ -108,12 +108,18 @@ impl PairsArgs {
 /// flag conflicts with every rows or pairs flag (clap's message names both;
 /// exit 2).
 #[derive(Args, Debug, Clone)]
-#[command(group(ArgGroup::new("input").required(true).args(["data", "items"])))]
+#[command(group(ArgGroup::new("input").required(true).args(["data", "items", "edges"])))]
 #[command(group(
     ArgGroup::new("sample_orders")
         .args(["items", "orders"])
         .multiple(true)
         .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs"])
+))]
+#[command(group(
+    ArgGroup::new("graph")
+        .args(["edges", "nodes", "nodes_u", "nodes_v", "kernel_u", "kernel_v", "symmetrize"])
+        .multiple(true)
+        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs", "items", "orders"])
 ))]
 pub struct DataArgs {
     #[command(flatten)]
@@ -122,6 +128,49 @@ pub struct DataArgs {
     pub pairs: PairsArgs,
     #[command(flatten)]
     pub orders: OrdersArgs,
+    #[command(flatten)]
+    pub graph: EdgesArgs,
+}
+
+/// Labelled edges and their nodes (Kronecker learners, paper 004): `--edges`
+/// with node features (`--nodes` for one node set, `--nodes-u`/`--nodes-v`
+/// for two) or precomputed node kernels (`--kernel-u precomputed:FILE`,
+/// `--kernel-v …`; one node set without `--kernel-v`).
+#[derive(Args, Debug, Clone, Default)]
+pub struct EdgesArgs {
+    /// Labelled edges `u v y` (one per line; u is the conditioning node).
+    #[arg(long, help_heading = heading::EDGES)]
+    pub edges: Option<PathBuf>,
+    /// Node features of one node set (u and v are the same kind of node):
+    /// `id i:v …` or CSV with an `id` column.
+    #[arg(long, requires = "edges", conflicts_with_all = ["nodes_u", "nodes_v", "kernel_u", "kernel_v"], help_heading = heading::EDGES)]
+    pub nodes: Option<PathBuf>,
+    /// Node features of the first (conditioning) nodes.
+    #[arg(long, requires_all = ["edges", "nodes_v"], conflicts_with_all = ["kernel_u", "kernel_v"], help_heading = heading::EDGES)]
+    pub nodes_u: Option<PathBuf>,
+    /// Node features of the second nodes.
+    #[arg(long, requires_all = ["edges", "nodes_u"], help_heading = heading::EDGES)]
+    pub nodes_v: Option<PathBuf>,
+    /// Precomputed kernel of the first nodes, `precomputed:FILE` (a square
+    /// matrix with ids, or bare); alone, the kernel of one node set. For
+    /// scoring: the kernel rows of the new nodes against the training nodes.
+    #[arg(long, value_parser = parse_precomputed, requires = "edges", conflicts_with = "nodes_v", help_heading = heading::EDGES)]
+    pub kernel_u: Option<PathBuf>,
+    /// Precomputed kernel of the second nodes, `precomputed:FILE`.
+    #[arg(long, value_parser = parse_precomputed, requires = "kernel_u", help_heading = heading::EDGES)]
+    pub kernel_v: Option<PathBuf>,
+    /// Use (K + Kᵀ)/2 for a precomputed kernel that is not symmetric
+    /// (refused otherwise).
+    #[arg(long, requires = "kernel_u", help_heading = heading::EDGES)]
+    pub symmetrize: bool,
+}
+
+/// Value parser of `--kernel-u/-v`: `precomputed:FILE`.
+pub fn parse_precomputed(s: &str) -> Result<PathBuf, String> {
+    match s.strip_prefix("precomputed:") {
+        Some(p) if !p.is_empty() => Ok(PathBuf::from(p)),
+        _ => Err(format!("'{s}': expected precomputed:FILE")),
+    }
 }
 
 /// Sample orders over items (supervised ordering, paper 003).

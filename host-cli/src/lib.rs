@@ -11,11 +11,13 @@
 //! - `fit` (the host-side model, `Target`) → table
 //! - `args` (help headings, value enums, typed value parsers incl. the CV
 //!   `Scheme`, kernels) → error, metric
+//! - `input` (the data flags of a command — rows, pairs, sample orders,
+//!   edges and nodes — and reading them) → args, data, error
 //! - `family` (one module per learner family: its grid point, grid and
-//!   hooks into core) → args, error, fit, table
+//!   hooks into core; `family::kron`, the edge-data driver, also reads
+//!   nodes) → args, data, error, fit, input, metric, table
 //! - `cv` (k-fold and leave-out, generic over `family::Family`) → args,
 //!   error, family, fit, metric, table
-//! - `input` (the data flags of a command and reading them) → args, data, error
 //! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
 //!   error, fit
 //! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input

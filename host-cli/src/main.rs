@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use ranklet::commands::{
-    bench, eval, export, inspect, online_update, plot_lines, reduce, score, simulate_feedback, train,
+    bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, train,
 };
 use ranklet::error::{exit_code, usage_exit_code, CliError};
 
@@ -34,6 +34,9 @@ enum Command {
     Score(score::ScoreArgs),
     /// Evaluate a model on rows, pairs or sample orders (lines `metric<TAB>value`).
     Eval(eval::EvalArgs),
+    /// Top-k candidates for one conditioning node by a pair model (trained
+    /// on --edges): lines `id<TAB>score`, best first.
+    Rank(rank::RankArgs),
     /// Reduce item attributes with RCDR (Kendall, Spearman) or PCA from sample orders.
     ///
     /// Writes the basis as TSV. `train --reduce METHOD:K` learns on the
@@ -64,6 +67,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Train(a) => train::train(a),
         Command::Score(a) => score::score(a),
         Command::Eval(a) => eval::eval(a),
+        Command::Rank(a) => rank::rank(a),
         Command::Reduce(a) => reduce::reduce(a),
         Command::Inspect(a) => inspect::inspect(a),
         Command::Export(a) => export::export(a),

@@ -25,6 +25,10 @@ pub enum Metric {
     Map,
     /// Fraction of explicit pairs ordered wrongly (ties ½).
     PairError,
+    /// Conditional rank loss (004 eq. 4) per conditioning node, averaged:
+    /// on edges the per-node disagreement; on rows the same as
+    /// `disagreement` (a query is the conditioning node).
+    CondRankLoss,
 }
 
 impl Metric {
@@ -33,7 +37,7 @@ impl Metric {
     pub fn parse(s: &str) -> Result<Metric, CliError> {
         let s = s.trim();
         let bad = || {
-            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror)"))
+            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror, condrankloss)"))
         };
         Ok(match s {
             "disagreement" => Metric::Disagreement,
@@ -44,6 +48,7 @@ impl Metric {
             "ndcg" => Metric::Ndcg(usize::MAX),
             "map" => Metric::Map,
             "pairerror" => Metric::PairError,
+            "condrankloss" => Metric::CondRankLoss,
             _ => {
                 if let Some(t) = s.strip_prefix("auc:") {
                     Metric::Auc(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?)
@@ -73,7 +78,7 @@ impl Metric {
 
     /// Whether larger values are better (false for the error metrics).
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, Metric::Disagreement | Metric::PairError)
+        !matches!(self, Metric::Disagreement | Metric::PairError | Metric::CondRankLoss)
     }
 
     /// The name as printed.
@@ -89,6 +94,7 @@ impl Metric {
             Metric::Ndcg(k) => format!("ndcg@{k}"),
             Metric::Map => "map".into(),
             Metric::PairError => "pairerror".into(),
+            Metric::CondRankLoss => "condrankloss".into(),
         }
     }
 
@@ -98,7 +104,7 @@ impl Metric {
         let mut work = vec![0usize; metrics::index_workspace_len(n)];
         let err = |e: metrics::MetricError| CliError::failure(format!("{}: {e}", self.name()));
         match self {
-            Metric::Disagreement => {
+            Metric::Disagreement | Metric::CondRankLoss => {
                 metrics::disagreement(labels, preds, query_ptr, &mut work).map(|q| q.value).map_err(err)
             }
             Metric::Cindex => {

@@ -12,7 +12,7 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_ranklet");
 
 /// The commands whose flags are all grouped under named headings.
-const GROUPED: &[&str] = &["train", "eval", "score", "reduce", "inspect", "export"];
+const GROUPED: &[&str] = &["train", "eval", "score", "rank", "reduce", "inspect", "export"];
 
 /// The parsed `--help` of one command.
 struct Help {
@@ -84,9 +84,19 @@ fn walk() -> Vec<(Vec<String>, Help)> {
 fn every_subcommand_help_exits_zero_with_usage_and_headed_flags() {
     let all = walk();
     let paths: Vec<String> = all.iter().map(|(p, _)| p.join(" ")).collect();
-    for want in
-        ["train", "score", "eval", "reduce", "inspect", "export", "bench", "bench eigen", "bench train", "plot-lines"]
-    {
+    for want in [
+        "train",
+        "score",
+        "eval",
+        "rank",
+        "reduce",
+        "inspect",
+        "export",
+        "bench",
+        "bench eigen",
+        "bench train",
+        "plot-lines",
+    ] {
         assert!(paths.iter().any(|p| p == want), "`{want} --help` was not walked: {paths:?}");
     }
     for (path, h) in &all {
@@ -108,6 +118,7 @@ fn train_and_eval_help_list_every_data_kind_under_its_heading() {
     let rows = "Rows (SVMlight/CSV)";
     let pairs = "Pairwise preferences";
     let orders = "Sample orders (supervised ordering)";
+    let edges = "Edges and nodes (Kronecker learners)";
     let train = help(&["train"]);
     for (flag, heading) in [
         ("--data", rows),
@@ -117,6 +128,15 @@ fn train_and_eval_help_list_every_data_kind_under_its_heading() {
         ("--items", orders),
         ("--orders", orders),
         ("--reduce", orders),
+        ("--edges", edges),
+        ("--nodes", edges),
+        ("--nodes-u", edges),
+        ("--nodes-v", edges),
+        ("--kernel-u", edges),
+        ("--kernel-v", edges),
+        ("--symmetrize", edges),
+        ("--pair-kernel", "Learner"),
+        ("--max-iter", "Learner"),
         ("--algo", "Learner"),
         ("--kernel", "Learner"),
         ("--lambda", "Learner"),
@@ -129,12 +149,17 @@ fn train_and_eval_help_list_every_data_kind_under_its_heading() {
         assert_eq!(train.flags.get(flag).map(String::as_str), Some(heading), "train --help: {flag}:\n{}", train.text);
     }
     let eval = help(&["eval"]);
-    for (flag, heading) in
-        [("--model", "Model"), ("--data", rows), ("--pairs", pairs), ("--items", orders), ("--orders", orders)]
-    {
+    for (flag, heading) in [
+        ("--model", "Model"),
+        ("--data", rows),
+        ("--pairs", pairs),
+        ("--items", orders),
+        ("--orders", orders),
+        ("--edges", edges),
+    ] {
         assert_eq!(eval.flags.get(flag).map(String::as_str), Some(heading), "eval --help: {flag}:\n{}", eval.text);
     }
-    for cmd in ["score", "eval", "export", "inspect"] {
+    for cmd in ["score", "eval", "rank", "export", "inspect"] {
         let h = help(&[cmd]);
         assert!(h.text.contains("-m, --model"), "{cmd} --help lacks -m/--model:\n{}", h.text);
     }

@@ -131,6 +131,11 @@ pub enum EmitError {
     /// A learner state is not one a learner can be in (an online RankRLS
     /// state with λ ≤ 0 or a factor diagonal below `0.999·√λ`).
     BadState,
+    /// A pair model's claim about its pair kernel does not hold: a
+    /// symmetric or reciprocal model whose `W` is not exactly symmetric or
+    /// antisymmetric (as stored), that spans two domains, or (reciprocal)
+    /// whose offset is not zero.
+    BadPair,
     /// The output buffer is shorter than the encoded model.
     BufferTooSmall {
         /// Bytes needed.
@@ -165,8 +170,13 @@ pub enum ScoreError {
     /// range for the `f32` entry points).
     ScoreOverflow,
     /// The model is valid but this build cannot score its kind: a kernel
-    /// expansion, with ranklet-core built without its `kernel` feature.
+    /// expansion or a dual pair model, with ranklet-core built without its
+    /// `kernel` feature.
     UnsupportedKind,
+    /// The entry point does not score this kind of model: a single-row
+    /// function (`score_dense`, …) called on a pair model (kinds 3 and 6),
+    /// or a pair function (`score_pair`, …) on a single-row model.
+    KindMismatch,
 }
 
 impl fmt::Display for ParseError {
@@ -222,6 +232,9 @@ impl fmt::Display for EmitError {
             EmitError::BadKernel => f.write_str(BAD_KERNEL),
             EmitError::BadSparseIndex => f.write_str(BAD_SPARSE_INDEX),
             EmitError::BadState => f.write_str("not a state the learner can be in"),
+            EmitError::BadPair => {
+                f.write_str("pair model is not (anti)symmetric as its pair kernel claims, or spans two domains")
+            }
             EmitError::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: {needed} bytes needed, {got} given")
             }
@@ -239,6 +252,9 @@ impl fmt::Display for ScoreError {
             ScoreError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
             ScoreError::ScoreOverflow => f.write_str("score overflowed"),
             ScoreError::UnsupportedKind => f.write_str("this build cannot score this model kind (kernel feature off)"),
+            ScoreError::KindMismatch => {
+                f.write_str("wrong scoring function for this model kind (single-row vs pair model)")
+            }
         }
     }
 }

@@ -93,6 +93,8 @@ pub mod section {
 
 // The layouts of the kinds' own sections live with their kinds; these
 // paths keep the one place a reader of the layout looks complete.
+pub use super::kind::bilinear::layout as bilinear;
+pub use super::kind::dual_pair::layout as pair_dual;
 pub use super::kind::kernel_expansion::layout::{kernel, kernel_centring};
 pub use super::kind::linear::layout as linear;
 pub use super::kind::online::layout as online;

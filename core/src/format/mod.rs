@@ -116,6 +116,7 @@ pub mod field;
 mod header;
 mod input;
 pub mod kind;
+mod pair;
 mod score;
 mod sum;
 mod view;
@@ -129,10 +130,13 @@ use core::fmt;
 pub use array::{Array, ArrayIter, U32Array, U32Iter};
 pub use centring::FeatureCentring;
 pub use error::{EmitError, ParseError, ScoreError};
+pub use kind::bilinear::{BilinearModel, BilinearView};
+pub use kind::dual_pair::{DualPairModel, DualPairView, PairDomain};
 pub use kind::kernel_expansion::{Basis, BasisView, KernelCentring, KernelCentringView, KernelModel, KernelView};
 pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::{Model, ModelKind};
+pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;
 pub use write::{ModelSpec, Values};
 
@@ -146,10 +150,15 @@ pub const MAGIC: [u8; 4] = *b"RKLT";
 
 /// The newest format version this crate reads and writes. A file is
 /// written with the version that introduced its kind (1.0 for linear and
-/// kernel-expansion models, 1.1 for online RankRLS states), as both its
-/// format and its minimum reader version, so older files stay byte for byte
-/// what they were.
-pub const FORMAT_VERSION: Version = Version { major: 1, minor: 1 };
+/// kernel-expansion models, 1.1 for online RankRLS states, 1.2 for the pair
+/// models, bilinear and dual), as both its format and its minimum reader
+/// version, so older files stay byte for byte what they were.
+pub const FORMAT_VERSION: Version = Version { major: 1, minor: 2 };
+
+/// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
+/// `(u, v)` relates to the score of `(v, u)`. The same type the Kronecker
+/// learners take ([`crate::learn::kron`]).
+pub use crate::learn::kron::PairKernel;
 
 /// The version of this crate, written into the header as the producer.
 pub const CRATE_VERSION: [u16; 3] = [
@@ -211,8 +220,6 @@ impl ElementType {
     }
 }
 
-/// Reserved model kind code: bilinear (Kronecker) model.
-pub const KIND_RESERVED_BILINEAR: u8 = 3;
 /// Reserved model kind code: Gaussian-process posterior (mean and
 /// covariance).
 pub const KIND_RESERVED_GP: u8 = 4;
@@ -240,6 +247,16 @@ codes! {
         KernelCentring = 8,
         /// See [`section_id::ONLINE_STATE`].
         OnlineState = 9,
+        /// See [`section_id::BILINEAR`].
+        Bilinear = 10,
+        /// See [`section_id::PAIR_DUAL`].
+        PairDual = 11,
+        /// See [`section_id::PAIR_BASIS_U`].
+        PairBasisU = 12,
+        /// See [`section_id::PAIR_BASIS_V`].
+        PairBasisV = 13,
+        /// See [`section_id::PAIR_COEFFS`].
+        PairCoeffs = 14,
     }
 }
 
@@ -270,6 +287,21 @@ pub mod section_id {
     /// `w₀` (d elements each) and the packed factor `L` (d(d+1)/2)
     /// (required).
     pub const ONLINE_STATE: u16 = Section::OnlineState.code();
+    /// Bilinear pair model: a 16-byte record (pair code, `d_v`, offset),
+    /// then `W` (d_u × d_v elements, row-major) (required).
+    pub const BILINEAR: u16 = Section::Bilinear.code();
+    /// Dual pair model: a 64-byte record (pair code, domains, the two node
+    /// kernels, `m_u`, `m_v`, `d_v`, offset) (required).
+    pub const PAIR_DUAL: u16 = Section::PairDual.code();
+    /// Dual pair model: the first domain's basis rows, m_u × d_u elements,
+    /// row-major (required).
+    pub const PAIR_BASIS_U: u16 = Section::PairBasisU.code();
+    /// Dual pair model over two domains: the second domain's basis rows,
+    /// m_v × d_v elements, row-major (required).
+    pub const PAIR_BASIS_V: u16 = Section::PairBasisV.code();
+    /// Dual pair model: the coefficients `A`, m_u × m_v elements, row-major
+    /// (required).
+    pub const PAIR_COEFFS: u16 = Section::PairCoeffs.code();
 
     /// Whether this reader knows `id`, and if so whether it must be marked
     /// required (every known section but `META`).

@@ -71,6 +71,7 @@ impl ModelView<'_> {
     /// [`ScoreError::NonFiniteInput`] if `x` holds NaN or infinity,
     /// [`ScoreError::ScoreOverflow`] if the score is not a finite `f32`.
     pub fn score_dense(&self, x: &[f32]) -> Result<f32, ScoreError> {
+        self.single_row()?;
         self.score_f32(Input::D32(x))
     }
 
@@ -82,6 +83,7 @@ impl ModelView<'_> {
     /// As [`score_dense`](Self::score_dense), with the overflow test on
     /// `f64`.
     pub fn score_dense_f64(&self, x: &[f64]) -> Result<f64, ScoreError> {
+        self.single_row()?;
         let input = Input::D64(x);
         input.check(self.dim())?;
         finite_f64(self.eval::<f64>(input)?)
@@ -99,6 +101,7 @@ impl ModelView<'_> {
     /// indices are not strictly increasing, [`ScoreError::NonFiniteInput`],
     /// [`ScoreError::ScoreOverflow`].
     pub fn score_sparse(&self, indices: &[u32], values: &[f32]) -> Result<f32, ScoreError> {
+        self.single_row()?;
         self.score_f32(Input::Sparse(indices, values))
     }
 
@@ -112,6 +115,7 @@ impl ModelView<'_> {
     /// [`ScoreError::ScoreOverflow`] can leave `out` partly written (rows
     /// before the failing one hold their scores).
     pub fn score_dense_rows(&self, x: &[f32], out: &mut [f32]) -> Result<(), ScoreError> {
+        self.single_row()?;
         let expected = out
             .len()
             .checked_mul(self.dim())
@@ -135,6 +139,7 @@ impl ModelView<'_> {
     ///
     /// As [`score_dense_rows`](Self::score_dense_rows).
     pub fn score_dense_rows_f64(&self, x: &[f64], out: &mut [f64]) -> Result<(), ScoreError> {
+        self.single_row()?;
         let expected = out
             .len()
             .checked_mul(self.dim())
@@ -169,6 +174,7 @@ impl ModelView<'_> {
         values: &[f32],
         out: &mut [f32],
     ) -> Result<(), ScoreError> {
+        self.single_row()?;
         let expected = out
             .len()
             .checked_add(1)
@@ -200,6 +206,16 @@ impl ModelView<'_> {
             *o = self.score_f32_unchecked(Input::Sparse(i, v))?;
         }
         Ok(())
+    }
+
+    /// [`ScoreError::KindMismatch`] for a pair model, which the single-row
+    /// entry points do not score.
+    fn single_row(&self) -> Result<(), ScoreError> {
+        if self.is_pair() {
+            Err(ScoreError::KindMismatch)
+        } else {
+            Ok(())
+        }
     }
 
     fn score_f32(&self, input: Input<'_>) -> Result<f32, ScoreError> {

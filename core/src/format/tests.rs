@@ -285,6 +285,8 @@ fn spec_tables_match_field_constants() {
     render(field::section::FIELDS);
     render(field::kernel::FIELDS);
     render(field::online::FIELDS);
+    render(field::bilinear::FIELDS);
+    render(field::pair_dual::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
 }
@@ -559,6 +561,14 @@ fn sample_files() -> Vec<Vec<u8>> {
     let b = KernelData::random(&mut rng, 3, 5, Kernel::Rbf { gamma: 1.5 }, 0.6);
     let w = [1.0, -2.0, 0.5, 0.25];
     let (mean, scale) = ([0.1, 0.2, 0.3, 0.4], [1.0, 2.0, 4.0, 8.0]);
+    let dual_a = DualData::random(&mut rng, PairKernel::Kronecker, true, Kernel::Rbf { gamma: 0.5 }, Kernel::Linear);
+    let dual_b = DualData::random(
+        &mut rng,
+        PairKernel::Reciprocal,
+        false,
+        Kernel::Polynomial { gamma: 1.0, coef0: 0.5, degree: 2 },
+        Kernel::Linear,
+    );
     let lin = ModelSpec::new(
         Model::Linear(LinearModel {
             w: &w,
@@ -575,6 +585,19 @@ fn sample_files() -> Vec<Vec<u8>> {
         emit(&ModelSpec::new(Model::Kernel(b.model(true, false, true)), ElementType::F64)),
         emit(&online_spec(ElementType::F32)),
         emit(&online_spec(ElementType::F64).with_metadata("prior=abc\n")),
+        emit(&bilinear_spec(PairKernel::Symmetric, 2, 2, &[1.0, -0.5, -0.5, 2.0], 0.25)),
+        emit(&ModelSpec::new(
+            Model::Bilinear(BilinearModel {
+                pair: PairKernel::Reciprocal,
+                dim_u: 2,
+                dim_v: 2,
+                w: &[0.0, 1.5, -1.5, 0.0],
+                offset: 0.0,
+            }),
+            ElementType::F64,
+        )),
+        emit(&ModelSpec::new(Model::DualPair(dual_a.model()), ElementType::F32).with_metadata("pair=kron\n")),
+        emit(&ModelSpec::new(Model::DualPair(dual_b.model()), ElementType::F64)),
     ]
 }
 
@@ -626,17 +649,17 @@ fn specific_errors() {
     );
     check(
         &|b| {
-            b[field::FORMAT_MINOR] = 2;
-            b[field::MIN_READER_MINOR] = 2;
+            b[field::FORMAT_MINOR] = 3;
+            b[field::MIN_READER_MINOR] = 3;
         },
-        ParseError::ReaderTooOld { required: Version { major: 1, minor: 2 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld { required: Version { major: 1, minor: 3 }, supported: FORMAT_VERSION },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
     b[field::FORMAT_MINOR] = 7;
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
-    check(&|b| b[field::KIND] = KIND_RESERVED_BILINEAR, ParseError::BadKind { code: 3 });
+    check(&|b| b[field::KIND] = 7, ParseError::BadKind { code: 7 });
     check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
     check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
     check(&|b| b[field::RESERVED.start] = 1, ParseError::BadHeader);
@@ -1011,7 +1034,7 @@ fn scoring_input_errors() {
 fn errors_display() {
     use std::string::ToString;
     let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
-    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.1)");
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.2)");
     let _: &dyn core::error::Error = &e;
 }
 
@@ -1027,6 +1050,16 @@ fn exercise(v: &ModelView<'_>) {
     }
     if let Some(k) = v.kernel() {
         assert_eq!(k.coeffs().len(), k.rows());
+    }
+    if let Some((du, dv)) = v.pair_dims() {
+        if du <= 4096 && dv <= 4096 && v.pair_workspace_len() <= 1 << 16 {
+            let mut w32 = vec![0.0f32; v.pair_workspace_len()];
+            let mut w64 = vec![0.0f64; v.pair_workspace_len()];
+            let _ = v.score_pair(&vec![0.5; du], &vec![-0.5; dv], &mut w32);
+            let _ = v.score_pair_f64(&vec![0.5; du], &vec![-0.5; dv], &mut w64);
+            let mut out = [0.0f32; 2];
+            let _ = v.score_pair_rows(&vec![0.25; du], &vec![1.0; 2 * dv], &mut w32, &mut out);
+        }
     }
     if d <= 4096 {
         let x = vec![0.5f32; d];
@@ -1047,7 +1080,7 @@ proptest::proptest! {
 
     #[test]
     fn new_checked_never_panics_on_mutated_files_with_fixed_crc(
-        which in 0usize..4,
+        which in 0usize..10,
         edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
         cut in proptest::option::of(proptest::num::usize::ANY),
     ) {
@@ -1068,4 +1101,615 @@ proptest::proptest! {
             exercise(&v);
         }
     }
+}
+
+// ------------------------------------------------------------ pair models
+
+const PAIRS: [PairKernel; 3] = [PairKernel::Kronecker, PairKernel::Symmetric, PairKernel::Reciprocal];
+
+fn sign_of(pair: PairKernel) -> f64 {
+    match pair {
+        PairKernel::Kronecker => 0.0,
+        PairKernel::Symmetric => 1.0,
+        PairKernel::Reciprocal => -1.0,
+    }
+}
+
+/// A random `rows × cols` row-major matrix, made exactly symmetric or
+/// antisymmetric for those pair kernels.
+fn pair_matrix(rng: &mut Rng, rows: usize, cols: usize, pair: PairKernel) -> Vec<f64> {
+    let mut m: Vec<f64> = (0..rows * cols).map(|_| rng.f()).collect();
+    if pair != PairKernel::Kronecker {
+        let s = sign_of(pair);
+        for i in 0..rows {
+            for j in i..cols {
+                let v = if i == j && s < 0.0 { 0.0 } else { m[i * cols + j] };
+                m[i * cols + j] = v;
+                m[j * cols + i] = s * v;
+            }
+        }
+    }
+    m
+}
+
+/// `Σ_ij M[i, j]·p_i·q_j` in f64.
+fn bilinear_form(m: &[f64], p: &[f64], q: &[f64]) -> f64 {
+    let mut s = 0.0;
+    for i in 0..p.len() {
+        for j in 0..q.len() {
+            s += m[i * q.len() + j] * p[i] * q[j];
+        }
+    }
+    s
+}
+
+/// The pair score from a bilinear form `g` in f64, and its scale (the sum
+/// of the magnitudes of the terms).
+fn pair_reference(pair: PairKernel, offset: f64, g: impl Fn(bool) -> (f64, f64)) -> (f64, f64) {
+    let (g_uv, c_uv) = g(false);
+    match pair {
+        PairKernel::Kronecker => (offset + g_uv, offset.abs() + c_uv),
+        _ => {
+            let (g_vu, c_vu) = g(true);
+            (offset + 0.5 * (g_uv + sign_of(pair) * g_vu), offset.abs() + 0.5 * (c_uv + c_vu))
+        }
+    }
+}
+
+fn abs_form(m: &[f64], p: &[f64], q: &[f64]) -> f64 {
+    let a: Vec<f64> = m.iter().map(|x| x.abs()).collect();
+    let pa: Vec<f64> = p.iter().map(|x| x.abs()).collect();
+    let qa: Vec<f64> = q.iter().map(|x| x.abs()).collect();
+    bilinear_form(&a, &pa, &qa)
+}
+
+/// Checks a pair model against `reference(xu, xv) -> (score, scale)` on
+/// random inputs: f64 to 1e-12, f32 to 1e-5 of the scale, exact
+/// (anti)symmetry, rows = singles bit for bit, ranking = order of the rows.
+/// `(xu, xv) -> (score, scale)` in f64.
+type PairReference<'r> = &'r dyn Fn(&[f64], &[f64]) -> (f64, f64);
+
+fn check_pair_scores(v: &ModelView<'_>, rng: &mut Rng, reference: PairReference<'_>) {
+    let (du, dv) = v.pair_dims().unwrap();
+    let pair = v.pair_kernel().unwrap();
+    let wl = v.pair_workspace_len();
+    let (mut w32, mut w64) = (vec![0.0f32; wl], vec![0.0f64; wl]);
+    let n = 7;
+    let xu64: Vec<f64> = (0..du).map(|_| rng.f()).collect();
+    let rows64: Vec<f64> = (0..n * dv).map(|_| rng.f()).collect();
+    let xu32: Vec<f32> = xu64.iter().map(|&x| x as f32).collect();
+    let rows32: Vec<f32> = rows64.iter().map(|&x| x as f32).collect();
+    let (mut s32, mut s64) = (vec![0.0f32; n], vec![0.0f64; n]);
+    v.score_pair_rows(&xu32, &rows32, &mut w32, &mut s32).unwrap();
+    v.score_pair_rows_f64(&xu64, &rows64, &mut w64, &mut s64).unwrap();
+    for r in 0..n {
+        let xv64 = &rows64[r * dv..(r + 1) * dv];
+        let xv32 = &rows32[r * dv..(r + 1) * dv];
+        let one64 = v.score_pair_f64(&xu64, xv64, &mut w64).unwrap();
+        let one32 = v.score_pair(&xu32, xv32, &mut w32).unwrap();
+        assert_eq!(one64.to_bits(), s64[r].to_bits(), "rows vs single, f64");
+        assert_eq!(one32.to_bits(), s32[r].to_bits(), "rows vs single, f32");
+        let (want, scale) = reference(&xu64, xv64);
+        assert!((one64 - want).abs() <= 1e-12 * scale.max(1e-300), "f64: {one64} vs {want} (scale {scale})");
+        let xu_r: Vec<f64> = xu32.iter().map(|&x| x as f64).collect();
+        let xv_r: Vec<f64> = xv32.iter().map(|&x| x as f64).collect();
+        let (want32, scale32) = reference(&xu_r, &xv_r);
+        assert!((one32 as f64 - want32).abs() <= 1e-5 * scale32, "f32: {one32} vs {want32} (scale {scale32})");
+        if pair != PairKernel::Kronecker {
+            let sw64 = v.score_pair_f64(xv64, &xu64, &mut w64).unwrap();
+            let sw32 = v.score_pair(xv32, &xu32, &mut w32).unwrap();
+            if pair == PairKernel::Symmetric {
+                assert!(sw64 == one64 && sw32 == one32, "not exactly symmetric");
+            } else {
+                assert!(sw64 == -one64 && sw32 == -one32, "not exactly antisymmetric");
+            }
+        }
+    }
+    let (mut order, mut top) = (vec![0u32; n], vec![0u32; 3]);
+    let mut sc = vec![0.0f32; n];
+    crate::rank::order_candidates(v, &xu32, &rows32, &mut w32, &mut sc, &mut order).unwrap();
+    assert_eq!(sc, s32);
+    let mut want = vec![0u32; n];
+    crate::rank::order(&s32, &mut want).unwrap();
+    assert_eq!(order, want);
+    crate::rank::top_k_candidates(v, &xu32, &rows32, &mut w32, &mut sc, &mut top).unwrap();
+    assert_eq!(top, want[..3]);
+}
+
+#[test]
+fn bilinear_round_trip_and_scores() {
+    let mut rng = Rng(0xB111);
+    for et in [ElementType::F32, ElementType::F64] {
+        for pair in PAIRS {
+            let (du, dv) = if pair == PairKernel::Kronecker { (3, 5) } else { (4, 4) };
+            let w = pair_matrix(&mut rng, du, dv, pair);
+            let offset = if pair == PairKernel::Reciprocal { 0.0 } else { 0.375 };
+            let spec = ModelSpec::new(Model::Bilinear(BilinearModel { pair, dim_u: du, dim_v: dv, w: &w, offset }), et);
+            let bytes = emit(&spec);
+            let v = ModelView::new_checked(&bytes).unwrap();
+            assert_eq!(v.kind(), ModelKind::Bilinear);
+            assert_eq!(v.format_version(), Version { major: 1, minor: 2 });
+            assert_eq!(v.min_reader_version(), Version { major: 1, minor: 2 });
+            assert_eq!((v.dim(), v.pair_dims(), v.pair_kernel()), (du, Some((du, dv)), Some(pair)));
+            assert!(v.is_pair() && v.linear().is_none() && v.dual_pair().is_none());
+            assert_eq!(v.pair_workspace_len(), dv);
+            let b = v.bilinear().unwrap();
+            assert_eq!((b.pair(), b.dim_u(), b.dim_v(), b.offset()), (pair, du, dv, offset));
+            let ws: Vec<f64> = w.iter().map(|&x| round(x, et)).collect();
+            assert_eq!(b.w().iter().collect::<Vec<_>>(), ws);
+            // Re-emitting the parsed parameters gives the same bytes.
+            let again =
+                ModelSpec::new(Model::Bilinear(BilinearModel { pair, dim_u: du, dim_v: dv, w: &ws, offset }), et);
+            assert_eq!(emit(&again), bytes);
+            let reference = |xu: &[f64], xv: &[f64]| {
+                pair_reference(pair, offset, |swap| {
+                    let (p, q) = if swap { (xv, xu) } else { (xu, xv) };
+                    (bilinear_form(&ws, p, q), abs_form(&ws, p, q))
+                })
+            };
+            check_pair_scores(&v, &mut rng, &reference);
+        }
+    }
+}
+
+fn kernel_f64(k: &Kernel, x: &[f64], y: &[f64]) -> f64 {
+    let dot: f64 = x.iter().zip(y).map(|(a, b)| a * b).sum();
+    let dist: f64 = x.iter().zip(y).map(|(a, b)| (a - b) * (a - b)).sum();
+    match *k {
+        Kernel::Linear => dot,
+        Kernel::Rbf { gamma } => (-gamma * dist).exp(),
+        Kernel::Polynomial { gamma, coef0, degree } => (gamma * dot + coef0).powi(degree as i32),
+    }
+}
+
+fn kernel_rows(k: &Kernel, basis: &[f64], d: usize, x: &[f64]) -> Vec<f64> {
+    basis.chunks_exact(d).map(|row| kernel_f64(k, x, row)).collect()
+}
+
+/// Owned parameters of a dual pair model.
+struct DualData {
+    pair: PairKernel,
+    ku: Kernel,
+    kv: Kernel,
+    du: usize,
+    dv: usize,
+    bu: Vec<f64>,
+    bv: Option<Vec<f64>>,
+    a: Vec<f64>,
+    offset: f64,
+}
+
+impl DualData {
+    fn random(rng: &mut Rng, pair: PairKernel, two: bool, ku: Kernel, kv: Kernel) -> Self {
+        let (du, mu) = (3, 4);
+        let (dv, mv) = if two { (2, 5) } else { (du, mu) };
+        let bu: Vec<f64> = (0..mu * du).map(|_| rng.f()).collect();
+        let bv = two.then(|| (0..mv * dv).map(|_| rng.f()).collect());
+        let a: Vec<f64> = (0..mu * mv).map(|_| rng.f()).collect();
+        let offset = if pair == PairKernel::Reciprocal { 0.0 } else { -0.5 };
+        DualData { pair, ku, kv: if two { kv } else { ku }, du, dv, bu, bv, a, offset }
+    }
+
+    fn model(&self) -> DualPairModel<'_> {
+        DualPairModel {
+            pair: self.pair,
+            u: PairDomain { kernel: self.ku, dim: self.du, basis: &self.bu },
+            v: self.bv.as_ref().map(|b| PairDomain { kernel: self.kv, dim: self.dv, basis: b }),
+            coeffs: &self.a,
+            offset: self.offset,
+        }
+    }
+
+    /// The f64 score of the stored (rounded) parameters, and its scale.
+    fn reference(&self, et: ElementType, xu: &[f64], xv: &[f64]) -> (f64, f64) {
+        let r = |v: &[f64]| v.iter().map(|&x| round(x, et)).collect::<Vec<f64>>();
+        let (bu, a) = (r(&self.bu), r(&self.a));
+        let bv = self.bv.as_deref().map_or_else(|| bu.clone(), r);
+        let g = |x: &[f64], y: &[f64]| {
+            let (p, q) = (kernel_rows(&self.ku, &bu, self.du, x), kernel_rows(&self.kv, &bv, self.dv, y));
+            (bilinear_form(&a, &p, &q), abs_form(&a, &p, &q))
+        };
+        pair_reference(self.pair, self.offset, |swap| if swap { g(xv, xu) } else { g(xu, xv) })
+    }
+}
+
+fn dual_kernels() -> [(Kernel, Kernel); 3] {
+    [
+        (Kernel::Rbf { gamma: 0.7 }, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }),
+        (Kernel::Linear, Kernel::Rbf { gamma: 0.2 }),
+        (Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 }, Kernel::Linear),
+    ]
+}
+
+#[test]
+#[cfg(feature = "kernel")]
+fn dual_pair_round_trip_and_scores() {
+    let mut rng = Rng(0xD0A1);
+    for et in [ElementType::F32, ElementType::F64] {
+        for (ku, kv) in dual_kernels() {
+            for (pair, two) in [
+                (PairKernel::Kronecker, true),
+                (PairKernel::Kronecker, false),
+                (PairKernel::Symmetric, false),
+                (PairKernel::Reciprocal, false),
+            ] {
+                let data = DualData::random(&mut rng, pair, two, ku, kv);
+                let bytes = emit(&ModelSpec::new(Model::DualPair(data.model()), et));
+                let v = ModelView::new_checked(&bytes).unwrap();
+                assert_eq!(v.kind(), ModelKind::DualPair);
+                assert_eq!(v.format_version(), Version { major: 1, minor: 2 });
+                let d = v.dual_pair().unwrap();
+                assert_eq!((d.pair(), d.two_domains(), d.kernel_u(), d.kernel_v()), (pair, two, ku, data.kv));
+                assert_eq!((d.rows_u(), d.rows_v(), d.dim_u(), d.dim_v()), (4, if two { 5 } else { 4 }, 3, data.dv));
+                assert_eq!(d.offset(), data.offset);
+                let r = |v: &[f64]| v.iter().map(|&x| round(x, et)).collect::<Vec<f64>>();
+                assert_eq!(d.coeffs().iter().collect::<Vec<_>>(), r(&data.a));
+                assert_eq!(d.basis_u().iter().collect::<Vec<_>>(), r(&data.bu));
+                let want_ws = match (pair, two) {
+                    (PairKernel::Kronecker, true) => 9,
+                    (PairKernel::Kronecker, false) => 8,
+                    _ => 12,
+                };
+                assert_eq!(v.pair_workspace_len(), want_ws);
+                let reference = |xu: &[f64], xv: &[f64]| data.reference(et, xu, xv);
+                check_pair_scores(&v, &mut rng, &reference);
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg(not(feature = "kernel"))]
+fn dual_pair_models_parse_but_do_not_score_without_the_feature() {
+    let mut rng = Rng(3);
+    let data = DualData::random(&mut rng, PairKernel::Kronecker, true, Kernel::Linear, Kernel::Linear);
+    let bytes = emit(&ModelSpec::new(Model::DualPair(data.model()), ElementType::F32));
+    let v = ModelView::new_checked(&bytes).unwrap();
+    let mut w = vec![0.0f32; v.pair_workspace_len()];
+    assert_eq!(v.score_pair(&[0.0; 3], &[0.0; 2], &mut w), Err(ScoreError::UnsupportedKind));
+}
+
+/// Kernel matrix of row-major rows.
+fn gram(k: &Kernel, x: &[f64], d: usize) -> Vec<f64> {
+    let rows: Vec<&[f64]> = x.chunks_exact(d).collect();
+    let mut g = vec![0.0; rows.len() * rows.len()];
+    for (i, a) in rows.iter().enumerate() {
+        for (j, b) in rows.iter().enumerate() {
+            g[i + j * rows.len()] = kernel_f64(k, a, b);
+        }
+    }
+    g
+}
+
+#[test]
+fn pair_model_from_a_kron_fit_scores_as_the_learners_predictions() {
+    use crate::backend::Portable;
+    use crate::learn::kron::{self, Domains, Loss};
+    use crate::{MatMut, MatRef};
+    let mut rng = Rng(0xF17);
+    let kernels: &[Kernel] =
+        if cfg!(feature = "kernel") { &[Kernel::Linear, Kernel::Rbf { gamma: 0.4 }] } else { &[Kernel::Linear] };
+    for &kernel in kernels {
+        for pair in PAIRS {
+            let (p, d) = (6, 3);
+            let x: Vec<f64> = (0..p * d).map(|_| rng.f()).collect();
+            let y: Vec<f64> = (0..p * p).map(|_| rng.f()).collect();
+            let k = gram(&kernel, &x, d);
+            let km = MatRef::from_col_major(&k, p, p).unwrap();
+            let domains = Domains::One { k: km, pair };
+            let mut coef = vec![0.0; p * p];
+            let mut work = vec![0.0; kron::fit_workspace_len(p, p)];
+            let mut bw = vec![0.0; Portable::workspace_len(p)];
+            let mut be = Portable::new(&mut bw);
+            kron::fit(
+                &mut be,
+                &domains,
+                Loss::Regression,
+                MatRef::from_col_major(&y, p, p).unwrap(),
+                0.5,
+                MatMut::from_col_major(&mut coef, p, p).unwrap(),
+                &mut work,
+            )
+            .unwrap();
+            let a = MatRef::from_col_major(&coef, p, p).unwrap();
+            // New nodes: their kernel rows against the training nodes.
+            let n = 4;
+            let xn: Vec<f64> = (0..n * d).map(|_| rng.f()).collect();
+            let mut kn = vec![0.0; n * p];
+            for i in 0..n {
+                for j in 0..p {
+                    kn[i + j * n] = kernel_f64(&kernel, &xn[i * d..(i + 1) * d], &x[j * d..(j + 1) * d]);
+                }
+            }
+            let knm = MatRef::from_col_major(&kn, n, p).unwrap();
+            let pairs: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..n).map(move |j| (i, j))).collect();
+            let mut want = vec![0.0; pairs.len()];
+            let mut pw = vec![0.0; kron::predict_pairs_workspace_len(pair, p, n, n)];
+            kron::predict_pairs(&mut be, pair, a, knm, knm, &pairs, &mut want, &mut pw).unwrap();
+
+            let u = PairDomain { kernel, dim: d, basis: &x };
+            let mut buf = vec![0.0; pair_model_buffer_len(&u, None)];
+            let model = pair_model(u, None, pair, a, 0.0, &mut buf).unwrap();
+            assert_eq!(matches!(model, Model::Bilinear(_)), kernel == Kernel::Linear);
+            let bytes = emit(&ModelSpec::new(model, ElementType::F64));
+            let v = ModelView::new_checked(&bytes).unwrap();
+            let mut ws = vec![0.0; v.pair_workspace_len()];
+            let mut scale = 0.0f64;
+            for (e, &(i, j)) in pairs.iter().enumerate() {
+                let s = v.score_pair_f64(&xn[i * d..(i + 1) * d], &xn[j * d..(j + 1) * d], &mut ws).unwrap();
+                scale = scale.max(want[e].abs());
+                assert!((s - want[e]).abs() <= 1e-9 * (1.0 + want[e].abs()), "{kernel:?} {pair:?}: {s} vs {}", want[e]);
+            }
+            assert!(scale > 1e-3);
+        }
+    }
+}
+
+#[test]
+fn pair_model_builder_two_domains_and_errors() {
+    use crate::MatRef;
+    let mut rng = Rng(0xB1D);
+    let (pu, du, pv, dv) = (3, 2, 4, 5);
+    let xu: Vec<f64> = (0..pu * du).map(|_| rng.f()).collect();
+    let xv: Vec<f64> = (0..pv * dv).map(|_| rng.f()).collect();
+    let a: Vec<f64> = (0..pu * pv).map(|_| rng.f()).collect();
+    let am = MatRef::from_row_major(&a, pu, pv).unwrap();
+    let u = PairDomain { kernel: Kernel::Linear, dim: du, basis: &xu };
+    let v = PairDomain { kernel: Kernel::Linear, dim: dv, basis: &xv };
+    assert_eq!(pair_model_buffer_len(&u, Some(&v)), du * dv + dv);
+    let mut buf = vec![0.0; du * dv + dv];
+    let Model::Bilinear(b) = pair_model(u, Some(v), PairKernel::Kronecker, am, 1.5, &mut buf).unwrap() else {
+        panic!("linear kernels give a bilinear model")
+    };
+    // W = X_uᵀ·A·X_v
+    for s in 0..du {
+        for t in 0..dv {
+            let mut want = 0.0;
+            for i in 0..pu {
+                for j in 0..pv {
+                    want += xu[i * du + s] * a[i * pv + j] * xv[j * dv + t];
+                }
+            }
+            assert!((b.w[s * dv + t] - want).abs() < 1e-12);
+        }
+    }
+    assert_eq!((b.dim_u, b.dim_v, b.offset), (du, dv, 1.5));
+    let rbf = PairDomain { kernel: Kernel::Rbf { gamma: 1.0 }, ..v };
+    assert_eq!(pair_model_buffer_len(&u, Some(&rbf)), pu * pv);
+    let mut buf = vec![0.0; pu * pv];
+    let Model::DualPair(dp) = pair_model(u, Some(rbf), PairKernel::Kronecker, am, 0.0, &mut buf).unwrap() else {
+        panic!("an RBF domain gives a dual model")
+    };
+    assert_eq!(dp.coeffs, &a[..]);
+    // errors
+    let mut small = vec![0.0; 3];
+    assert_eq!(
+        pair_model(u, Some(v), PairKernel::Kronecker, am, 0.0, &mut small).map(|_| ()),
+        Err(EmitError::BufferTooSmall { needed: du * dv + dv, got: 3 })
+    );
+    let mut buf = vec![0.0; 100];
+    assert_eq!(pair_model(u, Some(v), PairKernel::Symmetric, am, 0.0, &mut buf).map(|_| ()), Err(EmitError::BadPair));
+    let at = MatRef::from_row_major(&a, pv, pu).unwrap();
+    assert_eq!(
+        pair_model(u, Some(v), PairKernel::Kronecker, at, 0.0, &mut buf).map(|_| ()),
+        Err(EmitError::BadDimensions)
+    );
+    let ragged = PairDomain { basis: &xu[..5], ..u };
+    assert_eq!(
+        pair_model(ragged, Some(v), PairKernel::Kronecker, am, 0.0, &mut buf).map(|_| ()),
+        Err(EmitError::BadDimensions)
+    );
+}
+
+fn bilinear_spec<'a>(pair: PairKernel, du: usize, dv: usize, w: &'a [f64], offset: f64) -> ModelSpec<'a> {
+    ModelSpec::new(Model::Bilinear(BilinearModel { pair, dim_u: du, dim_v: dv, w, offset }), ElementType::F32)
+}
+
+#[test]
+fn pair_writer_errors() {
+    let sym = [1.0, 2.0, 2.0, 3.0];
+    let anti = [0.0, 2.0, -2.0, 0.0];
+    let k = PairKernel::Kronecker;
+    assert_eq!(bilinear_spec(k, 2, 2, &sym, 0.0).check(), Ok(()));
+    assert_eq!(bilinear_spec(PairKernel::Symmetric, 2, 2, &sym, 1.0).check(), Ok(()));
+    assert_eq!(bilinear_spec(PairKernel::Reciprocal, 2, 2, &anti, 0.0).check(), Ok(()));
+    assert_eq!(bilinear_spec(PairKernel::Symmetric, 2, 2, &anti, 0.0).check(), Err(EmitError::BadPair));
+    assert_eq!(bilinear_spec(PairKernel::Reciprocal, 2, 2, &sym, 0.0).check(), Err(EmitError::BadPair));
+    assert_eq!(bilinear_spec(PairKernel::Reciprocal, 2, 2, &anti, 0.5).check(), Err(EmitError::BadPair));
+    // The check is on the stored values: not symmetric in f64, but once rounded to f32.
+    let near = [1.0, 0.1, 0.1 + 1e-9, 1.0];
+    assert_eq!(bilinear_spec(PairKernel::Symmetric, 2, 2, &near, 0.0).check(), Ok(()));
+    let mut near64 = bilinear_spec(PairKernel::Symmetric, 2, 2, &near, 0.0);
+    near64.element_type = ElementType::F64;
+    assert_eq!(near64.check(), Err(EmitError::BadPair));
+    assert_eq!(bilinear_spec(PairKernel::Symmetric, 2, 3, &[0.0; 6], 0.0).check(), Err(EmitError::BadDimensions));
+    assert_eq!(bilinear_spec(k, 2, 2, &sym[..3], 0.0).check(), Err(EmitError::BadDimensions));
+    assert_eq!(bilinear_spec(k, 0, 2, &[], 0.0).check(), Err(EmitError::BadDimensions));
+    assert_eq!(bilinear_spec(k, 1, 1, &[f64::NAN], 0.0).check(), Err(EmitError::NonFinite));
+    assert_eq!(bilinear_spec(k, 1, 1, &[1e39], 0.0).check(), Err(EmitError::NonFinite));
+    assert_eq!(bilinear_spec(k, 1, 1, &[1.0], f64::INFINITY).check(), Err(EmitError::NonFinite));
+
+    let mut rng = Rng(1);
+    let data = DualData::random(&mut rng, k, true, Kernel::Linear, Kernel::Rbf { gamma: 1.0 });
+    let dual = |f: &dyn Fn(&mut DualPairModel<'_>)| {
+        let mut m = data.model();
+        f(&mut m);
+        ModelSpec::new(Model::DualPair(m), ElementType::F32).check()
+    };
+    assert_eq!(dual(&|_| {}), Ok(()));
+    assert_eq!(dual(&|m| m.pair = PairKernel::Symmetric), Err(EmitError::BadPair));
+    assert_eq!(dual(&|m| m.coeffs = &m.coeffs[1..]), Err(EmitError::BadDimensions));
+    assert_eq!(dual(&|m| m.u.basis = &m.u.basis[1..]), Err(EmitError::BadDimensions));
+    assert_eq!(dual(&|m| m.u.basis = &[]), Err(EmitError::BadDimensions));
+    assert_eq!(dual(&|m| m.u.kernel = Kernel::Rbf { gamma: -1.0 }), Err(EmitError::BadKernel));
+    assert_eq!(dual(&|m| m.offset = f64::NAN), Err(EmitError::NonFinite));
+    let one = DualData::random(&mut rng, PairKernel::Reciprocal, false, Kernel::Linear, Kernel::Linear);
+    let mut m = one.model();
+    assert_eq!(ModelSpec::new(Model::DualPair(m), ElementType::F64).check(), Ok(()));
+    m.offset = 1.0;
+    assert_eq!(ModelSpec::new(Model::DualPair(m), ElementType::F64).check(), Err(EmitError::BadPair));
+}
+
+/// The offset of the section `id` in a file.
+fn section_offset(b: &[u8], id: u16) -> usize {
+    let n = u16::from_le_bytes([b[field::SECTION_COUNT.start], b[field::SECTION_COUNT.start + 1]]) as usize;
+    for e in 0..n {
+        let at = field::HEADER_LEN + e * field::section::ENTRY_LEN;
+        if u16::from_le_bytes([b[at], b[at + 1]]) == id {
+            let o = at + field::section::OFFSET.start;
+            return u32::from_le_bytes([b[o], b[o + 1], b[o + 2], b[o + 3]]) as usize;
+        }
+    }
+    panic!("no section {id}")
+}
+
+#[test]
+fn pair_parse_errors() {
+    let patch = |good: &[u8], f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = good.to_vec();
+        f(&mut b);
+        fix_crc(&mut b);
+        ModelView::new_checked(&b).map(|_| ())
+    };
+    // bilinear: a Kronecker model with a square W that is neither symmetric nor antisymmetric
+    let w = [1.0, 2.0, 3.0, 4.0];
+    let good = emit(&bilinear_spec(PairKernel::Kronecker, 2, 2, &w, 0.0));
+    let at = section_offset(&good, section_id::BILINEAR);
+    let bl = field::bilinear::PAIR + at;
+    let bad10 = Err(ParseError::BadSection { id: section_id::BILINEAR });
+    assert_eq!(patch(&good, &|_| {}), Ok(()));
+    assert_eq!(patch(&good, &|b| b[bl] = 2), bad10);
+    assert_eq!(patch(&good, &|b| b[bl] = 3), bad10);
+    assert_eq!(patch(&good, &|b| b[bl] = 0), bad10);
+    assert_eq!(patch(&good, &|b| b[bl] = 4), bad10);
+    assert_eq!(patch(&good, &|b| b[at + field::bilinear::RESERVED.start + 2] = 1), bad10);
+    assert_eq!(patch(&good, &|b| b[at + field::bilinear::DIM_V.start] = 0), Err(ParseError::BadDimensions));
+    assert_eq!(patch(&good, &|b| b[at + field::bilinear::DIM_V.start] = 3), bad10);
+    let w0 = at + field::bilinear::LEN;
+    assert_eq!(patch(&good, &|b| b[w0..w0 + 4].copy_from_slice(&f32::NAN.to_le_bytes())), Err(ParseError::NonFinite));
+    // a version older than the kind
+    assert_eq!(
+        patch(&good, &|b| {
+            b[field::FORMAT_MINOR] = 1;
+            b[field::MIN_READER_MINOR] = 1;
+        }),
+        Err(ParseError::BadHeader)
+    );
+    // symmetric code with d_v != d_u
+    let rect = emit(&bilinear_spec(PairKernel::Kronecker, 2, 3, &[1.0; 6], 0.0));
+    let at_r = section_offset(&rect, section_id::BILINEAR);
+    assert_eq!(patch(&rect, &|b| b[at_r] = 2), Err(ParseError::BadDimensions));
+    // reciprocal with an offset; symmetric W under the reciprocal code
+    let anti = [0.0, 2.0, -2.0, 0.0];
+    let rec = emit(&bilinear_spec(PairKernel::Reciprocal, 2, 2, &anti, 0.0));
+    let at2 = section_offset(&rec, section_id::BILINEAR);
+    assert_eq!(patch(&rec, &|_| {}), Ok(()));
+    let off = at2 + field::bilinear::OFFSET.start;
+    assert_eq!(
+        patch(&rec, &|b| b[off..off + 8].copy_from_slice(&1.0f64.to_le_bytes())),
+        Err(ParseError::BadSection { id: section_id::BILINEAR })
+    );
+    let w01 = at2 + field::bilinear::LEN + 4;
+    assert_eq!(
+        patch(&rec, &|b| b[w01..w01 + 4].copy_from_slice(&(-2.0f32).to_le_bytes())),
+        Err(ParseError::BadSection { id: section_id::BILINEAR })
+    );
+    // the single-row sections of other kinds are rejected
+    let mut rng = Rng(9);
+    let data = DualData::random(&mut rng, PairKernel::Kronecker, true, Kernel::Rbf { gamma: 0.5 }, Kernel::Linear);
+    let good = emit(&ModelSpec::new(Model::DualPair(data.model()), ElementType::F32));
+    let at = section_offset(&good, section_id::PAIR_DUAL);
+    let bad11 = Err(ParseError::BadSection { id: section_id::PAIR_DUAL });
+    assert_eq!(patch(&good, &|_| {}), Ok(()));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::PAIR] = 2), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::PAIR] = 9), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DOMAINS] = 3), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DOMAINS] = 1), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::RESERVED.start] = 1), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::RESERVED2.start + 3] = 1), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::KERNEL_U] = 7), Err(ParseError::BadKernel));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DEGREE_V] = 1), Err(ParseError::BadKernel));
+    let g = at + field::pair_dual::GAMMA_U.start;
+    assert_eq!(patch(&good, &|b| b[g..g + 8].copy_from_slice(&(-1.0f64).to_le_bytes())), Err(ParseError::BadKernel));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::ROWS_U.start] = 0), Err(ParseError::BadDimensions));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::ROWS_V.start] = 4), bad_len(section_id::PAIR_BASIS_V));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DIM_V.start] = 0), Err(ParseError::BadDimensions));
+    let o = at + field::pair_dual::OFFSET.start;
+    assert_eq!(patch(&good, &|b| b[o..o + 8].copy_from_slice(&f64::NAN.to_le_bytes())), Err(ParseError::NonFinite));
+    let c0 = section_offset(&good, section_id::PAIR_COEFFS);
+    assert_eq!(
+        patch(&good, &|b| b[c0..c0 + 4].copy_from_slice(&f32::INFINITY.to_le_bytes())),
+        Err(ParseError::NonFinite)
+    );
+    // one domain: the second domain's fields must repeat the first's
+    let one = DualData::random(&mut rng, PairKernel::Symmetric, false, Kernel::Rbf { gamma: 0.5 }, Kernel::Linear);
+    let good = emit(&ModelSpec::new(Model::DualPair(one.model()), ElementType::F64));
+    let at = section_offset(&good, section_id::PAIR_DUAL);
+    assert_eq!(patch(&good, &|_| {}), Ok(()));
+    let gv = at + field::pair_dual::GAMMA_V.start;
+    assert_eq!(patch(&good, &|b| b[gv..gv + 8].copy_from_slice(&0.25f64.to_le_bytes())), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::ROWS_V.start] = 5), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DIM_V.start] = 2), bad11);
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::PAIR] = 3), bad11); // reciprocal, offset −0.5
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::PAIR] = 1), Ok(()));
+    assert_eq!(patch(&good, &|b| b[at + field::pair_dual::DOMAINS] = 2), Err(ParseError::BadSection { id: 11 }));
+}
+
+fn bad_len(id: u16) -> Result<(), ParseError> {
+    Err(ParseError::BadSection { id })
+}
+
+#[test]
+fn pair_and_single_row_entry_points_do_not_mix() {
+    let w = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    let bytes = emit(&bilinear_spec(PairKernel::Kronecker, 2, 3, &w, 0.5));
+    let v = ModelView::new_checked(&bytes).unwrap();
+    assert_eq!(v.score_dense(&[1.0, 2.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_dense(&[1.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_dense_f64(&[1.0, 2.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_sparse(&[0], &[1.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_dense_rows(&[1.0, 2.0], &mut [0.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_dense_rows_f64(&[1.0, 2.0], &mut [0.0]), Err(ScoreError::KindMismatch));
+    assert_eq!(v.score_sparse_rows(&[0, 1], &[0], &[1.0], &mut [0.0]), Err(ScoreError::KindMismatch));
+    let mut ws = [0.0f32; 3];
+    // 0.5 + [1 2]·W·[1 0 −1] = 0.5 + (1·(1 − 3) + 2·(4 − 6)) = −5.5
+    assert_eq!(v.score_pair(&[1.0, 2.0], &[1.0, 0.0, -1.0], &mut ws), Ok(-5.5));
+    assert_eq!(v.score_pair_f64(&[1.0, 2.0], &[1.0, 0.0, -1.0], &mut [0.0; 3]), Ok(-5.5));
+    assert_eq!(
+        v.score_pair(&[1.0], &[1.0, 0.0, -1.0], &mut ws),
+        Err(ScoreError::DimensionMismatch { expected: 2, got: 1 })
+    );
+    assert_eq!(
+        v.score_pair(&[1.0, 2.0], &[1.0, 0.0], &mut ws),
+        Err(ScoreError::DimensionMismatch { expected: 3, got: 2 })
+    );
+    assert_eq!(
+        v.score_pair(&[1.0, 2.0], &[1.0, 0.0, -1.0], &mut [0.0; 2]),
+        Err(ScoreError::DimensionMismatch { expected: 3, got: 2 })
+    );
+    assert_eq!(v.score_pair(&[f32::NAN, 2.0], &[1.0, 0.0, -1.0], &mut ws), Err(ScoreError::NonFiniteInput));
+    assert_eq!(v.score_pair(&[1.0, 2.0], &[1.0, f32::INFINITY, -1.0], &mut ws), Err(ScoreError::NonFiniteInput));
+    assert_eq!(v.score_pair(&[3e38, 3e38], &[3e38, 0.0, 0.0], &mut ws), Err(ScoreError::ScoreOverflow));
+    let mut out = [0.0f32; 2];
+    assert_eq!(
+        v.score_pair_rows(&[1.0, 2.0], &[0.0; 5], &mut ws, &mut out),
+        Err(ScoreError::DimensionMismatch { expected: 6, got: 5 })
+    );
+    let mut rows = [0.0f32; 6];
+    rows[4] = f32::NAN;
+    assert_eq!(v.score_pair_rows(&[1.0, 2.0], &rows, &mut ws, &mut out), Err(ScoreError::NonFiniteInput));
+    assert_eq!(out, [0.0; 2], "nothing written on an input error");
+    let mut order = [0u32; 3];
+    assert_eq!(
+        crate::rank::order_candidates(&v, &[1.0, 2.0], &[0.0; 6], &mut ws, &mut out, &mut order),
+        Err(crate::rank::RankError::LengthMismatch { expected: 2, got: 3 })
+    );
+    // pair entry points on a single-row model
+    let lin = emit(&tiny_spec());
+    let l = ModelView::new_checked(&lin).unwrap();
+    assert!(!l.is_pair() && l.pair_dims().is_none() && l.pair_kernel().is_none());
+    assert_eq!(l.pair_workspace_len(), 0);
+    assert_eq!(l.score_pair(&[1.0; 3], &[1.0; 3], &mut []), Err(ScoreError::KindMismatch));
+    assert_eq!(l.score_pair_f64(&[1.0; 3], &[1.0; 3], &mut []), Err(ScoreError::KindMismatch));
+    assert_eq!(l.score_pair_rows(&[1.0; 3], &[], &mut [], &mut []), Err(ScoreError::KindMismatch));
 }

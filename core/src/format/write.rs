@@ -95,7 +95,7 @@ impl Payload<'_> {
 }
 
 /// Longest [`Payload::Fixed`] record.
-pub(crate) const MAX_FIXED: usize = 32;
+pub(crate) const MAX_FIXED: usize = 64;
 const MAX_SECTIONS: usize = 6;
 type Sections<'a> = [Option<(u16, Payload<'a>)>; MAX_SECTIONS];
 

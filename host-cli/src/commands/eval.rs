@@ -8,7 +8,9 @@ use clap::Args;
 use ranklet_core::format::ModelView;
 
 use crate::args::{heading, parse_metric_list, MetricList};
+use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
+use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::{score_items, score_rows, ModelArgs};
@@ -32,6 +34,9 @@ pub struct EvalArgs {
 
 /// `ranklet eval`.
 pub fn eval(a: EvalArgs) -> Result<(), CliError> {
+    if a.data.graph.edges.is_some() {
+        return eval_edges(&a);
+    }
     match a.data.orders.paths() {
         Some((items, orders)) => eval_orders(&a, items, orders),
         None => eval_rows(&a),
@@ -98,5 +103,42 @@ fn eval_orders(a: &EvalArgs, items: &Path, orders: &Path) -> Result<(), CliError
             eprintln!("ranklet: note: {name}: {} orders skipped (all items scored equal)", q.queries_skipped);
         }
     }
+    Ok(())
+}
+
+/// `ranklet eval --edges …`: conditional metrics of a pair model, per
+/// conditioning (first) node, averaged (`condrankloss` by default; `auc`
+/// for 0/1 labels).
+fn eval_edges(a: &EvalArgs) -> Result<(), CliError> {
+    let path = a.data.graph.edges.as_deref().ok_or_else(|| CliError::input("--edges is required"))?;
+    let metrics = match &a.metric {
+        Some(m) => m.0.iter().map(|&m| EdgeMetric::from_metric(m)).collect::<Result<Vec<_>, _>>()?,
+        None => vec![EdgeMetric::CondRankLoss],
+    };
+    let bytes = a.model.read()?;
+    let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let model = PairModel::from_view(&view)?;
+    let nodes = ScoringNodes::read(&a.data.graph, &model, &view)?;
+    let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain })?;
+    let scores = nodes.score_edges(&view, &model, &edges)?;
+    let us: Vec<usize> = edges.edges().iter().map(|&(u, _)| u).collect();
+    let mut lines = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        if m == EdgeMetric::Auc(0.0) {
+            if let Some(e) = edges.labels().iter().position(|&y| y != 0.0 && y != 1.0) {
+                return Err(CliError::input(format!(
+                    "{}:{}: label {} — auc needs 0/1 labels (or auc:T for a threshold)",
+                    path.display(),
+                    edges.source_line(e),
+                    edges.labels()[e]
+                )));
+            }
+        }
+        let (v, used) =
+            m.eval(&us, edges.labels(), &scores).map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;
+        lines.push(format!("{}\t{v:.6}", m.name()));
+        eprintln!("ranklet: {}: averaged over {used} conditioning nodes", m.name());
+    }
+    println!("{}", lines.join("\n"));
     Ok(())
 }

@@ -8,6 +8,7 @@ pub mod export;
 pub mod inspect;
 pub mod online_update;
 pub mod plot_lines;
+pub mod rank;
 pub mod reduce;
 pub mod score;
 pub mod simulate_feedback;

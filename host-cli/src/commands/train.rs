@@ -15,7 +15,9 @@ use crate::args::{
     heading, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
 };
 use crate::cv::{self, Scheme};
+use crate::data::{read_edges, EdgeOptions};
 use crate::error::{write_atomic, CliError};
+use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::{describe, Algo, Family, RowFamily};
 use crate::fit::{Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -39,6 +41,11 @@ pub enum TrainAlgo {
     Kpcrank,
     /// Expected Rank Regression (003 eq. 5); sample orders.
     Err,
+    /// Kronecker RLS: regression over labelled edges (004 eq. 5); edges.
+    KronRls,
+    /// Kronecker RankRLS: conditional ranking over labelled edges,
+    /// conditioned on the first node (004 eq. 6); edges.
+    KronRankrls,
 }
 
 impl TrainAlgo {
@@ -52,6 +59,20 @@ impl TrainAlgo {
             TrainAlgo::Err => {
                 Err(CliError::input("--algo err learns from sample orders: give --items and --orders, not --data"))
             }
+            TrainAlgo::KronRls | TrainAlgo::KronRankrls => {
+                Err(CliError::input("--algo kron-rls/kron-rankrls learn from labelled edges: give --edges, not --data"))
+            }
+        }
+    }
+    /// The learner on labelled edges (`--edges`).
+    fn on_edges(self) -> Result<KronAlgo, CliError> {
+        match self {
+            TrainAlgo::KronRls => Ok(KronAlgo::Rls),
+            TrainAlgo::KronRankrls => Ok(KronAlgo::Rankrls),
+            other => Err(CliError::input(format!(
+                "--algo {}: edges (--edges) train kron-rls or kron-rankrls",
+                other.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+            ))),
         }
     }
     /// The learner on sample orders (`--items`, `--orders`).
@@ -92,7 +113,7 @@ pub struct TrainArgs {
     #[arg(long, allow_hyphen_values = true, help_heading = heading::LEARNER)]
     pub lambda: Option<String>,
     /// Number of principal components (kpcr/kpcrank), or a comma list.
-    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
+    #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
     pub components: Option<String>,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
@@ -102,8 +123,16 @@ pub struct TrainArgs {
     /// Standardise every feature to mean 0 and standard deviation 1 over the
     /// training rows; the model stores the transform and applies it when
     /// scoring. Dense data only (centring would fill sparse rows).
-    #[arg(long, conflicts_with = "items", help_heading = heading::LEARNER)]
+    #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
     pub standardize: bool,
+    /// Pair kernel over edges: kron (ordinary Kronecker), sym (symmetric)
+    /// or recip (reciprocal); sym and recip need one node set.
+    #[arg(long, value_enum, requires = "edges", help_heading = heading::LEARNER)]
+    pub pair_kernel: Option<PairArg>,
+    /// Conjugate-gradient iterations on an incomplete graph (edges;
+    /// default 200). Early stopping regularises too.
+    #[arg(long, requires = "edges", help_heading = heading::LEARNER)]
+    pub max_iter: Option<usize>,
     /// Linear-algebra backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
@@ -120,7 +149,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 1, conflicts_with = "items", help_heading = heading::CV)]
     pub seed: u64,
     /// Also write the cross-validation curve as a PNG (needs --cv).
-    #[arg(long, conflicts_with = "items", help_heading = heading::CV)]
+    #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::CV)]
     pub plot_cv: Option<PathBuf>,
     /// Element type of the model file.
     #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
@@ -166,6 +195,9 @@ impl TrainPlan {
 
 /// `ranklet train`.
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
+    if a.data.graph.edges.is_some() {
+        return train_edges(&a);
+    }
     match a.data.orders.paths() {
         Some((items, orders)) => train_orders(&a, items, orders),
         None => train_rows(&a),
@@ -340,5 +372,135 @@ fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliErr
     let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), a.precision.element(), &meta, None)?;
     write_atomic(&a.output, &bytes)?;
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    Ok(())
+}
+
+/// `ranklet train --edges …`: Kronecker RLS / RankRLS (004). CV folds are
+/// over conditioning nodes (`crate::cv::cross_validate_edges`).
+fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
+    let algo = a.algo.on_edges()?;
+    let edges_path = a.data.graph.edges.as_deref().ok_or_else(|| CliError::input("--edges is required"))?;
+    let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or("1"))?;
+    if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
+        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
+    }
+    let kernel = match &a.kernel.0[..] {
+        [k] => *k,
+        _ => return Err(CliError::input("--kernel: edges take one node kernel, not a grid")),
+    };
+    let pair = a.pair_kernel.unwrap_or_default();
+    let max_iter = a.max_iter.unwrap_or(200);
+    if max_iter == 0 {
+        return Err(CliError::input("--max-iter must be ≥ 1"));
+    }
+    let folds = match a.cv {
+        None => None,
+        Some(Scheme::KFold(k)) => Some(k),
+        Some(Scheme::Loo) => {
+            return Err(CliError::input("--cv loo: edges take a number of folds (over conditioning nodes)"))
+        }
+    };
+    if lambdas.len() > 1 && folds.is_none() {
+        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+    }
+    let metric = EdgeMetric::from_metric(a.metric.unwrap_or(Metric::CondRankLoss))?;
+    let nodes = NodeSets::read_training(&a.data.graph)?;
+    if pair != PairArg::Kron && !nodes.one_domain {
+        return Err(CliError::input(format!(
+            "--pair-kernel {}: symmetric and reciprocal pair kernels need one node set (--nodes, or --kernel-u alone)",
+            pair.name()
+        )));
+    }
+    let edges = read_edges(edges_path, &EdgeOptions { one_domain: nodes.one_domain })?;
+    let mut backend = HostBackend::new(a.backend);
+    let prob = EdgeProblem::new(&mut backend, algo, pair, a.query_weight.to_core(), &kernel, &nodes, &edges)?;
+    let complete = prob.edges.len() == prob.n_u * prob.n_v;
+    eprintln!(
+        "{}: {} edges, {} × {} nodes, {} graph ({})",
+        edges_path.display(),
+        prob.edges.len(),
+        prob.n_u,
+        prob.n_v,
+        if complete { "complete" } else { "incomplete" },
+        if complete && !(pair != PairArg::Kron && algo == KronAlgo::Rankrls) {
+            "closed form, one eigendecomposition for every λ".to_string()
+        } else {
+            format!("conjugate gradient, at most {max_iter} iterations")
+        }
+    );
+    let report = match folds {
+        Some(k) => Some(cv::cross_validate_edges(&mut backend, &prob, &lambdas, k, metric, a.seed, max_iter)?),
+        None => None,
+    };
+    let lambda = match &report {
+        Some(r) => {
+            let best = r.best().ok_or_else(|| {
+                let why = r.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
+                CliError::input(format!("no grid point could be evaluated: {why}"))
+            })?;
+            r.points[best].params
+        }
+        None => lambdas[0],
+    };
+    let all_u: Vec<usize> = (0..prob.n_u).collect();
+    let all_v: Vec<usize> = (0..prob.n_v).collect();
+    let bar =
+        (!complete || (pair != PairArg::Kron && algo == KronAlgo::Rankrls)).then(|| cg_bar("final fit", max_iter));
+    let fit = prob.fit_subset(&mut backend, &all_u, &all_v, &[lambda], max_iter, bar.as_ref()).pop();
+    if let Some(b) = &bar {
+        b.finish_and_clear();
+    }
+    let fit = fit.unwrap_or_else(|| Err("no fit".into())).map_err(CliError::input)?;
+    let mut meta = format!(
+        "algorithm={}\ntraining_edges={}\nedges={}\nn_u={}\nn_v={}\ndomains={}\ncomplete={}\npair_kernel={}\nnode_kernel={}\nquery_weight={}\nlambda={lambda}\n",
+        algo.name(),
+        edges_path.display(),
+        prob.edges.len(),
+        prob.n_u,
+        prob.n_v,
+        if nodes.one_domain { "one" } else { "two" },
+        u8::from(complete),
+        pair.name(),
+        match nodes.u.repr {
+            crate::family::kron::NodeRepr::Precomputed { .. } => "precomputed".to_string(),
+            _ => kernel.to_string(),
+        },
+        a.query_weight.name(),
+    );
+    match &fit.cg {
+        Some(info) => {
+            eprintln!(
+                "CG: {} iterations, relative residual {:.3e}{}",
+                info.iterations,
+                info.rel_residual,
+                if info.converged { "" } else { " (iteration budget reached)" }
+            );
+            meta.push_str(&format!(
+                "solver=cg\ncg_iterations={}\ncg_rel_residual={:e}\nmax_iter={max_iter}\n",
+                info.iterations, info.rel_residual
+            ));
+        }
+        None => meta.push_str("solver=closed-form\n"),
+    }
+    if let Some(r) = &report {
+        meta.push_str(&format!("cv={}\ncv_metric={}\n", r.scheme, r.metric.name()));
+        for (i, p) in r.points.iter().enumerate() {
+            meta.push_str(&format!("cv.{i}=lambda={} mean={} std={}\n", p.params, p.mean(), p.std()));
+        }
+    }
+    let (bytes, kind) = model_file_bytes(&kernel, &nodes, pair, &fit.coef, a.precision.element(), &mut meta)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("wrote {} ({} bytes, {kind} pair model)", a.output.display(), bytes.len());
+    eprintln!("chosen: lambda={lambda}");
+    if let Some(r) = &report {
+        println!("# cross-validation: {}, metric {}", r.scheme, r.metric.name());
+        println!("lambda\tmean\tstd");
+        for p in &r.points {
+            match &p.failure {
+                Some(why) if !p.mean().is_finite() => println!("{}\t-\t-\t# {why}", p.params),
+                _ => println!("{}\t{:.6}\t{:.6}", p.params, p.mean(), p.std()),
+            }
+        }
+    }
     Ok(())
 }

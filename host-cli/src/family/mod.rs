@@ -30,6 +30,7 @@ use crate::fit::{Fitted, Target};
 use crate::table::Table;
 
 pub mod kpc;
+pub mod kron;
 pub mod ls;
 
 /// A learner family: its grid and its hooks into core.

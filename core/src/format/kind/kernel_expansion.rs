@@ -112,8 +112,9 @@ impl Kernel {
         code.code()
     }
 
-    /// `(gamma, coef0, degree)` as stored (zeros where unused).
-    const fn raw(&self) -> (f64, f64, u8) {
+    /// `(gamma, coef0, degree)` as stored (zeros where unused); shared by
+    /// every section that stores a kernel (`KERNEL`, `PAIR_DUAL`).
+    pub(crate) const fn raw(&self) -> (f64, f64, u8) {
         match *self {
             Kernel::Linear => (0.0, 0.0, 0),
             Kernel::Rbf { gamma } => (gamma, 0.0, 0),
@@ -123,7 +124,7 @@ impl Kernel {
 
     /// Builds a kernel from its stored fields and checks its domain and
     /// that unused fields are zero (so that `raw` gives back the very bits).
-    fn from_raw(code: u8, gamma: f64, coef0: f64, degree: u8) -> Result<Self, ParseError> {
+    pub(crate) fn from_raw(code: u8, gamma: f64, coef0: f64, degree: u8) -> Result<Self, ParseError> {
         let k = match KernelCode::from_code(code).ok_or(ParseError::BadKernel)? {
             KernelCode::Linear => Kernel::Linear,
             KernelCode::Rbf => Kernel::Rbf { gamma },
@@ -543,6 +544,20 @@ fn row_stats<R: Real>(basis: &BasisView<'_>, i: usize, dim: usize, x: Centred<'_
     }
 }
 
+/// The kernel value from `⟨x, b⟩` and `‖x − b‖²`, in the arithmetic type
+/// (the scorers of kernel expansions and dual pair models).
+#[cfg(feature = "kernel")]
+#[inline]
+pub(crate) fn kernel_value<R: Real>(kernel: &Kernel, dot: R, dist: R) -> R {
+    match *kernel {
+        Kernel::Linear => dot,
+        Kernel::Rbf { gamma } => (-R::from_f64(gamma) * dist).exp(),
+        Kernel::Polynomial { gamma, coef0, degree } => {
+            crate::kernel::powu(R::from_f64(gamma) * dot + R::from_f64(coef0), u32::from(degree))
+        }
+    }
+}
+
 #[cfg(feature = "kernel")]
 fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> R {
     let needs_xnorm = matches!(k.basis, BasisView::Sparse { .. })
@@ -565,13 +580,7 @@ fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> 
     for i in 0..k.coeffs.len() {
         let a: R = elem(&k.coeffs, i);
         let (dot, dist) = row_stats::<R>(&k.basis, i, dim, x, xnorm2);
-        let kv = match k.kernel {
-            Kernel::Linear => dot,
-            Kernel::Rbf { gamma } => (-R::from_f64(gamma) * dist).exp(),
-            Kernel::Polynomial { gamma, coef0, degree } => {
-                crate::kernel::powu(R::from_f64(gamma) * dot + R::from_f64(coef0), u32::from(degree))
-            }
-        };
+        let kv = kernel_value(&k.kernel, dot, dist);
         match col_means {
             Some(cm) => {
                 s1.add(a * (kv - elem::<R>(&cm, i)));

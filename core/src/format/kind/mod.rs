@@ -9,6 +9,8 @@
 //! `registry!` below (plus its section ids in `section_id`, where ids of
 //! all kinds sit together so that they stay unique).
 
+pub mod bilinear;
+pub mod dual_pair;
 pub mod kernel_expansion;
 pub mod linear;
 pub mod online;
@@ -19,6 +21,8 @@ use super::input::Centred;
 use super::sum::Arith;
 use super::write::SectionSink;
 use super::{ElementType, EmitError, ParseError, ScoreError, Version};
+use bilinear::{BilinearModel, BilinearView};
+use dual_pair::{DualPairModel, DualPairView};
 use kernel_expansion::{KernelModel, KernelView};
 use linear::{LinearModel, LinearView};
 use online::{OnlineModel, OnlineView};
@@ -69,8 +73,8 @@ macro_rules! registry {
         codes! {
             /// What the parameters describe and how a score is computed.
             ///
-            /// Codes 3 (bilinear Kronecker model) and 4 (GP posterior) are
-            /// reserved for later minor versions; a reader that does not
+            /// Code 4 (GP posterior) is reserved for a later minor
+            /// version; a reader that does not
             /// know a kind rejects the file with [`ParseError::BadKind`]
             /// (files of newer kinds also carry a newer minimum reader
             /// version, so an old reader says `ReaderTooOld` first).
@@ -173,7 +177,15 @@ registry! {
     Linear = 1 => Linear(LinearModel, LinearView),
     /// `score(x) = b + Σ_i a_i·k̃(x', x_i)` over stored basis rows.
     KernelExpansion = 2 => Kernel(KernelModel, KernelView),
+    /// A pair model with linear node kernels:
+    /// `score(u, v) = b + x_uᵀ·W·x_v` (scored by the `score_pair*`
+    /// functions).
+    Bilinear = 3 => Bilinear(BilinearModel, BilinearView),
     /// The state of an online RankRLS learner; scores as
     /// `b + Σ_j w_j·x_j`.
     OnlineRankRls = 5 => Online(OnlineModel, OnlineView),
+    /// A pair model in dual form over stored node basis rows:
+    /// `score(u, v) = b + k_uᵀ·A·k_v` (scored by the `score_pair*`
+    /// functions).
+    DualPair = 6 => DualPair(DualPairModel, DualPairView),
 }
