@@ -298,3 +298,54 @@ proptest! {
         }
     }
 }
+
+/// The drug–target data (`data/drug-target-nr/`, RLScore's test data): bare
+/// whitespace matrices without ids. Rows of the interaction matrix are the
+/// 54 drugs (the rows of the drug similarity), columns the 26 targets.
+#[test]
+fn drug_target_nr_reads_as_bare_matrices() {
+    use ranklet::data::{read_edge_matrix, read_node_kernel, EdgeMatrixOptions, KernelOptions, MatrixLayout};
+
+    let y = read_edge_matrix(shared("drug-target-nr/nr_admat_dgc.txt"), &EdgeMatrixOptions::default()).unwrap();
+    assert_eq!((y.n_u(), y.n_v(), y.len()), (54, 26, 54 * 26));
+    assert!(y.is_complete() && !y.one_domain());
+    assert_eq!(y.labels().iter().filter(|&&l| l == 1.0).count(), 90);
+    assert!(y.labels().iter().all(|&l| l == 0.0 || l == 1.0));
+    // Row 0 (drug "0") interacts with target 16 only (line 1 of the file).
+    let ones: Vec<usize> = (0..26).filter(|&j| y.labels()[j] == 1.0).collect();
+    assert_eq!(ones, [16]);
+    assert_eq!(y.source_line(53 * 26), 54);
+
+    let opts = KernelOptions::default();
+    let targets = read_node_kernel(shared("drug-target-nr/nr_simmat_dg.txt"), &opts).unwrap();
+    assert_eq!(targets.len(), 26);
+    assert_eq!(targets.layout(), MatrixLayout::Bare);
+    assert!(targets.asymmetry().is_none(), "the target similarity is exactly symmetric");
+
+    // The drug similarity is not symmetric: refused, naming the worst pair.
+    let e = read_node_kernel(shared("drug-target-nr/nr_simmat_dc.txt"), &opts).unwrap_err();
+    assert_eq!((e.kind(), e.line()), (ErrorKind::Invalid, Some(1)));
+    let msg = e.to_string();
+    assert!(msg.contains("nr_simmat_dc.txt:1: kernel not symmetric"), "{msg}");
+    assert!(msg.contains("K[\"0\", \"16\"] = 0.5 on this line but K[\"16\", \"0\"] = 0.425 on line 17"), "{msg}");
+    assert!(msg.contains("largest of 20 unequal pairs"), "{msg}");
+    let drugs = read_node_kernel(
+        shared("drug-target-nr/nr_simmat_dc.txt"),
+        &KernelOptions { symmetrize: true, ..KernelOptions::default() },
+    )
+    .unwrap();
+    assert_eq!(drugs.len(), 54);
+    let a = drugs.asymmetry().unwrap();
+    assert_eq!((a.row.as_str(), a.col.as_str(), a.n_unequal), ("0", "16", 20));
+    assert!((a.max_abs_diff - 0.075).abs() < 1e-12);
+    assert!((drugs.get(0, 16) - 0.4625).abs() < 1e-15 && drugs.get(16, 0) == drugs.get(0, 16));
+
+    // Edges map onto both kernels as they are (bare ids are positions).
+    let on = y.on_nodes(drugs.ids(), targets.ids()).unwrap();
+    assert!(on.is_complete());
+    assert_eq!(on.edges(), y.edges());
+    // Targets as the u domain.
+    let t = y.transposed().on_nodes(targets.ids(), drugs.ids()).unwrap();
+    assert_eq!((t.n_u(), t.n_v()), (26, 54));
+    assert_eq!(t.label_matrix().unwrap()[16 * 54], 1.0);
+}

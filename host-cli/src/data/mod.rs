@@ -1,4 +1,6 @@
-//! Data readers: SVMlight/LETOR, CSV, preference pairs, items and orders.
+//! Data readers: SVMlight/LETOR, CSV, preference pairs, items and orders;
+//! and for the Kronecker learners, labelled edges ([`edges`]) and their
+//! nodes' features or kernels ([`nodes`]).
 //!
 //! Every reader treats its input as hostile (DESIGN.md, "Bad input"). It
 //! either returns the whole data set or one [`DataError`] that names the file
@@ -31,11 +33,23 @@
 use std::{collections::HashMap, fmt, fs, io, path::Path};
 
 pub mod csv;
+pub mod edges;
+pub mod matrix;
+pub mod nodes;
 pub mod orders;
 pub mod pairs;
 pub mod svmlight;
 
 pub use self::csv::{parse_csv_str, read_csv, CsvOptions};
+pub use self::edges::{
+    parse_edge_matrix_str, parse_edges_str, read_edge_matrix, read_edges, EdgeData, EdgeMatrixOptions, EdgeOptions,
+};
+pub use self::matrix::MatrixLayout;
+pub use self::nodes::{
+    parse_kernel_rows_str, parse_node_csv_str, parse_node_kernel_str, parse_node_svmlight_str, read_kernel_rows,
+    read_node_csv, read_node_features, read_node_kernel, read_node_svmlight, Asymmetry, KernelOptions, KernelRows,
+    NodeFeatureOptions, NodeFeatures, NodeKernel,
+};
 pub use self::orders::{parse_items_str, parse_orders_str, read_items, read_orders, Items};
 pub use self::pairs::{parse_pairs_str, read_pairs, Pair};
 pub use self::svmlight::{parse_svmlight_str, read_svmlight, SvmlightOptions};
