@@ -317,7 +317,8 @@ fn fit_once(
 /// Runs the benchmark and returns its JSON line (or a note after
 /// `--write-data`).
 pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
-    if a.repeat == 0 || !(a.lambda >= 0.0) || !(a.gamma > 0.0) || !(0.0..=1.0).contains(&a.observed) {
+    let ok = a.repeat > 0 && a.lambda.is_finite() && a.lambda >= 0.0 && a.gamma.is_finite() && a.gamma > 0.0;
+    if !ok || !(0.0..=1.0).contains(&a.observed) {
         return Err("need --repeat ≥ 1, --lambda ≥ 0, --gamma > 0, 0 ≤ --observed ≤ 1".into());
     }
     let data = match (&a.data, a.p) {
