@@ -44,7 +44,7 @@ for p in $SIZES; do "$R" bench kron --p "$p" --write-data "$DATA/p$p" >&2; done
 
 tmp=$(mktemp)
 raw=()
-# run LABEL THREADS CMD...: prints "seconds peak_MB json" of one process.
+# run THREADS CMD...: runs one process under /usr/bin/time -v, prints "peak_kB stdout".
 run() {
     local th=$1; shift
     local out
