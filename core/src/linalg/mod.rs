@@ -13,6 +13,7 @@
 //! - [`ldlt`]: symmetric indefinite factorisation with pivoting and its solve;
 //! - [`lu`]: general solve by LU with partial pivoting (no workspace);
 //! - [`cg`]: conjugate gradient with a caller-supplied matrix-vector product;
+//! - [`minres`]: MINRES (Paige–Saunders, SciPy's stopping tests), the same interface;
 //! - [`rows`]: data rows, dense or compressed sparse ([`Rows`], [`CsrRef`]).
 
 pub mod blas;
@@ -20,6 +21,7 @@ pub mod cg;
 pub mod chol;
 pub mod ldlt;
 pub mod lu;
+pub mod minres;
 pub mod rows;
 
 pub use rows::{CsrRef, Rows};

@@ -26,6 +26,10 @@
 //!   `L` is applied in O(q) with per-node sums (004 eq. 36), edges need not
 //!   be sorted.
 //!
+//! [`kron_minres`] solves the same systems by MINRES (RLScore's
+//! `CGKronRLS` does; 004 says CG): the same Krylov space, other iterates
+//! before convergence.
+//!
 //! Early stopping (004 §4.4, §6) regularises too: `λ = 0` is accepted, with
 //! a budget of iterations or a caller callback that sees every iterate; the
 //! system is then only semidefinite, and CG reports `NotPositiveDefinite`
@@ -36,11 +40,12 @@ use crate::backend::Backend;
 use crate::graph::QueryWeight;
 use crate::learn::check_lambda;
 use crate::linalg::cg::{cg_solve_with_callback, cg_workspace_len, CgControl, CgInfo, CgParams};
+use crate::linalg::minres::{minres_solve, minres_workspace_len, MinresInfo};
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 scratch! {
     /// Scratch of [`kron_cg`].
-    struct KronCgScratch(p_u: usize, p_v: usize, q: usize) {
+    struct KronCgScratch(p_u: usize, p_v: usize, q: usize, krylov: usize) {
         /// The scattered coefficients, then `K_u·A·K_v`.
         dense: p_u.saturating_mul(p_v),
         /// `K_u·A`.
@@ -57,14 +62,19 @@ scratch! {
         gsum2: p_u,
         /// Edges per first node.
         cnt: p_u,
-        /// Conjugate gradient.
-        cg: cg_workspace_len(q),
+        /// The Krylov solver's own scratch (CG or MINRES).
+        solver: krylov,
     }
 }
 
 /// Scratch for [`kron_cg`] with `q` edges: `2·p_u·p_v + 6·q + 3·p_u`.
 pub fn kron_cg_workspace_len(p_u: usize, p_v: usize, q: usize) -> usize {
-    KronCgScratch::len(p_u, p_v, q)
+    KronCgScratch::len(p_u, p_v, q, cg_workspace_len(q))
+}
+
+/// Scratch for [`kron_minres`] with `q` edges: `2·p_u·p_v + 10·q + 3·p_u`.
+pub fn kron_minres_workspace_len(p_u: usize, p_v: usize, q: usize) -> usize {
+    KronCgScratch::len(p_u, p_v, q, minres_workspace_len(q))
 }
 
 /// `x ← L^{½}·x`: per first node, `√c·(x_e − mean)` (`c = 1` or the node's
@@ -145,11 +155,81 @@ pub fn kron_cg<B, C>(
     a: &mut [f64],
     coef: MatMut<'_, f64>,
     work: &mut [f64],
-    mut callback: C,
+    callback: C,
 ) -> Result<CgInfo, LearnError>
 where
     B: Backend,
     C: FnMut(usize, &[f64], f64) -> CgControl,
+{
+    let len = cg_workspace_len(edges.len());
+    kron_krylov(backend, domains, loss, edges, y, lambda, a, coef, work, len, callback, |mv, b, x, w, hook| {
+        cg_solve_with_callback(mv, b, x, w, params, hook)
+    })
+}
+
+/// [`kron_cg`] with MINRES (module [`crate::linalg::minres`]) in place of
+/// conjugate gradient: the same systems, the same cost per iteration (one
+/// product with the edge kernel matrix), the same callback; `a` starts
+/// from zero. After `k` iterations the iterate minimises the residual over
+/// the Krylov space where CG's minimises the energy norm of the error, so
+/// truncated (early-stopped) models differ; converged ones agree. This is
+/// what RLScore's `CGKronRLS` runs (SciPy's MINRES with `rtol = 1e-20`):
+/// with `params = CgParams::new(maxiter, 1e-20)` and the regression loss
+/// it reproduces that learner iteration for iteration, up to rounding
+/// (host crate, `tests/kron_rlscore.rs`). `work`:
+/// [`kron_minres_workspace_len`].
+///
+/// # Errors
+/// As [`kron_cg`], except that MINRES has no positive-definiteness
+/// breakdown (it stops on its own tests, [`MinresInfo::stop`]).
+pub fn kron_minres<B, C>(
+    backend: &mut B,
+    domains: &Domains<'_>,
+    loss: Loss,
+    edges: &[(usize, usize)],
+    y: &[f64],
+    lambda: f64,
+    params: &CgParams,
+    a: &mut [f64],
+    coef: MatMut<'_, f64>,
+    work: &mut [f64],
+    callback: C,
+) -> Result<MinresInfo, LearnError>
+where
+    B: Backend,
+    C: FnMut(usize, &[f64], f64) -> CgControl,
+{
+    let len = minres_workspace_len(edges.len());
+    kron_krylov(backend, domains, loss, edges, y, lambda, a, coef, work, len, callback, |mv, b, x, w, hook| {
+        minres_solve(mv, b, x, w, params, hook)
+    })
+}
+
+/// A matrix-vector product as the Krylov solvers take it.
+type MatVec<'a> = dyn FnMut(&[f64], &mut [f64]) -> Result<(), LinalgError> + 'a;
+/// A per-iteration callback as the Krylov solvers take it.
+type Hook<'a> = dyn FnMut(usize, &[f64], f64) -> CgControl + 'a;
+
+/// The body of [`kron_cg`] and [`kron_minres`]: checks, right-hand side,
+/// the edge-kernel product, then `solve(matvec, b, a, solver_work, hook)`.
+fn kron_krylov<B, C, R, S>(
+    backend: &mut B,
+    domains: &Domains<'_>,
+    loss: Loss,
+    edges: &[(usize, usize)],
+    y: &[f64],
+    lambda: f64,
+    a: &mut [f64],
+    coef: MatMut<'_, f64>,
+    work: &mut [f64],
+    solver_len: usize,
+    mut callback: C,
+    solve: S,
+) -> Result<R, LearnError>
+where
+    B: Backend,
+    C: FnMut(usize, &[f64], f64) -> CgControl,
+    S: FnOnce(&mut MatVec<'_>, &[f64], &mut [f64], &mut [f64], &mut Hook<'_>) -> Result<R, LinalgError>,
 {
     check_lambda(lambda, false)?;
     let (p_u, p_v) = domains.check()?;
@@ -165,7 +245,8 @@ where
     if y.iter().any(|v| !v.is_finite()) {
         return Err(LinalgError::NonFinite.into());
     }
-    let (KronCgScratch { dense, tmp, b, lt, cb_a, gsum, gsum2, cnt, cg }, _) = KronCgScratch::split(work, p_u, p_v, q)?;
+    let (KronCgScratch { dense, tmp, b, lt, cb_a, gsum, gsum2, cnt, solver }, _) =
+        KronCgScratch::split(work, p_u, p_v, q, solver_len)?;
     let pair = domains.pair();
     let (k_u, k_v) = domains.kernels();
     let half = match loss {
@@ -183,7 +264,7 @@ where
     }
     a.iter_mut().for_each(|v| *v = 0.0);
 
-    let matvec = |v: &[f64], out: &mut [f64]| -> Result<(), LinalgError> {
+    let mut matvec = |v: &[f64], out: &mut [f64]| -> Result<(), LinalgError> {
         let src: &[f64] = match half {
             Some(w) => {
                 lt.copy_from_slice(v);
@@ -227,7 +308,7 @@ where
         }
         Ok(())
     };
-    let hook = |it: usize, c: &[f64], rel: f64| match half {
+    let mut hook = |it: usize, c: &[f64], rel: f64| match half {
         Some(w) => {
             cb_a.copy_from_slice(c);
             apply_half(edges, cnt, gsum2, w, cb_a);
@@ -235,7 +316,7 @@ where
         }
         None => callback(it, c, rel),
     };
-    let info = cg_solve_with_callback(matvec, b, a, cg, params, hook)?;
+    let info = solve(&mut matvec, b, a, solver, &mut hook)?;
     if let Some(w) = half {
         apply_half(edges, cnt, gsum2, w, a);
     }

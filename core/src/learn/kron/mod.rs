@@ -51,7 +51,9 @@
 //!     Symmetric or reciprocal kernels with the ranking loss have no closed
 //!     form (004 §4.4): [`LearnError::Unsupported`]; use [`kron_cg`].
 //! - **Incomplete graphs, iterative** ([`kron_cg`], module [`iterative`]):
-//!   conjugate gradient over the observed edges with the vec trick (004 §4.4).
+//!   conjugate gradient over the observed edges with the vec trick (004 §4.4);
+//!   [`kron_minres`] runs MINRES on the same systems instead (what RLScore's
+//!   `CGKronRLS` runs; early-stopped iterates differ from CG's).
 //! - **Predictions** for new nodes from their kernel rows: a block
 //!   ([`predict_block`]) or a list of pairs ([`predict_pairs`]); symmetric
 //!   and reciprocal predictions are exactly (bitwise) symmetric /
@@ -70,7 +72,7 @@ use crate::{scratch, LinalgError, MatMut, MatRef};
 
 pub mod iterative;
 
-pub use iterative::{edge_coefficients, kron_cg, kron_cg_workspace_len};
+pub use iterative::{edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len};
 
 /// The pair kernel over edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -1,9 +1,11 @@
 //! `ranklet bench …`: benchmarks of the numerical core, one JSON line each
-//! (`eigen`: the symmetric eigendecomposition; `train`: one training run).
+//! (`eigen`: the symmetric eigendecomposition; `train`: one training run;
+//! `kron`: one Kronecker RLS fit, closed form or CG).
 
 use clap::Subcommand;
 
 pub mod eigen;
+pub mod kron;
 pub mod rng;
 pub mod train;
 
@@ -14,6 +16,9 @@ pub enum BenchCommand {
     Eigen(eigen::EigenArgs),
     /// Time one training run of a learner on generated data.
     Train(train::TrainBenchArgs),
+    /// Time one Kronecker RLS fit (RBF node kernels included): closed form on a
+    /// complete p × p graph, or CG on an incomplete one.
+    Kron(kron::KronBenchArgs),
 }
 
 /// Runs a benchmark subcommand.
@@ -26,6 +31,11 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         }
         BenchCommand::Train(args) => {
             let line = train::bench_train(&args)?;
+            println!("{line}");
+            Ok(())
+        }
+        BenchCommand::Kron(args) => {
+            let line = kron::bench_kron(&args)?;
             println!("{line}");
             Ok(())
         }
