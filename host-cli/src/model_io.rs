@@ -168,6 +168,8 @@ pub fn kind_name(k: ModelKind) -> &'static str {
         ModelKind::Linear => "linear",
         ModelKind::KernelExpansion => "kernel-expansion",
         ModelKind::OnlineRankRls => "online-rankrls",
+        ModelKind::Bilinear => "bilinear",
+        ModelKind::DualPair => "dual-pair",
         _ => "unknown",
     }
 }
