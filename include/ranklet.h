@@ -75,7 +75,8 @@ enum rk_status
   RK_STATUS_NAN_SCORE = 5108,
   /*
    The model is of another kind than the call needs (e.g. a prior for
-   `rk_online_init` that is not a linear model).
+   `rk_online_init` that is not a linear model, a pair model given to
+   `rk_score_dense`, a linear model given to `rk_score_pair`).
    */
   RK_STATUS_WRONG_MODEL_KIND = 5109,
   /*
@@ -214,10 +215,20 @@ enum rk_model_kind
    */
   RK_MODEL_KIND_KERNEL_EXPANSION = 2,
   /*
+   A bilinear pair model, `score(u, v) = b + x_uᵀ·W·x_v` (scored by
+   `rk_score_pair`).
+   */
+  RK_MODEL_KIND_BILINEAR = 3,
+  /*
    The saved state of an online RankRLS learner; scores as
    `b + Σ_j w_j·x_j`.
    */
   RK_MODEL_KIND_ONLINE_RANK_RLS = 5,
+  /*
+   A dual pair model, `score(u, v) = b + k_uᵀ·A·k_v` over stored node
+   bases (scored by `rk_score_pair`).
+   */
+  RK_MODEL_KIND_DUAL_PAIR = 6,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -254,6 +265,40 @@ typedef uint32_t rk_element_type;
 #endif // __cplusplus
 
 /*
+ The pair kernel of a pair model: how `score(u, v)` relates to
+ `score(v, u)`.
+ */
+enum rk_pair_kernel
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Not a pair model.
+   */
+  RK_PAIR_KERNEL_NONE = 0,
+  /*
+   Any relation.
+   */
+  RK_PAIR_KERNEL_KRONECKER = 1,
+  /*
+   `score(u, v) == score(v, u)`, exactly.
+   */
+  RK_PAIR_KERNEL_SYMMETRIC = 2,
+  /*
+   `score(u, v) == -score(v, u)`, exactly.
+   */
+  RK_PAIR_KERNEL_RECIPROCAL = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum rk_pair_kernel rk_pair_kernel;
+#else
+typedef uint32_t rk_pair_kernel;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A parsed model (opaque). Made by [`rk_model_parse`] in caller storage,
  or by `rk_model_new` on the heap.
  */
@@ -277,11 +322,13 @@ typedef struct rk_model_info {
    */
   rk_element_type element_type;
   /*
-   Feature dimension: the length of a dense input row.
+   Feature dimension: the length of a dense input row (of a pair
+   model: the first node's, `d_u`).
    */
   size_t dim;
   /*
-   Basis rows of a kernel expansion; 0 for a linear model.
+   Basis rows of a kernel expansion (of a dual pair model: the first
+   domain's, `m_u`); 0 for a linear model.
    */
   size_t basis_rows;
   /*
@@ -308,6 +355,19 @@ typedef struct rk_model_info {
    Version of the ranklet that wrote the file: major, minor, patch.
    */
   uint16_t producer[3];
+  /*
+   Pair models: the pair kernel; `RK_PAIR_KERNEL_NONE` otherwise.
+   */
+  rk_pair_kernel pair;
+  /*
+   Pair models: the second node's feature dimension `d_v`; 0 otherwise.
+   */
+  size_t dim_v;
+  /*
+   Pair models: floats of workspace `rk_score_pair` and
+   `rk_rank_candidates` need; 0 otherwise.
+   */
+  size_t pair_work_len;
 } rk_model_info;
 
 #ifdef __cplusplus
@@ -547,6 +607,65 @@ rk_status rk_rank_sparse(const struct rk_model *model,
                          size_t n_rows,
                          uint32_t *out_order,
                          size_t k);
+
+/*
+ Scores the pair `(u, v)` with a pair model: `xu` holds the `du` features
+ of `u`, `xv` the `dv` features of `v`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_WRONG_MODEL_KIND` (not a pair model),
+ `RK_STATUS_DIMENSION_MISMATCH` (`du`, `dv` not the model's, or
+ `work_len < pair_work_len`), `RK_STATUS_NON_FINITE_INPUT`,
+ `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_FORMAT_OTHER` (a dual model in a
+ library built without kernel scoring).
+
+ # Safety
+
+ `model` is NULL or a live handle; `xu`, `xv` point to `du`, `dv`
+ floats; `work` to `work_len` writable floats overlapping nothing else;
+ `out_score` to a writable float.
+ */
+rk_status rk_score_pair(const struct rk_model *model,
+                        const float *xu,
+                        size_t du,
+                        const float *xv,
+                        size_t dv,
+                        float *work,
+                        size_t work_len,
+                        float *out_score);
+
+/*
+ Ranks `n` candidates `v` for one node `u` of a pair model: scores the
+ pairs `(u, v_r)` for the `n` rows of `candidates` (row-major,
+ `candidates_len == n·d_v`) into `out_scores[0..n]`, then writes the
+ best `k <= n` candidate indices, highest score first (ties in input
+ order), to `out_order` (`k == n` orders them all).
+
+ # Errors
+
+ As [`rk_score_pair`] (`RK_STATUS_DIMENSION_MISMATCH` also for
+ `candidates_len != n·d_v`), `RK_STATUS_LENGTH_MISMATCH` (`k > n`),
+ `RK_STATUS_TOO_MANY_ITEMS`.
+
+ # Safety
+
+ As [`rk_score_pair`]; `candidates` points to `candidates_len` floats,
+ `out_scores` to `n` and `out_order` to `k` writable elements, none
+ overlapping another array.
+ */
+rk_status rk_rank_candidates(const struct rk_model *model,
+                             const float *xu,
+                             size_t du,
+                             const float *candidates,
+                             size_t candidates_len,
+                             float *work,
+                             size_t work_len,
+                             float *out_scores,
+                             size_t n,
+                             uint32_t *out_order,
+                             size_t k);
 
 /*
  Bytes of caller storage the learner of dimension `d` needs, at any

@@ -98,12 +98,15 @@ mod score;
 // Ranking scores and rows.
 mod rank;
 
+// Pair models: scoring pairs, ranking candidates for one node.
+mod pair;
+
 // Learning on the device: the online RankRLS learner and its store.
 mod online;
 
 pub use model::{
     rk_element_type, rk_model, rk_model_get_info, rk_model_info, rk_model_kind, rk_model_parse, rk_model_storage_size,
-    RK_MODEL_STORAGE_MAX,
+    rk_pair_kernel, RK_MODEL_STORAGE_MAX,
 };
 #[cfg(feature = "std")]
 pub use model::{rk_model_free, rk_model_new};
@@ -112,6 +115,7 @@ pub use online::{
     rk_online_next_pair_work_size, rk_online_observe, rk_online_save, rk_online_score_rows, rk_online_storage_size,
     rk_online_store_size, rk_online_weights, rk_online_write_model,
 };
+pub use pair::{rk_rank_candidates, rk_score_pair};
 pub use rank::{rk_rank, rk_rank_dense, rk_rank_sparse};
 pub use score::{rk_score_dense, rk_score_dense_batch, rk_score_sparse, rk_score_sparse_batch};
 pub use status::{rk_status, rk_status_str, rk_version};

@@ -5,7 +5,7 @@
 use core::mem::{align_of, size_of};
 use core::ptr;
 
-use ranklet_core::format::{ElementType, ModelKind, ModelView};
+use ranklet_core::format::{ElementType, ModelKind, ModelView, PairKernel};
 
 use crate::guard::{check_out, in_slice};
 use crate::status::rk_status;
@@ -18,9 +18,30 @@ pub enum rk_model_kind {
     Linear = 1,
     /// `score(x) = b + Σ_i a_i·k(x', x_i)` over stored basis rows.
     KernelExpansion = 2,
+    /// A bilinear pair model, `score(u, v) = b + x_uᵀ·W·x_v` (scored by
+    /// `rk_score_pair`).
+    Bilinear = 3,
     /// The saved state of an online RankRLS learner; scores as
     /// `b + Σ_j w_j·x_j`.
     OnlineRankRls = 5,
+    /// A dual pair model, `score(u, v) = b + k_uᵀ·A·k_v` over stored node
+    /// bases (scored by `rk_score_pair`).
+    DualPair = 6,
+}
+
+/// The pair kernel of a pair model: how `score(u, v)` relates to
+/// `score(v, u)`.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum rk_pair_kernel {
+    /// Not a pair model.
+    None = 0,
+    /// Any relation.
+    Kronecker = 1,
+    /// `score(u, v) == score(v, u)`, exactly.
+    Symmetric = 2,
+    /// `score(u, v) == -score(v, u)`, exactly.
+    Reciprocal = 3,
 }
 
 /// Element type of the stored parameters (and the arithmetic of the
@@ -42,9 +63,11 @@ pub struct rk_model_info {
     pub kind: rk_model_kind,
     /// Element type of the parameters.
     pub element_type: rk_element_type,
-    /// Feature dimension: the length of a dense input row.
+    /// Feature dimension: the length of a dense input row (of a pair
+    /// model: the first node's, `d_u`).
     pub dim: usize,
-    /// Basis rows of a kernel expansion; 0 for a linear model.
+    /// Basis rows of a kernel expansion (of a dual pair model: the first
+    /// domain's, `m_u`); 0 for a linear model.
     pub basis_rows: usize,
     /// Size of the model file in bytes.
     pub bytes: usize,
@@ -58,6 +81,13 @@ pub struct rk_model_info {
     pub min_reader_minor: u8,
     /// Version of the ranklet that wrote the file: major, minor, patch.
     pub producer: [u16; 3],
+    /// Pair models: the pair kernel; `RK_PAIR_KERNEL_NONE` otherwise.
+    pub pair: rk_pair_kernel,
+    /// Pair models: the second node's feature dimension `d_v`; 0 otherwise.
+    pub dim_v: usize,
+    /// Pair models: floats of workspace `rk_score_pair` and
+    /// `rk_rank_candidates` need; 0 otherwise.
+    pub pair_work_len: usize,
 }
 
 /// A parsed model (opaque). Made by [`rk_model_parse`] in caller storage,
@@ -265,7 +295,15 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
         let kind = match v.kind() {
             ModelKind::Linear => rk_model_kind::Linear,
             ModelKind::OnlineRankRls => rk_model_kind::OnlineRankRls,
+            ModelKind::Bilinear => rk_model_kind::Bilinear,
+            ModelKind::DualPair => rk_model_kind::DualPair,
             _ => rk_model_kind::KernelExpansion,
+        };
+        let pair = match v.pair_kernel() {
+            None => rk_pair_kernel::None,
+            Some(PairKernel::Kronecker) => rk_pair_kernel::Kronecker,
+            Some(PairKernel::Symmetric) => rk_pair_kernel::Symmetric,
+            Some(PairKernel::Reciprocal) => rk_pair_kernel::Reciprocal,
         };
         let element_type = match v.element_type() {
             ElementType::F32 => rk_element_type::F32,
@@ -276,13 +314,16 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
             kind,
             element_type,
             dim: v.dim(),
-            basis_rows: v.kernel().map_or(0, |k| k.rows()),
+            basis_rows: v.kernel().map(|k| k.rows()).or(v.dual_pair().map(|d| d.rows_u())).unwrap_or(0),
             bytes: v.into_inner().len(),
             format_major: fv.major,
             format_minor: fv.minor,
             min_reader_major: mr.major,
             min_reader_minor: mr.minor,
             producer: v.producer_version(),
+            pair,
+            dim_v: v.pair_dims().map_or(0, |(_, dv)| dv),
+            pair_work_len: v.pair_workspace_len(),
         };
         // Safety: checked non-NULL and aligned.
         unsafe { *out_info = info };

@@ -34,7 +34,8 @@ pub enum rk_status {
     /// A score given to `rk_rank` is NaN.
     NanScore = 5108,
     /// The model is of another kind than the call needs (e.g. a prior for
-    /// `rk_online_init` that is not a linear model).
+    /// `rk_online_init` that is not a linear model, a pair model given to
+    /// `rk_score_dense`, a linear model given to `rk_score_pair`).
     WrongModelKind = 5109,
     /// A numeric argument is outside its domain (e.g. `lambda` or
     /// `magnitude` not finite and > 0).
@@ -199,6 +200,8 @@ impl From<ScoreError> for rk_status {
             ScoreError::BadInputIndex => S::BadInputIndex,
             ScoreError::NonFiniteInput => S::NonFiniteInput,
             ScoreError::ScoreOverflow => S::ScoreOverflow,
+            // A single-row call on a pair model, or a pair call on another.
+            ScoreError::KindMismatch => S::WrongModelKind,
             // A kernel model in a build without the `kernel` feature (as
             // before the split, the catch-all format code).
             _ => S::FormatOther,

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ranklet_core::format::{
-    Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec, ModelView,
+    Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
+    LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel,
 };
 use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::rank;
@@ -122,7 +123,92 @@ fn fixtures_h() -> String {
     }
     h += "};\n";
     h += &online_fixtures(&models[0].1);
+    h += &pair_fixtures();
     h += "#endif\n";
+    h
+}
+
+/// The first node of the dual pair fixture (3 features).
+const PAIR_XU3: [f32; 3] = [0.5, -1.0, 0.25];
+
+/// Pair models (kinds 3 and 6): a symmetric bilinear model over `DIM`
+/// features and a Kronecker dual model over two domains (u: 3 features,
+/// RBF; v: `DIM` features, polynomial); the candidates are `ROWS`.
+fn pair_models() -> Vec<(&'static str, Vec<u8>, Vec<f32>)> {
+    let mut w = [0.0f64; DIM * DIM];
+    for i in 0..DIM {
+        for j in i..DIM {
+            let x = ((i * 7 + j * 3) % 11) as f64 * 0.125 - 0.5;
+            w[i * DIM + j] = x;
+            w[j * DIM + i] = x;
+        }
+    }
+    let bil = emit(ModelSpec::new(
+        Model::Bilinear(BilinearModel { pair: PairKernel::Symmetric, dim_u: DIM, dim_v: DIM, w: &w, offset: 0.125 }),
+        ElementType::F32,
+    ));
+    let bu = [1.0, 0.0, -0.5, 0.0, 1.0, 0.5, 0.25, 0.25, 0.25];
+    let bv: Vec<f64> = ROWS[..4].iter().flatten().map(|&x| x as f64 * 0.5).collect();
+    let a: Vec<f64> = (0..12).map(|t| ((t * 5) % 7) as f64 * 0.25 - 0.75).collect();
+    let dual = emit(ModelSpec::new(
+        Model::DualPair(DualPairModel {
+            pair: PairKernel::Kronecker,
+            u: PairDomain { kernel: Kernel::Rbf { gamma: 0.5 }, dim: 3, basis: &bu },
+            v: Some(PairDomain {
+                kernel: Kernel::Polynomial { gamma: 0.25, coef0: 1.0, degree: 2 },
+                dim: DIM,
+                basis: &bv,
+            }),
+            coeffs: &a,
+            offset: -0.25,
+        }),
+        ElementType::F32,
+    ));
+    vec![("bilinear_sym_f32", bil, ROWS[2].to_vec()), ("dual_kron_f32", dual, PAIR_XU3.to_vec())]
+}
+
+/// The pair fixtures: bytes, kind, pair code, dimensions, workspace, the
+/// first node and ranklet-core's scores and order of the candidates `ROWS`.
+fn pair_fixtures() -> String {
+    let mut h = String::new();
+    h += "typedef struct fixture_pair_model {\n  const unsigned char *bytes;\n  size_t len;\n  uint32_t kind;\n";
+    h += "  uint32_t pair;\n  size_t du, dv, work_len;\n  const float *xu;\n  float scores[FIX_ROWS];\n";
+    h += "  uint32_t order[FIX_ROWS];\n} fixture_pair_model;\n";
+    let models = pair_models();
+    for (name, bytes, xu) in &models {
+        writeln!(h, "static const unsigned char fix_{name}[] = {{{}}};", join(bytes)).unwrap();
+        writeln!(h, "static const float fix_{name}_xu[] = {{{}}};", floats(xu.iter().copied())).unwrap();
+    }
+    writeln!(
+        h,
+        "#define FIX_PAIR_MODELS {}\nstatic const fixture_pair_model fix_pair_models[FIX_PAIR_MODELS] = {{",
+        models.len()
+    )
+    .unwrap();
+    for (name, bytes, xu) in &models {
+        let v = ModelView::new_checked(bytes).unwrap();
+        let (du, dv) = v.pair_dims().unwrap();
+        let mut work = vec![0f32; v.pair_workspace_len()];
+        let flat: Vec<f32> = ROWS.iter().flatten().copied().collect();
+        let mut scores = vec![0f32; ROWS.len()];
+        let mut order = vec![0u32; ROWS.len()];
+        rank::order_candidates(&v, xu, &flat, &mut work, &mut scores, &mut order).unwrap();
+        let pair = match v.pair_kernel().unwrap() {
+            PairKernel::Kronecker => 1,
+            PairKernel::Symmetric => 2,
+            PairKernel::Reciprocal => 3,
+        };
+        writeln!(
+            h,
+            "  {{fix_{name}, sizeof fix_{name}, {}, {pair}, {du}, {dv}, {}, fix_{name}_xu, {{{}}}, {{{}}}}},",
+            v.kind().code(),
+            work.len(),
+            floats(scores),
+            join(&order)
+        )
+        .unwrap();
+    }
+    h += "};\n";
     h
 }
 

@@ -14,8 +14,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
-    Array, Basis, BasisView, ElementType, FeatureCentring, ScoreError, KernelCentring, KernelModel, LinearModel,
-    Model, ModelKind, ModelSpec, ModelView, OnlineModel, Values,
+    Array, Basis, BasisView, BilinearModel, DualPairModel, ElementType, FeatureCentring, ScoreError, KernelCentring,
+    KernelModel, LinearModel, Model, ModelKind, ModelSpec, ModelView, OnlineModel, PairDomain, PairKernel, Values,
 };
 
 /// Largest dimension for which a right-length dense input is built (a sparse
@@ -163,12 +163,119 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
                 assert!(o.factor_packed().get(i * (i + 1) / 2 + i).unwrap() >= floor, "L diagonal below the floor");
             }
         }
+        ModelKind::Bilinear => {
+            assert!(view.linear().is_none() && view.kernel().is_none() && view.feature_centring().is_none());
+            let b = view.bilinear().expect("bilinear kind without bilinear view");
+            assert_eq!(b.dim_u(), dim);
+            assert!(b.dim_v() > 0 && b.offset().is_finite());
+            finite_len(b.w(), dim * b.dim_v(), "W");
+            assert_eq!(view.pair_dims(), Some((dim, b.dim_v())));
+            assert_eq!(view.pair_workspace_len(), b.dim_v());
+            let sign = match b.pair() {
+                PairKernel::Kronecker => None,
+                PairKernel::Symmetric => Some(1.0),
+                PairKernel::Reciprocal => Some(-1.0),
+            };
+            if let Some(sign) = sign {
+                assert_eq!(b.dim_v(), dim);
+                for i in 0..dim {
+                    for j in 0..dim {
+                        assert!(b.w().get(i * dim + j) == b.w().get(j * dim + i).map(|x| sign * x), "W not (anti)symmetric");
+                    }
+                }
+                if sign < 0.0 {
+                    assert_eq!(b.offset(), 0.0);
+                }
+            }
+        }
+        ModelKind::DualPair => {
+            assert!(view.linear().is_none() && view.kernel().is_none() && view.feature_centring().is_none());
+            let d = view.dual_pair().expect("dual pair kind without dual view");
+            let _ = format!("{:?} {:?}", d.kernel_u(), d.kernel_v());
+            assert_eq!(d.dim_u(), dim);
+            assert!(d.rows_u() > 0 && d.rows_v() > 0 && d.dim_v() > 0 && d.offset().is_finite());
+            finite_len(d.basis_u(), d.rows_u() * dim, "basis u");
+            finite_len(d.basis_v(), d.rows_v() * d.dim_v(), "basis v");
+            finite_len(d.coeffs(), d.rows_u() * d.rows_v(), "A");
+            if !d.two_domains() {
+                assert_eq!((d.rows_v(), d.dim_v(), d.kernel_v()), (d.rows_u(), dim, d.kernel_u()));
+            } else {
+                assert_eq!(d.pair(), PairKernel::Kronecker);
+            }
+            if d.pair() == PairKernel::Reciprocal {
+                assert_eq!(d.offset(), 0.0);
+            }
+        }
         _ => {}
     }
     dim
 }
 
+/// Pair models: wrong and right lengths, the workspace, exact
+/// (anti)symmetry, rows equal to single pairs, and the single-row entry
+/// points refusing the kind.
+fn pair_scoring(view: &ModelView<'_>, data: &[u8]) {
+    let (du, dv) = view.pair_dims().unwrap();
+    let mut b = Bytes { data, at: data.len() / 3 };
+    assert_eq!(view.score_dense(&[]), Err(ScoreError::KindMismatch));
+    assert_eq!(view.score_sparse(&[], &[]), Err(ScoreError::KindMismatch));
+    assert_eq!(view.score_dense_rows(&[], &mut []), Err(ScoreError::KindMismatch));
+    let wl = view.pair_workspace_len();
+    if du > DENSE_CAP || dv > DENSE_CAP || wl > 3 * DENSE_CAP {
+        return;
+    }
+    let mut work = vec![f32::NAN; wl];
+    let mut work64 = vec![f64::NAN; wl];
+    let xu: Vec<f32> = (0..du).map(|_| b.small()).collect();
+    let xv: Vec<f32> = (0..dv).map(|_| b.small()).collect();
+    expect_err(view.score_pair(&xu[..du - 1], &xv, &mut work), "short xu");
+    expect_err(view.score_pair(&xu, &xv[..dv - 1], &mut work), "short xv");
+    if wl > 0 {
+        expect_err(view.score_pair(&xu, &xv, &mut work[..wl - 1]), "short workspace");
+    }
+    let s = ok_or_overflow(view.score_pair(&xu, &xv, &mut work), "score_pair");
+    let xu64: Vec<f64> = xu.iter().map(|&x| x as f64).collect();
+    let xv64: Vec<f64> = xv.iter().map(|&x| x as f64).collect();
+    let s64 = ok_or_overflow(view.score_pair_f64(&xu64, &xv64, &mut work64), "score_pair_f64");
+    if let Some(s) = s {
+        assert!(s.is_finite());
+        let mut rows = xv.clone();
+        rows.extend_from_slice(&xv);
+        let mut out = [f32::NAN; 2];
+        if ok_or_overflow(view.score_pair_rows(&xu, &rows, &mut work, &mut out), "score_pair_rows").is_some() {
+            assert_eq!(out[0].to_bits(), s.to_bits());
+            assert_eq!(out[1].to_bits(), s.to_bits());
+        }
+    }
+    if du == dv {
+        let sign = match view.pair_kernel().unwrap() {
+            PairKernel::Kronecker => None,
+            PairKernel::Symmetric => Some(1.0f32),
+            PairKernel::Reciprocal => Some(-1.0f32),
+        };
+        if let (Some(sign), Some(s)) = (sign, s) {
+            let back = view.score_pair(&xv, &xu, &mut work).expect("swapped pair overflowed");
+            assert!(back == sign * s, "not exactly (anti)symmetric: {s} vs {back}");
+        }
+        if let (Some(sign), Some(s)) = (sign, s64) {
+            let back = view.score_pair_f64(&xv64, &xu64, &mut work64).expect("swapped pair overflowed");
+            assert!(back == sign as f64 * s, "not exactly (anti)symmetric (f64)");
+        }
+    }
+    let raw: Vec<f32> = (0..dv).map(|_| b.raw()).collect();
+    let r = view.score_pair(&xu, &raw, &mut work);
+    if raw.iter().all(|v| v.is_finite()) {
+        ok_or_overflow(r, "score_pair(raw)");
+    } else {
+        assert_eq!(r, Err(ScoreError::NonFiniteInput));
+    }
+}
+
 fn scoring(view: &ModelView<'_>, data: &[u8]) {
+    if view.is_pair() {
+        return pair_scoring(view, data);
+    }
+    assert_eq!(view.score_pair(&[], &[], &mut []), Err(ScoreError::KindMismatch));
     let dim = view.dim();
     let mut b = Bytes { data, at: data.len() / 3 };
 
@@ -329,8 +436,31 @@ fn reemit(view: &ModelView<'_>) {
     let v = |a: Array<'_>| -> Vec<f64> { a.iter().collect() };
     let centring = view.feature_centring().map(|(m, s)| (v(m), v(s)));
     let fc = centring.as_ref().map(|(m, s)| FeatureCentring { mean: m, scale: s });
-    let (w, coeffs, dense, csr, kc, online);
+    let (w, coeffs, dense, csr, kc, online, pair);
     let model = match view.kind() {
+        ModelKind::Bilinear => {
+            let b = view.bilinear().unwrap();
+            w = v(b.w());
+            Model::Bilinear(BilinearModel {
+                pair: b.pair(),
+                dim_u: b.dim_u(),
+                dim_v: b.dim_v(),
+                w: &w,
+                offset: b.offset(),
+            })
+        }
+        ModelKind::DualPair => {
+            let d = view.dual_pair().unwrap();
+            pair = [v(d.basis_u()), v(d.basis_v()), v(d.coeffs())];
+            let u = PairDomain { kernel: d.kernel_u(), dim: d.dim_u(), basis: &pair[0] };
+            Model::DualPair(DualPairModel {
+                pair: d.pair(),
+                u,
+                v: d.two_domains().then_some(PairDomain { kernel: d.kernel_v(), dim: d.dim_v(), basis: &pair[1] }),
+                coeffs: &pair[2],
+                offset: d.offset(),
+            })
+        }
         ModelKind::OnlineRankRls => {
             let o = view.online().unwrap();
             online = [v(o.weights()), v(o.rhs()), v(o.rhs_compensation()), v(o.prior()), v(o.factor_packed())];
@@ -404,7 +534,18 @@ fn reemit(view: &ModelView<'_>) {
         }
         _ => panic!("feature centring lost or invented on re-emit"),
     }
-    if let (Some(a), Some(b)) = (view.online(), back.online()) {
+    if let (Some(a), Some(b)) = (view.bilinear(), back.bilinear()) {
+        assert_eq!((a.pair(), a.dim_u(), a.dim_v()), (b.pair(), b.dim_u(), b.dim_v()));
+        assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+        same(a.w(), b.w(), "W");
+    } else if let (Some(a), Some(b)) = (view.dual_pair(), back.dual_pair()) {
+        assert_eq!((a.pair(), a.two_domains(), a.kernel_u(), a.kernel_v()), (b.pair(), b.two_domains(), b.kernel_u(), b.kernel_v()));
+        assert_eq!((a.rows_u(), a.rows_v(), a.dim_u(), a.dim_v()), (b.rows_u(), b.rows_v(), b.dim_u(), b.dim_v()));
+        assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+        same(a.basis_u(), b.basis_u(), "basis u");
+        same(a.basis_v(), b.basis_v(), "basis v");
+        same(a.coeffs(), b.coeffs(), "A");
+    } else if let (Some(a), Some(b)) = (view.online(), back.online()) {
         assert_eq!((a.lambda().to_bits(), a.count(), a.prior_id()), (b.lambda().to_bits(), b.count(), b.prior_id()));
         assert_eq!(a.offset().to_bits(), b.offset().to_bits());
         same(a.weights(), b.weights(), "online w");
@@ -448,7 +589,16 @@ fn reemit(view: &ModelView<'_>) {
     }
     }
     // Same parameters, same scores.
-    if view.dim() <= DENSE_CAP {
+    if let Some((du, dv)) = view.pair_dims() {
+        let wl = view.pair_workspace_len();
+        if du <= DENSE_CAP && dv <= DENSE_CAP && wl <= 3 * DENSE_CAP {
+            let xu: Vec<f32> = (0..du).map(|j| (j % 5) as f32 - 2.0).collect();
+            let xv: Vec<f32> = (0..dv).map(|j| (j % 3) as f32 - 1.0).collect();
+            let (mut w1, mut w2) = (vec![0f32; wl], vec![0f32; wl]);
+            let (s1, s2) = (view.score_pair(&xu, &xv, &mut w1), back.score_pair(&xu, &xv, &mut w2));
+            assert_eq!(s1.map(f32::to_bits), s2.map(f32::to_bits));
+        }
+    } else if view.dim() <= DENSE_CAP {
         let x: Vec<f32> = (0..view.dim()).map(|j| (j % 5) as f32 - 2.0).collect();
         let (s1, s2) = (view.score_dense(&x), back.score_dense(&x));
         assert_eq!(s1.map(f32::to_bits), s2.map(f32::to_bits));

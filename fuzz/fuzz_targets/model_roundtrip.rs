@@ -14,8 +14,8 @@
 use arbitrary::{Arbitrary, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
-    Basis, BasisView, ElementType, EmitError, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel,
-    Model, ModelSpec, ModelView, ScoreError,
+    Basis, BasisView, BilinearModel, DualPairModel, ElementType, EmitError, FeatureCentring, Kernel, KernelCentring,
+    KernelModel, LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, ScoreError,
 };
 
 /// A parameter value: mostly small and exact, sometimes anything at all.
@@ -218,9 +218,110 @@ fn check_view(c: &Case, spec: &ModelSpec<'_>, view: &ModelView<'_>) {
     }
 }
 
+/// Pair models (kinds 3 and 6) from the case's dimension, kernel, offset
+/// and fuzz data: `W` or `A` sometimes made (anti)symmetric, sometimes not;
+/// `check` and `emit` agree, a written file reads back with the same
+/// parameters, and its pair scores are finite (or overflow) and exactly
+/// (anti)symmetric.
+fn pair_round_trip(u: &mut Unstructured<'_>, c: &Case) -> arbitrary::Result<()> {
+    let pair = match u8::arbitrary(u)? % 3 {
+        0 => PairKernel::Kronecker,
+        1 => PairKernel::Symmetric,
+        _ => PairKernel::Reciprocal,
+    };
+    let kron = pair == PairKernel::Kronecker;
+    let bilinear = bool::arbitrary(u)?;
+    let two = kron && bool::arbitrary(u)?;
+    let du = c.dim;
+    let dv = if two || (kron && bool::arbitrary(u)?) { 1 + usize::from(u8::arbitrary(u)? % 5) } else { du };
+    let mu = 1 + usize::from(u8::arbitrary(u)? % 4);
+    let mv = if two { 1 + usize::from(u8::arbitrary(u)? % 4) } else { mu };
+    let offset = if pair == PairKernel::Reciprocal && bool::arbitrary(u)? { 0.0 } else { c.offset };
+    let (r, k) = if bilinear { (du, dv) } else { (mu, mv) };
+    let mut m = values(u, r * k)?;
+    if !kron && r == k && bool::arbitrary(u)? {
+        let sign = if pair == PairKernel::Symmetric { 1.0 } else { -1.0 };
+        for i in 0..r {
+            for j in i..r {
+                let x = if i == j && sign < 0.0 { 0.0 } else { m[i * r + j] };
+                m[i * r + j] = x;
+                m[j * r + i] = sign * x;
+            }
+        }
+    }
+    let bu = values(u, mu * du)?;
+    let bv = values(u, mv * dv)?;
+    let kv = if bool::arbitrary(u)? { Kernel::Linear } else { Kernel::Rbf { gamma: 0.5 } };
+    let model = if bilinear {
+        Model::Bilinear(BilinearModel { pair, dim_u: du, dim_v: dv, w: &m, offset })
+    } else {
+        Model::DualPair(DualPairModel {
+            pair,
+            u: PairDomain { kernel: c.kernel, dim: du, basis: &bu },
+            v: (two || dv != du).then_some(PairDomain { kernel: kv, dim: dv, basis: &bv }),
+            coeffs: &m,
+            offset,
+        })
+    };
+    let spec = ModelSpec { model, element_type: c.elem, metadata: &c.metadata, producer: c.producer };
+    let len = spec.buffer_len();
+    let mut buf = vec![0xA5u8; len];
+    match (spec.check(), spec.emit(&mut buf)) {
+        (Err(e1), Err(e2)) => {
+            assert_eq!(e1, e2, "check and emit disagree");
+            assert!(buf.iter().all(|&b| b == 0xA5), "emit wrote into the buffer and then failed");
+            return Ok(());
+        }
+        (Ok(()), Ok(n)) => assert_eq!(n, len),
+        (a, b) => panic!("check {a:?} but emit {b:?}"),
+    }
+    let view = ModelView::new_checked(&buf).unwrap_or_else(|e| panic!("emitted pair model rejected: {e:?}"));
+    let round = |x: f64| match c.elem {
+        ElementType::F32 => (x as f32) as f64,
+        ElementType::F64 => x,
+    };
+    let same = |a: ranklet_core::format::Array<'_>, want: &[f64], what: &str| {
+        assert_eq!(a.len(), want.len(), "{what}: length");
+        assert!(a.iter().zip(want).all(|(g, &w)| g.to_bits() == round(w).to_bits()), "{what} changed");
+    };
+    assert_eq!((view.pair_dims(), view.pair_kernel()), (Some((du, dv)), Some(pair)));
+    assert_eq!(view.score_dense(&vec![0.0; du]), Err(ScoreError::KindMismatch));
+    if bilinear {
+        let b = view.bilinear().expect("bilinear model read back as another kind");
+        assert_eq!(b.offset().to_bits(), offset.to_bits());
+        same(b.w(), &m, "W");
+    } else {
+        let d = view.dual_pair().expect("dual pair model read back as another kind");
+        assert_eq!((d.kernel_u(), d.rows_u(), d.rows_v()), (c.kernel, mu, mv));
+        assert_eq!(d.offset().to_bits(), offset.to_bits());
+        same(d.coeffs(), &m, "A");
+        same(d.basis_u(), &bu, "basis u");
+    }
+    let mut work = vec![0f32; view.pair_workspace_len()];
+    let xu: Vec<f32> = (0..du).map(|j| j as f32 * 0.25 - 1.0).collect();
+    let xv: Vec<f32> = (0..dv).map(|j| 0.5 - j as f32 * 0.125).collect();
+    match view.score_pair(&xu, &xv, &mut work) {
+        Ok(s) => {
+            assert!(s.is_finite());
+            if !kron {
+                let back = view.score_pair(&xv, &xu, &mut work).expect("swapped pair");
+                let want = if pair == PairKernel::Symmetric { s } else { -s };
+                assert!(back == want, "not exactly (anti)symmetric: {s} vs {back}");
+            }
+        }
+        Err(ScoreError::ScoreOverflow) | Err(ScoreError::UnsupportedKind) => {}
+        Err(e) => panic!("score_pair on a written model: {e:?}"),
+    }
+    Ok(())
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut u = Unstructured::new(data);
     let Ok(mut c) = case(&mut u) else { return };
+    if u8::arbitrary(&mut u).unwrap_or(0) % 4 == 0 {
+        let _ = pair_round_trip(&mut u, &c);
+        return;
+    }
     if corrupt(&mut c, &mut u).is_err() {
         return;
     }

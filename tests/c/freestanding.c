@@ -60,5 +60,24 @@ int freestanding_main(void) {
     if (rk_online_weights(back, w, FIX_DIM, 0) != RK_STATUS_OK) return 16;
     for (size_t k = 0; k < FIX_DIM; k++)
         if (w[k] != fix_online_w[k]) return 17;
+    /* Pair models: rank the candidate rows for one node. */
+    for (size_t k = 0; k < FIX_PAIR_MODELS; k++) {
+        const fixture_pair_model *fx = &fix_pair_models[k];
+        const rk_model *m = 0;
+        float scores[FIX_ROWS], s;
+        uint32_t top[3];
+        if (rk_model_parse(fx->bytes, fx->len, storage, sizeof storage, &m) != RK_STATUS_OK) return 18;
+        if (fx->work_len > sizeof online_work / sizeof online_work[0]) return 19;
+        if (rk_rank_candidates(m, fx->xu, fx->du, fix_rows, FIX_ROWS * fx->dv, online_work, fx->work_len, scores,
+                               FIX_ROWS, top, 3) != RK_STATUS_OK)
+            return 20;
+        for (size_t r = 0; r < FIX_ROWS; r++)
+            if (scores[r] != fx->scores[r]) return 21;
+        for (size_t r = 0; r < 3; r++)
+            if (top[r] != fx->order[r]) return 22;
+        if (rk_score_pair(m, fx->xu, fx->du, &fix_rows[FIX_DIM], fx->dv, online_work, fx->work_len, &s) != RK_STATUS_OK ||
+            s != fx->scores[1])
+            return 23;
+    }
     return 0;
 }

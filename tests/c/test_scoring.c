@@ -288,14 +288,89 @@ static void online(void) {
     CHECK_STATUS(rk_online_init(saved, 1.0f, online_storage[1], 1024, &back), RK_STATUS_WRONG_MODEL_KIND);
 }
 
+/* Pair models (kinds 3 and 6): every candidate row for one node u, scored
+ * and ranked as ranklet-core does (bit for bit: the same code computes
+ * both), exact symmetry, and the kind checks in both directions. */
+static float pair_work[64];
+
+static void pairs(void) {
+    for (size_t i = 0; i < FIX_PAIR_MODELS; i++) {
+        const fixture_pair_model *fx = &fix_pair_models[i];
+        const rk_model *m = NULL;
+        CHECK_STATUS(rk_model_parse(fx->bytes, fx->len, storage[0], 512, &m), RK_STATUS_OK);
+        rk_model_info info;
+        CHECK_STATUS(rk_model_get_info(m, &info), RK_STATUS_OK);
+        CHECK(info.kind == fx->kind && (uint32_t)info.pair == fx->pair);
+        CHECK(info.dim == fx->du && info.dim_v == fx->dv && info.pair_work_len == fx->work_len);
+        CHECK(info.format_major == 1 && info.format_minor == 2);
+        CHECK(fx->work_len <= sizeof pair_work / sizeof pair_work[0]);
+        float s, scores[FIX_ROWS];
+        uint32_t order[FIX_ROWS], top[3];
+        for (size_t r = 0; r < FIX_ROWS; r++) {
+            const float *xv = &fix_rows[r * FIX_DIM];
+            CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du, xv, fx->dv, pair_work, fx->work_len, &s), RK_STATUS_OK);
+            CHECK(s == fx->scores[r]);
+            if (fx->pair == RK_PAIR_KERNEL_SYMMETRIC) {
+                float back;
+                CHECK_STATUS(rk_score_pair(m, xv, fx->dv, fx->xu, fx->du, pair_work, fx->work_len, &back),
+                             RK_STATUS_OK);
+                CHECK(back == s);
+            }
+        }
+        CHECK_STATUS(rk_rank_candidates(m, fx->xu, fx->du, fix_rows, FIX_ROWS * fx->dv, pair_work, fx->work_len,
+                                        scores, FIX_ROWS, order, FIX_ROWS),
+                     RK_STATUS_OK);
+        for (size_t r = 0; r < FIX_ROWS; r++) CHECK(scores[r] == fx->scores[r] && order[r] == fx->order[r]);
+        CHECK_STATUS(rk_rank_candidates(m, fx->xu, fx->du, fix_rows, FIX_ROWS * fx->dv, pair_work, fx->work_len,
+                                        scores, FIX_ROWS, top, 3),
+                     RK_STATUS_OK);
+        for (size_t r = 0; r < 3; r++) CHECK(top[r] == fx->order[r]);
+        /* errors */
+        CHECK_STATUS(rk_rank_candidates(m, fx->xu, fx->du, fix_rows, FIX_ROWS * fx->dv, pair_work, fx->work_len,
+                                        scores, FIX_ROWS, top, FIX_ROWS + 1),
+                     RK_STATUS_LENGTH_MISMATCH);
+        CHECK_STATUS(rk_rank_candidates(m, fx->xu, fx->du, fix_rows, FIX_ROWS * fx->dv - 1, pair_work,
+                                        fx->work_len, scores, FIX_ROWS, top, 3),
+                     RK_STATUS_DIMENSION_MISMATCH);
+        CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du, fix_rows, fx->dv, pair_work, fx->work_len - 1, &s),
+                     RK_STATUS_DIMENSION_MISMATCH);
+        CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du - 1, fix_rows, fx->dv, pair_work, fx->work_len, &s),
+                     RK_STATUS_DIMENSION_MISMATCH);
+        CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du, fix_rows, fx->dv, NULL, fx->work_len, &s),
+                     RK_STATUS_NULL_ARGUMENT);
+        CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du, fix_rows, fx->dv, pair_work, fx->work_len, NULL),
+                     RK_STATUS_NULL_ARGUMENT);
+        float nan_row[FIX_DIM] = {0};
+        nan_row[1] = NAN;
+        CHECK_STATUS(rk_score_pair(m, fx->xu, fx->du, nan_row, fx->dv, pair_work, fx->work_len, &s),
+                     RK_STATUS_NON_FINITE_INPUT);
+        /* a pair model is not scored row by row */
+        CHECK_STATUS(rk_score_dense(m, fix_rows, fx->du, &s), RK_STATUS_WRONG_MODEL_KIND);
+        CHECK_STATUS(rk_rank_dense(m, fix_rows, FIX_ROWS * fx->du, scores, FIX_ROWS, top, 3),
+                     RK_STATUS_WRONG_MODEL_KIND);
+        /* a newer-format file for an older reader: truncated is still caught */
+        CHECK_STATUS(rk_model_parse(fx->bytes, fx->len - 1, storage[1], 512, &m), RK_STATUS_FORMAT_TRUNCATED);
+    }
+    /* ... nor a single-row model by pairs */
+    const rk_model *lin = NULL;
+    float s;
+    CHECK_STATUS(rk_model_parse(fix_models[0].bytes, fix_models[0].len, storage[0], 512, &lin), RK_STATUS_OK);
+    rk_model_info info;
+    CHECK_STATUS(rk_model_get_info(lin, &info), RK_STATUS_OK);
+    CHECK(info.pair == RK_PAIR_KERNEL_NONE && info.dim_v == 0 && info.pair_work_len == 0);
+    CHECK_STATUS(rk_score_pair(lin, fix_rows, FIX_DIM, fix_rows, FIX_DIM, NULL, 0, &s), RK_STATUS_WRONG_MODEL_KIND);
+}
+
 int main(void) {
     for (size_t i = 0; i < FIX_MODELS; i++) check_model(&fix_models[i]);
     hostile();
     online();
+    pairs();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);
         return 1;
     }
-    printf("test_scoring.c: all checks passed (%zu models)\n", (size_t)FIX_MODELS);
+    printf("test_scoring.c: all checks passed (%zu models, %zu pair models)\n", (size_t)FIX_MODELS,
+           (size_t)FIX_PAIR_MODELS);
     return 0;
 }

@@ -104,6 +104,25 @@ int main() {
             EXPECT(e.status == RK_STATUS_BAD_ARGUMENT);
         }
     }
+    // Pair models: the candidates for one node, best first, through a
+    // workspace the caller owns (a std::vector here).
+    for (const fixture_pair_model &fx : fix_pair_models) {
+        Model m(fx.bytes, fx.len);
+        rk_model_info info{};
+        check(rk_model_get_info(m.get(), &info));
+        std::vector<float> work(info.pair_work_len), scores(FIX_ROWS);
+        std::vector<uint32_t> top(2);
+        check(rk_rank_candidates(m.get(), fx.xu, fx.du, fix_rows, FIX_ROWS * fx.dv, work.data(), work.size(),
+                                 scores.data(), scores.size(), top.data(), top.size()));
+        EXPECT(top[0] == fx.order[0] && top[1] == fx.order[1]);
+        for (size_t r = 0; r < FIX_ROWS; ++r) EXPECT(scores[r] == fx.scores[r]);
+        try {
+            m.score(fix_rows, fx.du);
+            EXPECT(false);
+        } catch (const Error &e) {
+            EXPECT(e.status == RK_STATUS_WRONG_MODEL_KIND);
+        }
+    }
     if (failures != 0) return 1;
     std::printf("test_scoring.cpp: all checks passed\n");
     return 0;

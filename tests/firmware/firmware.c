@@ -16,6 +16,10 @@
  *   online saved seq <s> bytes <n>; online reloaded seq <s>
  *   online torn: previous state loads (seq <s>)
  *   stack online observe <bytes> next <bytes> save <bytes> load <bytes>
+ *   model bilinear kind 3 dim <d> dim_v <d> work <n> bytes <n>
+ *   pscore bilinear <u> <row> <f32 bits hex> (rk_rank_candidates for node u)
+ *   porder bilinear <u> <row> <row> ...
+ *   stack bilinear rank <bytes>
  *   FIRMWARE OK | FIRMWARE FAIL <what> */
 #include <stddef.h>
 #include <stdint.h>
@@ -36,6 +40,12 @@ static unsigned char online_storage[ONLINE_STORAGE];
 static unsigned char online_reloaded[ONLINE_STORAGE];
 static unsigned char online_region[ONLINE_REGION];
 static float online_work[FW_ROWS * FW_DIM + 4 * FW_ROWS + 16];
+
+/* The pair model (kind 3): a symmetric bilinear model written by
+ * core/examples/pair_fixture.rs on the host (run.sh embeds it). */
+extern const uint8_t fw_model_bilinear[];
+extern const size_t fw_model_bilinear_len;
+static float pair_work[FW_DIM + 8];
 
 #include "stackpaint.h"
 
@@ -266,6 +276,69 @@ static int run_online(void) {
     return 0;
 }
 
+/* Pair scoring on the device: every row as a candidate for the nodes u =
+ * rows 0 and 1, ranked; exact symmetry; the single-row entry points refuse
+ * the model. */
+static int run_pairs(void) {
+    const rk_model *m = 0;
+    rk_status st;
+    if ((st = rk_model_parse(fw_model_bilinear, fw_model_bilinear_len, storage, sizeof storage, &m)) != RK_STATUS_OK)
+        return fail("parse", "bilinear", st);
+    rk_model_info info;
+    if ((st = rk_model_get_info(m, &info)) != RK_STATUS_OK) return fail("info", "bilinear", st);
+    if (info.kind != RK_MODEL_KIND_BILINEAR || info.pair != RK_PAIR_KERNEL_SYMMETRIC || info.dim != FW_DIM ||
+        info.dim_v != FW_DIM)
+        return fail("info fields", "bilinear", (uint32_t)info.kind);
+    if (info.pair_work_len > sizeof pair_work / sizeof pair_work[0])
+        return fail("work", "bilinear", (uint32_t)info.pair_work_len);
+    sh_puts("model bilinear");
+    put_kv("kind", (uint32_t)info.kind);
+    put_kv("dim", (uint32_t)info.dim);
+    put_kv("dim_v", (uint32_t)info.dim_v);
+    put_kv("work", (uint32_t)info.pair_work_len);
+    put_kv("bytes", (uint32_t)info.bytes);
+    sh_puts("\n");
+    uint32_t stack_rank = 0;
+    for (uint32_t u = 0; u < 2; u++) {
+        const float *xu = &fw_rows[u * FW_DIM];
+        uint32_t sp = current_sp();
+        paint(sp - PAINT_GAP);
+        st = rk_rank_candidates(m, xu, FW_DIM, fw_rows, FW_ROWS * FW_DIM, pair_work, info.pair_work_len, scores,
+                                FW_ROWS, order, FW_ROWS);
+        uint32_t used = stack_used(sp);
+        if (used > stack_rank) stack_rank = used;
+        if (st != RK_STATUS_OK) return fail("rank_candidates", "bilinear", st);
+        for (uint32_t r = 0; r < FW_ROWS; r++) {
+            union { float f; uint32_t u; } a = {scores[r]};
+            sh_puts("pscore bilinear ");
+            sh_put_u32(u);
+            sh_puts(" ");
+            sh_put_u32(r);
+            sh_puts(" ");
+            sh_put_hex32(a.u);
+            sh_puts("\n");
+            float back;
+            st = rk_score_pair(m, &fw_rows[r * FW_DIM], FW_DIM, xu, FW_DIM, pair_work, info.pair_work_len, &back);
+            if (st != RK_STATUS_OK) return fail("score_pair", "bilinear", st);
+            if (back != scores[r]) return fail("not exactly symmetric", "bilinear", r);
+        }
+        sh_puts("porder bilinear ");
+        sh_put_u32(u);
+        for (uint32_t r = 0; r < FW_ROWS; r++) {
+            sh_puts(" ");
+            sh_put_u32(order[r]);
+        }
+        sh_puts("\n");
+    }
+    float s;
+    if ((st = rk_score_dense(m, fw_rows, FW_DIM, &s)) != RK_STATUS_WRONG_MODEL_KIND)
+        return fail("single-row scoring of a pair model not refused", "bilinear", st);
+    sh_puts("stack bilinear");
+    put_kv("rank", stack_rank);
+    sh_puts("\n");
+    return 0;
+}
+
 int main(void) {
     sh_puts("ranklet firmware test, library ");
     sh_puts(rk_version());
@@ -273,6 +346,7 @@ int main(void) {
     for (size_t i = 0; i < sizeof fw_models / sizeof fw_models[0]; i++)
         if (run_model(&fw_models[i])) return 1;
     if (run_online()) return 1;
+    if (run_pairs()) return 1;
     sh_puts("FIRMWARE OK\n");
     return 0;
 }

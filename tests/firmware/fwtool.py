@@ -19,7 +19,11 @@
       with online=STATE.rkl, the online learner's weights after the feedback
       with the state `ranklet online-update` wrote (relative 1e-4 in norm,
       the issue's bound; the two run the same f32 code, so they usually
-      agree bit for bit) and its observation count.
+      agree bit for bit) and its observation count. With pairs=HOST.host
+      (lines `u row bits` from core/examples/pair_fixture.rs), the pair
+      model's scores (`pscore bilinear u row bits`, relative 1e-6) and
+      orders (`porder bilinear u ...`, a stable sort of the device's
+      scores).
       Exit 0 when everything agrees, 1 otherwise (mismatches printed).
 """
 import struct
@@ -130,6 +134,10 @@ def check(fw_out, specs):
                 "<f", struct.pack("<I", int(t[3], 16)))[0]
         elif t[0] == "online" and len(t) == 3 and t[1] == "count":
             fw.setdefault("online", {})["count"] = int(t[2])
+        elif t[0] == "pscore" and len(t) == 5:
+            fw.setdefault("pairs", {}).setdefault("score", {})[(int(t[2]), int(t[3]))] = int(t[4], 16)
+        elif t[0] == "porder" and len(t) > 3:
+            fw.setdefault("pairs", {}).setdefault("order", {})[int(t[2])] = [int(x) for x in t[3:]]
         elif line.startswith("FIRMWARE OK"):
             ok_line = True
     bad = []
@@ -137,6 +145,34 @@ def check(fw_out, specs):
         bad.append("firmware did not print FIRMWARE OK")
     for spec in specs:
         name, path = spec.split("=", 1)
+        if name == "pairs":
+            bits = lambda b: struct.unpack("<f", struct.pack("<I", b))[0]
+            host = {}
+            for line in open(path):
+                t = line.split()
+                if t:
+                    host[(int(t[0]), int(t[1]))] = int(t[2], 16)
+            dev = fw.get("pairs", {}).get("score", {})
+            if sorted(dev) != sorted(host):
+                bad.append(f"pairs: firmware printed {len(dev)} pair scores, the host has {len(host)}")
+                continue
+            worst, same_bits = 0.0, True
+            for key, hb in sorted(host.items()):
+                d, h = bits(dev[key]), bits(hb)
+                same_bits &= dev[key] == hb
+                rel = abs(d - h) / abs(h) if h != 0 else abs(d)
+                worst = max(worst, rel)
+                if rel > 1e-6:
+                    bad.append(f"pairs: u {key[0]} row {key[1]}: firmware {d!r} vs host {h!r} (relative {rel:.3g})")
+            for u in sorted({k[0] for k in host}):
+                n = len([k for k in host if k[0] == u])
+                dev_u = [bits(dev[(u, r)]) for r in range(n)]
+                order = fw.get("pairs", {}).get("order", {}).get(u)
+                if order != stable_desc(dev_u):
+                    bad.append(f"pairs: u {u}: firmware order {order} != sort of its scores {stable_desc(dev_u)}")
+            print(f"fwtool check: bilinear pair model: {len(host)} pair scores, worst relative difference to "
+                  f"ranklet-core on the host {worst:.3g}{' (bit-identical)' if same_bits else ''}; orders agree")
+            continue
         if name == "online":
             count, host_w = online_state(path)
             dev = fw.get("online", {}).get("w", {})

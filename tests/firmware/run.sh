@@ -20,6 +20,13 @@
 #     and the online learner's weights after the same feedback on the device
 #     with the host's (relative 1e-4), after a save/reload through the A/B
 #     store and a damaged newer save that must not load.
+#  5. Pair model (kind 3): core/examples/pair_fixture.rs fits a symmetric
+#     Kronecker model with a linear node kernel on the rows of data.light,
+#     writes it as a bilinear .rkl and the scores ranklet-core computes on
+#     the host for every row as candidate of rows 0 and 1; the firmware
+#     ranks the same candidates (rk_rank_candidates), checks exact symmetry,
+#     and fwtool.py compares its scores with the host's (relative 1e-6) and
+#     its order with a sort of its scores.
 #
 # Exit status: 0 all agree; 1 a build, run or comparison failed;
 # 77 the emulator toolchain could not be installed, so the firmware test did
@@ -92,6 +99,10 @@ done
 "$ranklet" online-update -m "$out/linear.rkl" --data "$data" --pairs "$here/feedback.txt" --lambda 1 \
     -o "$out/online.rkl"
 
+# The pair model and its host scores (ranklet-core, the host library).
+cargo run --quiet --release --manifest-path "$repo/Cargo.toml" -p ranklet-core --example pair_fixture \
+    --target-dir "$target_dir" -- "$data" "$out"
+
 # ---- 4. firmware: build, run, compare ----
 # The models as C arrays: `ranklet export --c-array` where this ranklet has it,
 # else the same C file from fwtool.py (said loudly, so nobody mistakes it).
@@ -105,6 +116,8 @@ for m in linear rbf; do
     fi
     model_srcs+=("$out/fw_model_$m.c")
 done
+python3 "$here/fwtool.py" c-array fw_model_bilinear "$out/bilinear.rkl" >"$out/fw_model_bilinear.c"
+model_srcs+=("$out/fw_model_bilinear.c")
 python3 "$here/fwtool.py" header "$data" linear rbf --feedback "$here/feedback.txt" >"$out/fw_models.h"
 CFLAGS=(-std=c11 -O2 -g -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
     -ffreestanding -fno-builtin -ffunction-sections -fdata-sections -fstack-usage
@@ -134,7 +147,7 @@ if [ "$qemu_status" != 0 ]; then
     exit 1
 fi
 if ! python3 "$here/fwtool.py" check "$out/fw.out" linear="$out/linear.host" rbf="$out/rbf.host" \
-    online="$out/online.rkl"; then
+    online="$out/online.rkl" pairs="$out/bilinear.host"; then
     echo "FIRMWARE TEST FAILED: device scores or rankings differ from the host (see MISMATCH lines)" >&2
     exit 1
 fi

@@ -236,7 +236,10 @@ impl<'a> ModelSpec<'a> {
     /// longer than `u32::MAX` bytes), [`EmitError::NonFinite`] (a NaN or
     /// infinite value, or one that overflows `f32` when writing `f32`),
     /// [`EmitError::BadScale`] (a scale that is, or rounds to, zero),
-    /// [`EmitError::BadKernel`], [`EmitError::BadSparseIndex`].
+    /// [`EmitError::BadKernel`], [`EmitError::BadSparseIndex`],
+    /// [`EmitError::BadState`] (an online state), [`EmitError::BadPair`] (a
+    /// pair model whose (anti)symmetry claim does not hold on the stored
+    /// values).
     pub fn check(&self) -> Result<(), EmitError> {
         self.model.check(self.element_type)?;
         if u32::try_from(self.buffer_len()).is_err() {

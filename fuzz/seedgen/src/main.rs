@@ -7,8 +7,8 @@
 use std::{fs, path::Path};
 
 use ranklet_core::format::{
-    Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec,
-    OnlineModel, Values,
+    Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
+    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, Values,
 };
 
 fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
@@ -89,6 +89,41 @@ fn main() {
             l_packed: Values::F32(&l_packed),
         });
         write(&models, &format!("online_{tag}"), &ModelSpec::new(online, et));
+    }
+
+    // Pair models: bilinear (d_u = 2, d_v = 3; and symmetric, reciprocal
+    // over d = 2) and dual (two domains; one domain, symmetric).
+    static W_RECT: [f64; 6] = [0.5, -1.0, 0.25, 2.0, 0.0, -0.75];
+    static W_SYM: [f64; 4] = [1.0, -0.5, -0.5, 2.0];
+    static W_ANTI: [f64; 4] = [0.0, 1.5, -1.5, 0.0];
+    let bu = [1.0, 0.0, -1.0, 0.5];
+    let bv = [1.0, 0.0, -1.0, 0.5, 0.25, 2.0, -0.5, 1.5, 0.0];
+    let a23 = [0.75, -0.5, 0.25, 1.0, 0.0, -1.25];
+    let a22 = [0.75, -0.5, 0.25, 1.0];
+    for (et, tag) in [(ElementType::F32, "f32"), (ElementType::F64, "f64")] {
+        let bil = |pair, dim_v, w: &'static [f64], offset| {
+            Model::Bilinear(BilinearModel { pair, dim_u: 2, dim_v, w, offset })
+        };
+        write(&models, &format!("bilinear_kron_{tag}"), &ModelSpec::new(bil(PairKernel::Kronecker, 3, &W_RECT, 0.5), et));
+        let sym = ModelSpec::new(bil(PairKernel::Symmetric, 2, &W_SYM, -0.25), et).with_metadata("pair=symmetric\n");
+        write(&models, &format!("bilinear_sym_{tag}"), &sym);
+        write(&models, &format!("bilinear_recip_{tag}"), &ModelSpec::new(bil(PairKernel::Reciprocal, 2, &W_ANTI, 0.0), et));
+        let two = DualPairModel {
+            pair: PairKernel::Kronecker,
+            u: PairDomain { kernel: Kernel::Rbf { gamma: 0.5 }, dim: 2, basis: &bu },
+            v: Some(PairDomain { kernel: Kernel::Polynomial { gamma: 1.0, coef0: 1.0, degree: 2 }, dim: 3, basis: &bv }),
+            coeffs: &a23,
+            offset: 0.125,
+        };
+        write(&models, &format!("dual_kron_two_{tag}"), &ModelSpec::new(Model::DualPair(two), et));
+        let one = DualPairModel {
+            pair: PairKernel::Symmetric,
+            u: PairDomain { kernel: Kernel::Linear, dim: 2, basis: &bu },
+            v: None,
+            coeffs: &a22,
+            offset: -0.5,
+        };
+        write(&models, &format!("dual_sym_one_{tag}"), &ModelSpec::new(Model::DualPair(one), et));
     }
 
     // model_roundtrip decodes its input with `arbitrary`; any bytes will do.
