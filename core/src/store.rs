@@ -71,6 +71,13 @@ pub const fn capacity(region_len: usize) -> usize {
     (region_len / 2).saturating_sub(SLOT_HEADER_LEN)
 }
 
+/// Whether a region of `region_len` bytes can save a payload of
+/// `payload_len` bytes (each slot holds its 16-byte header and the
+/// payload).
+pub const fn fits(region_len: usize, payload_len: usize) -> bool {
+    region_len / 2 >= SLOT_HEADER_LEN && payload_len <= capacity(region_len) && payload_len <= u32::MAX as usize
+}
+
 /// Bytes a region needs to hold payloads of up to `payload_len` bytes.
 pub const fn region_len_for(payload_len: usize) -> usize {
     2 * (payload_len + SLOT_HEADER_LEN)
@@ -209,7 +216,9 @@ fn fields(seq: u32, payload: &[u8]) -> [u8; 12] {
 /// The slot a save of `len` bytes goes to and its sequence number.
 fn target_of(region: &[u8], len: usize) -> Result<(usize, u32), StoreError> {
     let cap = capacity(region.len());
-    if len > cap || u32::try_from(len).is_err() {
+    // A slot must hold its header even for an empty payload (capacity()
+    // saturates at 0 for slots shorter than the header).
+    if !fits(region.len(), len) {
         return Err(StoreError::TooLarge { len, capacity: cap });
     }
     Ok(match load(region) {
@@ -265,6 +274,23 @@ mod tests {
         let big = [1u8; 25];
         assert_eq!(save(&mut r, &big), Err(StoreError::TooLarge { len: 25, capacity: 24 }));
         assert_eq!(r, [7u8; REGION]);
+    }
+
+    #[test]
+    fn a_region_too_small_for_a_slot_header_is_refused() {
+        // Found by the ab_store fuzz target: an empty payload "fitted" a
+        // region whose slots were shorter than their header.
+        for n in [0usize, 1, 20, 31] {
+            let mut r = [0x5Au8; 31];
+            let r = &mut r[..n];
+            assert!(matches!(save(r, &[]), Err(StoreError::TooLarge { len: 0, capacity: 0 })), "{n}");
+            assert!(matches!(save_by(r, 0, |_| Ok::<(), ()>(())), Err(StoreError::TooLarge { .. })), "{n}");
+            assert!(save_with(r, &[], |_, _| Ok::<(), ()>(())).is_err(), "{n}");
+            assert!(r.iter().all(|&b| b == 0x5A) && load(r).is_none());
+        }
+        let mut r = [0u8; 32];
+        assert_eq!(save(&mut r, &[]), Ok(1));
+        assert_eq!(load(&r).map(|l| l.payload.len()), Some(0));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ranklet_core::store::{capacity, load, save, save_with};
+use ranklet_core::store::{capacity, fits, load, save, save_with};
 
 fuzz_target!(|data: &[u8]| {
     let [cut_byte, plen, rest @ ..] = data else {
@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     if let Some((_, p)) = &before {
         assert!(p.len() <= capacity(region0.len()));
     }
-    if payload.len() > capacity(region0.len()) {
+    if !fits(region0.len(), payload.len()) {
         let mut r = region0.to_vec();
         assert!(save(&mut r, payload).is_err());
         assert_eq!(r, region0, "a refused save wrote");
