@@ -16,8 +16,6 @@
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
 use ranklet::family::{Algo, RowFamily};
@@ -27,7 +25,8 @@ use ranklet::table::Table;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ranklet");
+mod support;
+use support::{assert_bad_input, os, ranklet, Run, Scratch};
 const PARSE_TRAIN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_train.light");
 const PARSE_TEST: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/parse-rank/rank_test.light");
 
@@ -48,85 +47,6 @@ fn shared(path: &str) -> PathBuf {
     p
 }
 
-// ---------------------------------------------------------------------------
-// A scratch directory and a way to run the binary in it.
-
-struct Scratch {
-    root: PathBuf,
-}
-
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let root = std::env::temp_dir().join(format!(
-            "ranklet-cli-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = fs::remove_dir_all(&root);
-        fs::create_dir_all(root.join("in")).unwrap();
-        fs::create_dir_all(root.join("out")).unwrap();
-        Scratch { root }
-    }
-    /// Writes `in/<name>`.
-    fn input(&self, name: &str, content: impl AsRef<[u8]>) -> PathBuf {
-        let p = self.root.join("in").join(name);
-        fs::write(&p, content).unwrap();
-        p
-    }
-    /// `out/<name>` (not created).
-    fn out(&self, name: &str) -> PathBuf {
-        self.root.join("out").join(name)
-    }
-    /// Every entry of `out/`, hidden ones included.
-    fn out_entries(&self) -> Vec<String> {
-        let mut v: Vec<String> = fs::read_dir(self.root.join("out"))
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        if !std::thread::panicking() {
-            let _ = fs::remove_dir_all(&self.root);
-        }
-    }
-}
-
-struct Run {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-}
-
-impl std::fmt::Debug for Run {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {:?}\n--- stdout ---\n{}--- stderr ---\n{}", self.code, self.stdout, self.stderr)
-    }
-}
-
-fn ranklet<I, S>(dir: &Scratch, args: I) -> Run
-where
-    I: IntoIterator<Item = S>,
-    S: Into<OsString>,
-{
-    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
-    let out = Command::new(BIN).args(&args).current_dir(&dir.root).output().expect("run ranklet");
-    Run {
-        code: out.status.code(),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
-
-fn os(p: &Path) -> OsString {
-    p.as_os_str().to_owned()
-}
-
 /// `train --algo rankrls --kernel linear --lambda 1 --data <data> -o out/m.rkl`
 /// plus `extra`.
 fn train_args(data: &Path, model: &Path, extra: &[&str]) -> Vec<OsString> {
@@ -139,26 +59,6 @@ fn train_args(data: &Path, model: &Path, extra: &[&str]) -> Vec<OsString> {
     v.push(os(model));
     v.extend(extra.iter().map(OsString::from));
     v
-}
-
-/// The contract for bad input: exit 2, nothing on stdout, a message on
-/// stderr naming `file` (and `file:line:` when a line is to blame), and an
-/// empty output directory (no model, no temporary).
-fn assert_bad_input(run: &Run, dir: &Scratch, file: Option<&Path>, line: Option<usize>, also: &[&str]) {
-    assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stdout.is_empty(), "stdout must be empty on error: {run:?}");
-    assert!(run.stderr.starts_with("ranklet: ") || run.stderr.starts_with("error:"), "{run:?}");
-    if let Some(f) = file {
-        let name = f.display().to_string();
-        match line {
-            Some(l) => assert!(run.stderr.contains(&format!("{name}:{l}:")), "expected `{name}:{l}:` in {run:?}"),
-            None => assert!(run.stderr.contains(&name), "expected the file name {name} in {run:?}"),
-        }
-    }
-    for a in also {
-        assert!(run.stderr.contains(a), "expected `{a}` in {run:?}");
-    }
-    assert_eq!(dir.out_entries(), Vec::<String>::new(), "the output directory must stay empty: {run:?}");
 }
 
 /// Three good lines of training data (two queries).
