@@ -73,16 +73,9 @@ impl<P> CvReport<P> {
 /// A deterministic shuffle (splitmix64-driven Fisher–Yates), so folds are
 /// reproducible from `--seed`.
 pub fn shuffle(v: &mut [usize], seed: u64) {
-    let mut state = seed ^ 0x9E37_79B9_7F4A_7C15;
-    let mut next = || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = crate::rng::SplitMix64(seed ^ 0x9E37_79B9_7F4A_7C15);
     for i in (1..v.len()).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
+        let j = (rng.next_u64() % (i as u64 + 1)) as usize;
         v.swap(i, j);
     }
 }

@@ -20,6 +20,7 @@ use ranklet_core::learn::online::OnlineRankRls;
 
 use crate::error::CliError;
 use crate::metric::Metric;
+use crate::rng::SplitMix64;
 
 /// How the next question is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,16 +80,12 @@ pub struct Run {
     pub state: Option<Vec<u8>>,
 }
 
-/// A splitmix64 stream (the CLI's shuffles use the same generator).
-struct Rng(u64);
+/// The CLI's splitmix64 stream, with the draws the simulation needs.
+struct Rng(SplitMix64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        self.0.next_u64()
     }
 
     fn below(&mut self, n: usize) -> usize {
@@ -167,7 +164,7 @@ impl Setup<'_> {
     pub fn run(&self, rule: Rule, seed: u64, keep_state: bool) -> Result<Run, CliError> {
         let mut storage = self.storage();
         let (mut learner, offset) = self.start(&mut storage)?;
-        let mut rng = Rng(seed);
+        let mut rng = Rng(SplitMix64(seed));
         let mut order: Vec<usize> = (0..self.n()).collect();
         rng.partial_shuffle(&mut order, self.n());
         let (test, pool) = order.split_at(self.n_test());

@@ -5,7 +5,8 @@
 //! Modules in dependency order: each imports only modules listed before it
 //! (no import cycles).
 //!
-//! - `data` (readers; nothing else of the crate), `faer_backend`
+//! - `data` (readers; nothing else of the crate), `faer_backend`, `rng`
+//!   (splitmix64)
 //! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
 //! - `table` → data; `metric` → error; `hostbackend` → faer_backend
 //! - `fit` (the host-side model, `Target`) → table
@@ -16,7 +17,7 @@
 //! - `family` (one module per learner family: its grid point, grid and
 //!   hooks into core; `family::kron`, the edge-data driver, also reads
 //!   nodes) → args, data, error, fit, input, metric, table
-//! - `cv` (k-fold and leave-out, generic over `family::Family`) → args,
+//! - `cv` (k-fold and leave-out, generic over `family::Family`) → rng, args,
 //!   error, family, fit, metric, table
 //! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
 //!   error, fit
@@ -45,4 +46,5 @@ pub mod metric;
 pub mod model_io;
 pub mod ordering;
 pub mod plot;
+pub mod rng;
 pub mod table;

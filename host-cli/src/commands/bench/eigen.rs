@@ -21,9 +21,9 @@ use clap::{Args, ValueEnum};
 use ranklet_core::backend::{Backend, Portable};
 use ranklet_core::{MatMut, MatRef};
 
-use super::rng::SplitMix64;
 use crate::faer_backend::FaerBackend;
 use crate::hostbackend::BackendChoice;
+use crate::rng::SplitMix64;
 
 /// Which matrix to decompose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -45,8 +45,8 @@ use ranklet_core::linalg::cg::{CgControl, CgParams};
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::{MatMut, MatRef};
 
-use super::rng::SplitMix64;
 use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::rng::SplitMix64;
 
 /// Which solver to time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

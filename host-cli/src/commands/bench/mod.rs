@@ -6,7 +6,6 @@ use clap::Subcommand;
 
 pub mod eigen;
 pub mod kron;
-pub mod rng;
 pub mod train;
 
 /// Benchmarks.

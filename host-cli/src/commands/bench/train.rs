@@ -15,11 +15,11 @@ use std::time::Instant;
 
 use clap::Args;
 
-use super::rng::SplitMix64;
 use crate::args::{kernel_name, parse_kernel_list, KernelList};
 use crate::family::{Algo, RowFamily};
 use crate::fit::Target;
 use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::rng::SplitMix64;
 use crate::table::Table;
 
 /// Arguments of `ranklet bench train`.

@@ -1,5 +1,7 @@
-//! The benchmarks' random numbers: splitmix64, reproducible and easy to
-//! replicate in the numpy comparison scripts (`bench/*.py`).
+//! The CLI's one random-number generator: splitmix64, reproducible and
+//! easy to replicate in Python (the CV folds, `experiments/*.py`; the
+//! benchmark data, `bench/*.py`; the simulated users of
+//! `simulate-feedback`).
 
 /// splitmix64 (Steele, Lea & Flood 2014): tiny, reproducible, and easy to
 /// replicate in the numpy comparison script.
