@@ -4,7 +4,11 @@
 #  - .text (and .rodata) that rk_model_parse + rk_score_dense add to a
 #    Cortex-M4F firmware (QEMU mps2-an386) and to a freestanding x86-64
 #    program: the same C program with and without the two calls
-#    (bench/device/footprint.c, FP_VARIANT 1 minus 0), goal <= 8 KiB;
+#    (bench/device/footprint.c, FP_VARIANT 1 minus 0), goal <= 8 KiB, for
+#    the smallest build (ranklet-ffi --no-default-features) and, per scoring
+#    feature (kernel, f64, centring), for builds with it;
+#  - the same for Cortex-M3 (thumbv7m-none-eabi; run on QEMU mps2-an385)
+#    and Cortex-M0 (thumbv6m-none-eabi; size only);
 #  - bytes of a linear f32 model with d = 136: as `ranklet train` writes it,
 #    and the device copy from `ranklet export --strip-metadata` (the one the
 #    firmware embeds), goal <= 640;
@@ -13,7 +17,8 @@
 #  - scoring throughput in the firmware: rk_score_dense_batch and
 #    rk_score_dense vs a plain C f32 dot-product loop over the same rows, in
 #    one run, counted in instructions (SysTick under qemu -icount shift=0;
-#    QEMU does not model the DWT cycle counter), goal >= 0.9x.
+#    QEMU does not model the DWT cycle counter), goal >= 0.9x; on the M4F
+#    and the M3.
 # Needs arm-none-eabi-gcc and qemu-system-arm (tests/firmware/run.sh installs
 # them), gcc, python3.
 #   bash bench/device_footprint.sh
@@ -29,16 +34,28 @@ done
 TARGET=thumbv7em-none-eabihf
 fw="$repo/tests/firmware"
 dev="$repo/bench/device"
+for t in thumbv7m-none-eabi thumbv6m-none-eabi; do
+    rustup target list --installed | grep -qx "$t" || rustup target add "$t"
+done
 
-# ---- libraries: no_std ranklet-ffi without default features (no std, no
-# kernel scoring), release profile overridden for size: panic = abort,
-# opt-level $RK_OPT_LEVEL (default "s"), fat LTO, one codegen unit ----
+# ---- libraries: no_std ranklet-ffi (no `std`), release profile overridden
+# for size: panic = abort, opt-level $RK_OPT_LEVEL (default "s"), fat LTO,
+# one codegen unit; one build per target and feature set, copied to
+# $out/lib-NAME.a ----
 RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
 export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
-echo "device_footprint: building libranklet_ffi.a for $TARGET and for the host (no_std, opt-level $RK_OPT_LEVEL)" >&2
-CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
-    --crate-type staticlib --target "$TARGET"
-arm_lib="$CARGO_TARGET_DIR/$TARGET/release/libranklet_ffi.a"
+build_lib() { # NAME TARGET FEATURES
+    echo "device_footprint: building libranklet_ffi.a for $2, features '${3:-(none)}' (opt-level $RK_OPT_LEVEL)" >&2
+    CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features ${3:+--features "$3"} \
+        --release --lib --crate-type staticlib --target "$2"
+    cp "$CARGO_TARGET_DIR/$2/release/libranklet_ffi.a" "$out/lib-$1.a"
+}
+# name:features of the Cortex-M4F builds; the first is the smallest build.
+M4F_BUILDS=("m4f:" "m4f-f64:f64" "m4f-centring:centring" "m4f-all-kinds:all-kinds" "m4f-kernel:kernel" "m4f-all:kernel,f64,centring,all-kinds")
+for b in "${M4F_BUILDS[@]}"; do build_lib "${b%%:*}" "$TARGET" "${b#*:}"; done
+build_lib m3 thumbv7m-none-eabi ""
+build_lib m0 thumbv6m-none-eabi ""
+echo "device_footprint: building libranklet_ffi.a for the host (no_std, opt-level $RK_OPT_LEVEL)" >&2
 host_dir="$CARGO_TARGET_DIR/device-footprint-host"
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
     --crate-type staticlib --target-dir "$host_dir"
@@ -78,14 +95,37 @@ device_sections=$(layout "$out/d136.device.rkl")
 "$ranklet" score -m "$out/d136.rkl" --data "$out/d136.light" >"$out/d136.host"
 python3 "$dev/gen.py" header "$out/d136.device.rkl" "$out/d136.light" 32 >"$out/bench_model.h"
 
-# ---- firmwares ----
-ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -fno-builtin
+# ---- firmwares: fpV-NAME.elf links lib-NAME.a (variant 0 links none) ----
+CPU_M4F=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+CPU_M3=(-mcpu=cortex-m3 -mthumb -mfloat-abi=soft)
+CPU_M0=(-mcpu=cortex-m0 -mthumb -mfloat-abi=soft)
+ARM_CFLAGS=(-std=c11 -O2 -ffreestanding -fno-builtin
     -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$fw" -I "$out")
-for v in 0 1 2; do
-    (cd "$out" && arm-none-eabi-gcc "${ARM_CFLAGS[@]}" -fstack-usage -DFP_VARIANT=$v -nostdlib -nostartfiles \
-        -T "$fw/mps2-an386.ld" -Wl,--gc-sections -Wl,-z,noexecstack -o "$out/fp$v.elf" \
-        "$fw/startup.c" "$repo/tests/support/mem.c" "$dev/footprint.c" "$arm_lib" -lgcc && mv "fp$v.elf-footprint.su" "fp$v.su")
+# The Cortex-M0 runs on QEMU's micro:bit (nRF51822: 256 KiB flash at 0, 16
+# KiB RAM at 0x20000000, 16 MHz): the AN386 linker script with those sizes
+# and a 4 KiB stack.
+sed -e 's/^\( *FLASH (rx) *: ORIGIN = 0x00000000, LENGTH = \)4M/\1256K/' \
+    -e 's/^\( *RAM *(rwx) : ORIGIN = 0x20000000, LENGTH = \)4M/\116K/' \
+    -e 's/^STACK_SIZE = 0x4000;/STACK_SIZE = 0x1000;/' "$fw/mps2-an386.ld" >"$out/microbit.ld"
+grep -q 'LENGTH = 16K' "$out/microbit.ld" && grep -q 'STACK_SIZE = 0x1000' "$out/microbit.ld" \
+    || { echo "device_footprint: could not derive microbit.ld from mps2-an386.ld" >&2; exit 1; }
+firmware() { # VARIANT NAME CPU-ARRAY-NAME [LIB]
+    local -n cpu="$3"
+    local ld="$fw/mps2-an386.ld"; [ "$2" = m0 ] && ld="$out/microbit.ld"
+    (cd "$out" && arm-none-eabi-gcc "${ARM_CFLAGS[@]}" "${cpu[@]}" -fstack-usage -DFP_VARIANT="$1" -nostdlib -nostartfiles \
+        -T "$ld" -Wl,--gc-sections -Wl,-z,noexecstack -o "$out/fp$1-$2.elf" \
+        "$fw/startup.c" "$repo/tests/support/mem.c" "$dev/footprint.c" ${4:+"$4"} -lgcc && mv "fp$1-$2.elf-footprint.su" "fp$1-$2.su")
+}
+for cpu in m4f m3 m0; do
+    arr="CPU_${cpu^^}"
+    firmware 0 "$cpu" "$arr"
 done
+for b in "${M4F_BUILDS[@]}"; do firmware 1 "${b%%:*}" CPU_M4F "$out/lib-${b%%:*}.a"; done
+firmware 1 m3 CPU_M3 "$out/lib-m3.a"
+firmware 1 m0 CPU_M0 "$out/lib-m0.a"
+firmware 2 m4f CPU_M4F "$out/lib-m4f.a"
+firmware 2 m3 CPU_M3 "$out/lib-m3.a"
+firmware 2 m0 CPU_M0 "$out/lib-m0.a"
 HOST_CFLAGS=(-std=c11 -O2 -static -nostdlib -ffreestanding -fno-stack-protector -fno-builtin -fno-pie -no-pie
     -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$out")
 for v in 0 1; do
@@ -96,14 +136,15 @@ done
 if nm "$out/host1" | grep -qE ' U |malloc|__rust_alloc'; then echo "host1: unresolved or allocator symbols" >&2; exit 1; fi
 
 sec() { "$1" -A "$2" | awk -v s="$3" '$1 == s { print $2 }'; }
-arm_text0=$(sec arm-none-eabi-size "$out/fp0.elf" .text); arm_text1=$(sec arm-none-eabi-size "$out/fp1.elf" .text)
-arm_ro0=$(sec arm-none-eabi-size "$out/fp0.elf" .rodata); arm_ro1=$(sec arm-none-eabi-size "$out/fp1.elf" .rodata)
+added() { # SECTION NAME CPU: bytes fp1-NAME adds to fp0-CPU
+    echo $(( $(sec arm-none-eabi-size "$out/fp1-$2.elf" "$1") - $(sec arm-none-eabi-size "$out/fp0-$3.elf" "$1") ))
+}
+arm_text=$(added .text m4f m4f); arm_ro=$(added .rodata m4f m4f)
 host_text0=$(sec size "$out/host0" .text); host_text1=$(sec size "$out/host1" .text)
 host_ro0=$(sec size "$out/host0" .rodata); host_ro1=$(sec size "$out/host1" .rodata)
-arm_text=$((arm_text1 - arm_text0)); arm_ro=$((arm_ro1 - arm_ro0))
 host_text=$((host_text1 - host_text0)); host_ro=$((host_ro1 - host_ro0))
 # The largest functions variant 1 adds (ARM).
-top_syms=$(python3 - <(arm-none-eabi-nm -S -C "$out/fp0.elf") <(arm-none-eabi-nm -S -C "$out/fp1.elf") <<'PY'
+top_syms() { python3 - <(arm-none-eabi-nm -S -C "$out/fp0-$2.elf") <(arm-none-eabi-nm -S -C "$out/fp1-$1.elf") <<'PY'
 import sys
 def funcs(path):
     out = {}
@@ -113,36 +154,84 @@ def funcs(path):
             out[t[3].strip()] = int(t[1], 16)
     return out
 base, with_rk = funcs(sys.argv[1]), funcs(sys.argv[2])
-added = sorted(((n, s) for s, n in with_rk.items() if s not in base), reverse=True)[:8]
-print(", ".join(f"`{s}` ({n} B)" for n, s in added))
+added = sorted(((n, s) for s, n in with_rk.items() if s not in base), reverse=True)
+print(", ".join(f"`{s}` ({n} B)" for n, s in added[:12]) + f"; {len(added)} functions in all")
 PY
-)
+}
+top_m4f=$(top_syms m4f m4f)
+top_all=$(top_syms m4f-all m4f)
+# Bytes per feature: each build against the smallest.
+feature_rows=""
+for b in "${M4F_BUILDS[@]}"; do
+    n="${b%%:*}"; f="${b#*:}"
+    t=$(added .text "$n" m4f); r=$(added .rodata "$n" m4f)
+    feature_rows+="| \`${f:-(none)}\` | $t B | $((t - arm_text)) B | $r B |"$'\n'
+done
 
-# ---- run the firmwares ----
-QEMU=(qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -semihosting-config enable=on,target=native)
-timeout 120 "${QEMU[@]}" -kernel "$out/fp1.elf" >"$out/fp1.out" 2>&1 || { cat "$out/fp1.out"; echo "fp1 failed" >&2; exit 1; }
-fw_score=$(python3 -c 'import struct,sys; t=open(sys.argv[1]).read().split(); print(repr(struct.unpack("<f", struct.pack("<I", int(t[t.index("score")+1], 16)))[0]))' "$out/fp1.out")
-host_score=$(head -1 "$out/d136.host")
-timeout 600 "${QEMU[@]}" -icount shift=0 -kernel "$out/fp2.elf" >"$out/fp2.out" 2>&1 || { cat "$out/fp2.out"; echo "fp2 failed" >&2; exit 1; }
-cat "$out/fp2.out" >&2
-read -r _ _ st_parse _ st_score _ st_batch < <(grep '^stack ' "$out/fp2.out")
-read -r _ _ nrows _ dim _ t_batch _ t_single _ t_plain < <(grep '^ticks ' "$out/fp2.out")
-agree=$(python3 -c 'import struct,sys; print("%.3g" % struct.unpack("<f", struct.pack("<I", int(sys.argv[1], 16)))[0])' "$(awk '/^agreement/ {print $3}' "$out/fp2.out")")
-su_main=$(awk -F'\t' '$1 ~ /:fp_main$/ {print $2 " B (" $3 ")"}' "$out/fp2.su")
-su_plain=$(awk -F'\t' '$1 ~ /:plain_dot/ {print $2 " B (" $3 ")"}' "$out/fp2.su" | head -1)
+# ---- run the firmwares: M4F on mps2-an386, M3 on mps2-an385 (same memory
+# map, 25 MHz), M0 on microbit (16 MHz); SysTick ticks at the processor
+# clock, so under -icount shift=0 one tick is 1e9 / clock instructions ----
+qemu() { # BOARD ICOUNT ELF OUT
+    local icount=(); [ "$2" = 1 ] && icount=(-icount shift=0)
+    timeout 600 qemu-system-arm -M "$1" -nographic -monitor none -serial none \
+        -semihosting-config enable=on,target=native "${icount[@]}" -kernel "$3" >"$4" 2>&1 \
+        || { cat "$4"; echo "device_footprint: $3 failed on $1" >&2; return 1; }
+}
+declare -A BOARD=([m4f]=mps2-an386 [m3]=mps2-an385 [m0]=microbit) IPT=([m4f]=40 [m3]=40 [m0]=62.5)
 calc() { python3 -c "print($1)"; }
-ins() { calc "f'{$1 * 40 / ($nrows * $dim):.2f}'"; }
+f32hex() { python3 -c 'import struct,sys; print(repr(struct.unpack("<f", struct.pack("<I", int(sys.argv[1], 16)))[0]))' "$1"; }
+host_score=$(head -1 "$out/d136.host")
+declare -A SCORE STP STS STB TB TS TP TO NR DM AGREE
+m0_note=""
+for cpu in m4f m3 m0; do
+    board=${BOARD[$cpu]}
+    if ! qemu "$board" 0 "$out/fp1-$cpu.elf" "$out/fp1-$cpu.out" || ! qemu "$board" 1 "$out/fp2-$cpu.elf" "$out/fp2-$cpu.out"; then
+        # Only the M0 run is optional (a board model of a part ranklet does not target).
+        [ "$cpu" = m0 ] || exit 1
+        m0_note="the Cortex-M0 firmware did not run on QEMU \`microbit\` ($(tail -1 "$out/fp2-$cpu.out" 2>/dev/null || true)); its row is size only"
+        continue
+    fi
+    SCORE[$cpu]=$(f32hex "$(awk '/^score/ {print $2}' "$out/fp1-$cpu.out")")
+    echo "== $cpu ($board)" >&2; cat "$out/fp2-$cpu.out" >&2
+    read -r _ _ STP[$cpu] _ STS[$cpu] _ STB[$cpu] < <(grep '^stack ' "$out/fp2-$cpu.out")
+    read -r _ _ NR[$cpu] _ DM[$cpu] _ TB[$cpu] _ TS[$cpu] _ TP[$cpu] _ TO[$cpu] < <(grep '^ticks ' "$out/fp2-$cpu.out")
+    AGREE[$cpu]=$(python3 -c 'import struct,sys; print("%.3g" % struct.unpack("<f", struct.pack("<I", int(sys.argv[1], 16)))[0])' "$(awk '/^agreement/ {print $3}' "$out/fp2-$cpu.out")")
+done
+fw_score=${SCORE[m4f]}
+st_parse=${STP[m4f]}; st_score=${STS[m4f]}; st_batch=${STB[m4f]}
+nrows=${NR[m4f]}; dim=${DM[m4f]}; t_batch=${TB[m4f]}; t_single=${TS[m4f]}; t_plain=${TP[m4f]}; t_odd=${TO[m4f]}
+agree=${AGREE[m4f]}
+su_main=$(awk -F'\t' '$1 ~ /:fp_main$/ {print $2 " B (" $3 ")"}' "$out/fp2-m4f.su")
+su_plain=$(awk -F'\t' '$1 ~ /:plain_dot/ {print $2 " B (" $3 ")"}' "$out/fp2-m4f.su" | head -1)
+ins() { calc "f'{$1 * ${IPT[m4f]} / ($nrows * $dim):.2f}'"; }
 ratio_batch=$(calc "f'{$t_plain / $t_batch:.2f}'"); ratio_single=$(calc "f'{$t_plain / $t_single:.2f}'")
 yes() { if python3 -c "import sys; sys.exit(0 if ($1) else 1)"; then echo met; else echo "NOT met"; fi; }
+# One row per CPU: .text, .rodata, stack, instructions per feature.
+cpu_row() { # CPU NAME
+    local t r; t=$(added .text "$1" "$1"); r=$(added .rodata "$1" "$1")
+    if [ -n "${TB[$1]:-}" ]; then
+        local k="${IPT[$1]} / (${NR[$1]} * ${DM[$1]})"
+        local i="$(calc "f'{${TB[$1]} * $k:.2f}'") / $(calc "f'{${TS[$1]} * $k:.2f}'") / $(calc "f'{${TP[$1]} * $k:.2f}'")"
+        echo "| $2 | $t B | $r B | ${STP[$1]} / ${STS[$1]} / ${STB[$1]} B | $i | $(calc "f'{${TP[$1]} / ${TB[$1]}:.2f}'")× / $(calc "f'{${TP[$1]} / ${TS[$1]}:.2f}'")× |"
+    else
+        echo "| $2 | $t B | $r B | not run | not run | — |"
+    fi
+}
+cpu_rows="$(cpu_row m0 'Cortex-M0, `thumbv6m-none-eabi`, soft float (QEMU `microbit`)')
+$(cpu_row m3 'Cortex-M3, `thumbv7m-none-eabi`, soft float (QEMU `mps2-an385`)')
+$(cpu_row m4f 'Cortex-M4F, `thumbv7em-none-eabihf` (QEMU `mps2-an386`)')"
 
 section=$(cat <<MD
 ## Device scoring
 
 Command: \`bash bench/device_footprint.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores
 ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)).
-Library: \`ranklet-ffi\` built with \`--no-default-features --release\` (no_std, no allocator, no
-kernel-expansion scoring: features \`std\` and \`kernel\` off), release profile overridden for size with
-\`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\` and for x86-64; $(arm-none-eabi-gcc --version | head -1); $(gcc --version | head -1);
+Library: \`ranklet-ffi\` built with \`--no-default-features --release\`, the smallest build (no_std, no
+allocator; features \`std\`, \`kernel\`, \`f64\` and \`centring\` off: it scores \`f32\` linear models
+without feature centring, parses and fully validates every model, and returns
+\`RK_STATUS_NOT_IN_BUILD\` for a model it cannot score), release profile overridden for size with
+\`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\`, \`thumbv7m-none-eabi\`,
+\`thumbv6m-none-eabi\` and x86-64 ($(rustc --version)); $(arm-none-eabi-gcc --version | head -1); $(gcc --version | head -1);
 $(qemu-system-arm --version | head -1). Firmware: \`tests/firmware/startup.c\` + \`mps2-an386.ld\`
 (QEMU \`mps2-an386\`, Cortex-M4F), program \`bench/device/footprint.c\`. The model is a linear RankRLS
 model with d = 136 in f32, trained by \`ranklet train --algo rankrls --kernel linear --lambda 1\` on
@@ -161,8 +250,24 @@ copy written by \`ranklet export --strip-metadata\`.
 | stack, \`rk_score_dense\`, d = 136 (painted) | $st_score B | — | |
 | stack, \`rk_score_dense_batch\`, 32 rows (painted) | $st_batch B | — | |
 | instructions per feature: \`rk_score_dense_batch\` / \`rk_score_dense\` / plain C loop | $(ins "$t_batch") / $(ins "$t_single") / $(ins "$t_plain") | — | |
+| instructions per feature, \`rk_score_dense_batch\` with the model at an odd address (weights read as bytes) | $(ins "$t_odd") | — | |
 | throughput vs plain C dot product, batch (plain instructions / ranklet instructions) | $ratio_batch× | ≥ 0.9× | $(yes "$t_plain / $t_batch >= 0.9") |
 | throughput vs plain C dot product, one row per call | $ratio_single× | ≥ 0.9× | $(yes "$t_plain / $t_single >= 0.9") |
+
+Bytes per scoring feature (Cortex-M4F, \`.text\` and \`.rodata\` that \`rk_model_parse\` + \`rk_score_dense\`
+add, as above; \`ranklet-ffi --no-default-features --features …\`):
+
+| features | \`.text\` added | over the smallest build | \`.rodata\` added |
+|---|---:|---:|---:|
+${feature_rows}
+Per target, the smallest build (stack painted in \`rk_model_parse\` / \`rk_score_dense\` /
+\`rk_score_dense_batch\`; instructions per feature for batch / one row per call / the plain C loop, and
+the plain loop's instructions over ranklet's, batch / one row per call):
+
+| target | \`.text\` added | \`.rodata\` added | stack | instructions per feature | vs plain C |
+|---|---:|---:|---:|---:|---:|
+${cpu_rows}
+${m0_note}
 
 How each figure is measured:
 
@@ -171,7 +276,8 @@ How each figure is measured:
   linked with \`--gc-sections\`; the figure is the difference of \`size -A\` \`.text\` (and \`.rodata\`,
   a separate output section in the firmware's linker script). Everything the two calls pull in counts:
   validation (header, sections, CRC-32), scoring, status mapping, compiler-builtins/libgcc helpers.
-  Largest functions added on the Cortex-M4F: $top_syms.
+  Largest functions added on the Cortex-M4F, smallest build: $top_m4f. With
+  \`kernel,f64,centring\`: $top_all.
 - **Model bytes**: \`stat\` of each file; layouts (read from their own section tables): device copy:
   $device_sections; as trained: $sections.
   The metadata section (algorithm, training-data file name, sizes, λ) is part of every file
@@ -184,15 +290,22 @@ How each figure is measured:
   \`plain_dot\` $su_plain; gcc cannot report the Rust frames, which the painting includes.
 - **Throughput**: QEMU does not model the DWT cycle counter (\`DWT_CYCCNT\` reads 0 on this QEMU), so the
   firmware runs under \`qemu-system-arm -icount shift=0\`, where virtual time advances one nanosecond per
-  executed instruction, and times with SysTick at the 25 MHz processor clock, i.e. one tick per 40
-  instructions. The figures are therefore **instruction counts on Thumb-2**, exact and repeatable, not
+  executed instruction, and times with SysTick at the processor clock (25 MHz on the MPS2 boards, one
+  tick per 40 instructions; 16 MHz on the micro:bit, one per 62.5). The figures are therefore
+  **instruction counts** (Thumb-2; Thumb-1 on the M0), exact and repeatable, not
   Cortex-M4 cycles (which weigh loads, FPU multiply-accumulates and branches differently). One run,
   20 repetitions × 32 rows × d = 136, the three loops interleaved; the plain loop is
   \`s += w[j] * x[j]\` in C at \`-O2\` with the weights read from the same file (\`bench/device/gen.py\`),
-  and agrees with ranklet to a relative $agree on these rows. ranklet's scores also check every input for
-  NaN/∞ and the dimension, which the plain loop does not.
+  and agrees with ranklet to a relative $agree on these rows. ranklet also checks the handle, the
+  pointers and the dimension per call, and scans a row for NaN/∞ only when its score is not finite (a
+  finite linear score with finite weights proves a finite row), which the plain loop does not. On the
+  Cortex-M3 both sides multiply and add in software (the C loop through libgcc's \`__aeabi_fmul\`/
+  \`__aeabi_fadd\`, ranklet through compiler-builtins'), so its counts are dominated by those routines.
 - **Scoring agrees with the host**: the \`FP_VARIANT=1\` firmware (device copy) printed $fw_score for
-  row 0; \`ranklet score\` on the host (file as trained) printed $host_score.
+  row 0 on the Cortex-M4F, ${SCORE[m3]} on the Cortex-M3 and ${SCORE[m0]:-(not run)} on the Cortex-M0; \`ranklet score\` on the host (file as
+  trained) printed $host_score. The \`FP_VARIANT=2\` firmware also scores all rows with a copy of the model
+  at an odd address (byte path) and fails unless every score has the same bits as through the aligned
+  fast path.
 MD
 )
 doc=docs/performance.md

@@ -10,7 +10,7 @@
 #  - instructions per observe, per next-pair over 32 candidates, per save
 #    and per load (SysTick under qemu -icount shift=0: instructions, not
 #    cycles; QEMU does not model the DWT cycle counter).
-# Library as in bench/device_footprint.sh: ranklet-ffi --no-default-features,
+# Library as in bench/device_footprint.sh: ranklet-ffi --no-default-features --features f64,centring,all-kinds,
 # panic = abort, opt-level s, fat LTO, one codegen unit.
 #   bash bench/device_online.sh
 set -euo pipefail
@@ -28,7 +28,7 @@ dev="$repo/bench/device"
 RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
 (export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
     CARGO_PROFILE_RELEASE_PANIC=abort
- cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib --crate-type staticlib --target "$TARGET")
+ cargo rustc --quiet -p ranklet-ffi --no-default-features --features f64,centring,all-kinds --release --lib --crate-type staticlib --target "$TARGET")
 lib="$CARGO_TARGET_DIR/$TARGET/release/libranklet_ffi.a"
 cargo build --quiet --release -p ranklet
 ranklet="$CARGO_TARGET_DIR/release/ranklet"
@@ -66,7 +66,7 @@ section=$(cat <<MD
 ## Device learning
 
 Command: \`bash bench/device_online.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC'). Library: \`ranklet-ffi\`
-\`--no-default-features --release\`, \`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`,
+\`--no-default-features --features f64,centring,all-kinds --release\`, \`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`,
 \`codegen-units = 1\`, for \`$TARGET\`; $(arm-none-eabi-gcc --version | head -1); $(qemu-system-arm --version | head -1).
 Firmware: \`bench/device/online.c\` on QEMU \`mps2-an386\` (Cortex-M4F). Prior: a linear RankRLS model
 (\`ranklet train --algo rankrls --kernel linear --lambda 1\` on 240 generated rows of d features,

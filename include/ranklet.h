@@ -89,6 +89,16 @@ enum rk_status
    */
   RK_STATUS_NO_SAVED_STATE = 5111,
   /*
+   The model is valid, but this build of the library cannot score it:
+   a cargo feature it needs is off (`kernel` for kernel expansions and
+   dual pair models, `f64` for models stored in f64, `centring` for
+   models that centre their features; the scoring calls return it, after
+   `rk_model_parse` checked the model completely), or, from
+   `rk_model_parse`, the build leaves the model's kind out (`all-kinds`
+   off: pair models and online RankRLS states).
+   */
+  RK_STATUS_NOT_IN_BUILD = 5112,
+  /*
    Model bytes: shorter than the fixed header and trailer.
    */
   RK_STATUS_FORMAT_TOO_SHORT = 5120,
@@ -468,7 +478,9 @@ rk_status rk_model_get_info(const struct rk_model *model, struct rk_model_info *
 
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
  `RK_STATUS_DIMENSION_MISMATCH`, `RK_STATUS_NON_FINITE_INPUT`,
- `RK_STATUS_SCORE_OVERFLOW`.
+ `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_WRONG_MODEL_KIND` (a pair
+ model), `RK_STATUS_NOT_IN_BUILD` (a model this build has no scorer for,
+ see `rk_status`).
 
  # Safety
 
@@ -507,7 +519,10 @@ rk_status rk_score_sparse(const struct rk_model *model,
  # Errors
 
  As [`rk_score_dense`]; `RK_STATUS_DIMENSION_MISMATCH` if `x_len` is not
- `n_rows * dim`.
+ `n_rows * dim` (then nothing is written). Rows are scored in order and
+ each is read once; `RK_STATUS_NON_FINITE_INPUT` or
+ `RK_STATUS_SCORE_OVERFLOW` in row `r` leaves `out_scores[0..r]` holding
+ their scores and `out_scores[r..]` untouched.
 
  # Safety
 
@@ -618,7 +633,7 @@ rk_status rk_rank_sparse(const struct rk_model *model,
  `RK_STATUS_WRONG_MODEL_KIND` (not a pair model),
  `RK_STATUS_DIMENSION_MISMATCH` (`du`, `dv` not the model's, or
  `work_len < pair_work_len`), `RK_STATUS_NON_FINITE_INPUT`,
- `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_FORMAT_OTHER` (a dual model in a
+ `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_NOT_IN_BUILD` (a dual model in a
  library built without kernel scoring).
 
  # Safety

@@ -10,7 +10,10 @@
  *                 a plain C f32 dot product over the same rows, timed with
  *                 SysTick under `qemu -icount shift=0` (one virtual ns per
  *                 instruction, so ticks count instructions, 40 per tick at
- *                 the AN386's 25 MHz)
+ *                 the AN386's 25 MHz); and the same batch on a copy of
+ *                 the model at an odd address (weights read as bytes, not
+ *                 through the aligned fast path), which must give the same
+ *                 bits
  *
  * On the ARM side output goes over semihosting (tests/firmware/startup.c);
  * on x86-64 the program only exits (start code in host_start.c). */
@@ -63,6 +66,10 @@ int fp_main(void) {
 #elif FP_VARIANT == 2
 static unsigned char storage[512];
 static float out_scores[BM_ROWS];
+/* The model copied one byte past an 8-aligned address. */
+_Alignas(8) static uint8_t model_odd[BM_MODEL_LEN + 1];
+static unsigned char storage_odd[512];
+static float out_odd[BM_ROWS];
 
 #include "stackpaint.h"
 
@@ -127,11 +134,23 @@ int fp_main(void) {
     OUT_X(bits(worst));
     OUT("\n");
 
+    /* The byte path: the same model at an odd address, same bits. */
+    const rk_model *m_odd;
+    for (size_t i = 0; i < BM_MODEL_LEN; i++) model_odd[i + 1] = bm_model[i];
+    if (rk_model_parse(model_odd + 1, BM_MODEL_LEN, storage_odd, sizeof storage_odd, &m_odd) != RK_STATUS_OK) return 6;
+    if (rk_score_dense_batch(m_odd, bm_rows, BM_ROWS * BM_DIM, out_odd, BM_ROWS) != RK_STATUS_OK) return 7;
+    uint32_t differ = 0;
+    for (size_t r = 0; r < BM_ROWS; r++) differ += bits(out_odd[r]) != bits(out_scores[r]);
+    OUT("odd_address_rows_differing ");
+    OUT_U(differ);
+    OUT("\n");
+    if (differ) return 8;
+
     SYST_RVR = 0xFFFFFFu;
     SYST_CVR = 0;
     SYST_CSR = 5; /* enable, processor clock, no interrupt */
 
-    uint32_t t_batch = 0, t_single = 0, t_plain = 0, t0;
+    uint32_t t_batch = 0, t_single = 0, t_plain = 0, t_odd = 0, t0;
     for (int rep = 0; rep < REPS; rep++) {
         t0 = now();
         if (rk_score_dense_batch(m, bm_rows, BM_ROWS * BM_DIM, out_scores, BM_ROWS) != RK_STATUS_OK) return 4;
@@ -147,6 +166,10 @@ int fp_main(void) {
         t0 = now();
         for (size_t r = 0; r < BM_ROWS; r++) sink = plain_dot(bm_w, bm_b, &bm_rows[r * BM_DIM], BM_DIM);
         t_plain += since(t0);
+
+        t0 = now();
+        if (rk_score_dense_batch(m_odd, bm_rows, BM_ROWS * BM_DIM, out_odd, BM_ROWS) != RK_STATUS_OK) return 9;
+        t_odd += since(t0);
     }
     OUT("ticks rows ");
     OUT_U(REPS * BM_ROWS);
@@ -158,6 +181,8 @@ int fp_main(void) {
     OUT_U(t_single);
     OUT(" plain ");
     OUT_U(t_plain);
+    OUT(" odd_batch ");
+    OUT_U(t_odd);
     OUT("\n");
     return 0;
 }

@@ -216,8 +216,9 @@ fn check_rows(n: usize, order_len: usize, exact: bool) -> Result<(), RankError> 
 /// # Errors
 ///
 /// [`RankError::LengthMismatch`] before anything is written; scoring
-/// errors as [`ModelView::score_dense_rows`] (only a score overflow leaves
-/// `scores` partly written; `order` is written only on success).
+/// errors as [`ModelView::score_dense_rows`] (an input or overflow error in
+/// row `r` leaves the scores of the rows before `r` written; `order` is
+/// written only on success).
 pub fn order_dense_rows(
     view: &ModelView<'_>,
     x: &[f32],

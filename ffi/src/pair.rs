@@ -25,7 +25,7 @@ use crate::status::rk_status;
 /// `RK_STATUS_WRONG_MODEL_KIND` (not a pair model),
 /// `RK_STATUS_DIMENSION_MISMATCH` (`du`, `dv` not the model's, or
 /// `work_len < pair_work_len`), `RK_STATUS_NON_FINITE_INPUT`,
-/// `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_FORMAT_OTHER` (a dual model in a
+/// `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_NOT_IN_BUILD` (a dual model in a
 /// library built without kernel scoring).
 ///
 /// # Safety

@@ -10,7 +10,9 @@ use crate::status::rk_status;
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
 /// `RK_STATUS_DIMENSION_MISMATCH`, `RK_STATUS_NON_FINITE_INPUT`,
-/// `RK_STATUS_SCORE_OVERFLOW`.
+/// `RK_STATUS_SCORE_OVERFLOW`, `RK_STATUS_WRONG_MODEL_KIND` (a pair
+/// model), `RK_STATUS_NOT_IN_BUILD` (a model this build has no scorer for,
+/// see `rk_status`).
 ///
 /// # Safety
 ///
@@ -74,7 +76,10 @@ pub unsafe extern "C" fn rk_score_sparse(
 /// # Errors
 ///
 /// As [`rk_score_dense`]; `RK_STATUS_DIMENSION_MISMATCH` if `x_len` is not
-/// `n_rows * dim`.
+/// `n_rows * dim` (then nothing is written). Rows are scored in order and
+/// each is read once; `RK_STATUS_NON_FINITE_INPUT` or
+/// `RK_STATUS_SCORE_OVERFLOW` in row `r` leaves `out_scores[0..r]` holding
+/// their scores and `out_scores[r..]` untouched.
 ///
 /// # Safety
 ///
@@ -130,4 +135,87 @@ pub unsafe extern "C" fn rk_score_sparse_batch(
         tri!(v.score_sparse_rows(rp, idx, val, out));
         rk_status::Ok
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The dense entry points through the C ABI in this build's feature
+    //! set: models outside the `f32` linear fast path score with the
+    //! feature that serves them and get `RK_STATUS_NOT_IN_BUILD` without it
+    //! (CI runs this with the default features and with
+    //! `--no-default-features --features std`).
+    use super::{rk_score_dense, rk_score_dense_batch};
+    use crate::model::{rk_model, rk_model_parse};
+    use crate::status::rk_status;
+    use ranklet_core::format::{
+        Basis, ElementType, FeatureCentring, Kernel, KernelModel, LinearModel, Model, ModelSpec,
+    };
+
+    fn emit(model: LinearModel<'_>, et: ElementType) -> Vec<u8> {
+        let spec = ModelSpec::new(Model::Linear(model), et);
+        let mut buf = vec![0u8; spec.buffer_len()];
+        spec.emit(&mut buf).unwrap();
+        buf
+    }
+
+    /// `(single-row status and score, batch status and outputs)` for two
+    /// copies of `x`.
+    fn score(bytes: &[u8], x: &[f32; 3]) -> ((rk_status, f32), (rk_status, [f32; 2])) {
+        let mut storage = [0u64; 64];
+        let mut m: *const rk_model = core::ptr::null();
+        // Safety: valid pointers and lengths; `bytes` and `storage` outlive `m`.
+        unsafe {
+            let st = rk_model_parse(bytes.as_ptr(), bytes.len(), storage.as_mut_ptr().cast(), 512, &mut m);
+            assert_eq!(st, rk_status::Ok);
+            let mut s = -7.0f32;
+            let single = rk_score_dense(m, x.as_ptr(), 3, &mut s);
+            let rows = [*x, *x].concat();
+            let mut out = [-7.0f32; 2];
+            let batch = rk_score_dense_batch(m, rows.as_ptr(), 6, out.as_mut_ptr(), 2);
+            ((single, s), (batch, out))
+        }
+    }
+
+    #[test]
+    fn models_outside_the_fast_path_score_or_report_not_in_build() {
+        let (w, mean, scale) = ([1.0, -2.0, 0.5], [0.5, 0.0, 1.0], [2.0, 1.0, 0.5]);
+        let x = [1.0f32, 2.0, 3.0];
+        let refused = ((rk_status::NotInBuild, -7.0), (rk_status::NotInBuild, [-7.0; 2]));
+
+        let plain = emit(LinearModel { w: &w, offset: 1.0, centring: None }, ElementType::F32);
+        assert_eq!(score(&plain, &x), ((rk_status::Ok, -0.5), (rk_status::Ok, [-0.5; 2])));
+
+        let f64_model = emit(LinearModel { w: &w, offset: 1.0, centring: None }, ElementType::F64);
+        let want = if cfg!(feature = "f64") { ((rk_status::Ok, -0.5), (rk_status::Ok, [-0.5; 2])) } else { refused };
+        assert_eq!(score(&f64_model, &x), want);
+
+        let c = Some(FeatureCentring { mean: &mean, scale: &scale });
+        let centred = emit(LinearModel { w: &w, offset: 1.0, centring: c }, ElementType::F32);
+        let kernel = {
+            let (coeffs, basis) = ([1.0, -1.0], [1.0, 0.0, 0.0, 1.0]);
+            let model = KernelModel {
+                dim: 2,
+                kernel: Kernel::Rbf { gamma: 0.5 },
+                basis: Basis::Dense(&basis),
+                coeffs: &coeffs,
+                offset: 0.0,
+                centring: None,
+                kernel_centring: None,
+            };
+            let spec = ModelSpec::new(Model::Kernel(model), ElementType::F32);
+            let mut buf = vec![0u8; spec.buffer_len()];
+            spec.emit(&mut buf).unwrap();
+            buf
+        };
+        let mut storage = [0u64; 64];
+        let mut m: *const rk_model = core::ptr::null();
+        // Safety: valid pointers and lengths.
+        let st = unsafe { rk_model_parse(kernel.as_ptr(), kernel.len(), storage.as_mut_ptr().cast(), 512, &mut m) };
+        let want = if cfg!(any(feature = "all-kinds", feature = "kernel")) { rk_status::Ok } else { rk_status::NotInBuild };
+        assert_eq!(st, want, "kernel model through rk_model_parse");
+        // x' = (0.25, 2, 4): 1 + 0.25 − 4 + 2
+        let want =
+            if cfg!(feature = "centring") { ((rk_status::Ok, -0.75), (rk_status::Ok, [-0.75; 2])) } else { refused };
+        assert_eq!(score(&centred, &x), want);
+    }
 }

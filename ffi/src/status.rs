@@ -42,7 +42,15 @@ pub enum rk_status {
     BadArgument = 5110,
     /// Neither slot of a store region holds a complete save.
     NoSavedState = 5111,
-    // 5112..=5119: reserved for future call-level codes.
+    /// The model is valid, but this build of the library cannot score it:
+    /// a cargo feature it needs is off (`kernel` for kernel expansions and
+    /// dual pair models, `f64` for models stored in f64, `centring` for
+    /// models that centre their features; the scoring calls return it, after
+    /// `rk_model_parse` checked the model completely), or, from
+    /// `rk_model_parse`, the build leaves the model's kind out (`all-kinds`
+    /// off: pair models and online RankRLS states).
+    NotInBuild = 5112,
+    // 5113..=5119: reserved for future call-level codes.
     /// Model bytes: shorter than the fixed header and trailer.
     FormatTooShort = 5120,
     /// Model bytes: not a ranklet model (bad magic).
@@ -129,6 +137,7 @@ status_messages! {
     WrongModelKind => "the model is not of the kind this call needs",
     BadArgument => "a numeric argument is outside its domain",
     NoSavedState => "no complete saved state in the store region",
+    NotInBuild => "this build of the library cannot score this model (a scoring feature is off)",
     FormatTooShort => "model too short to hold a header",
     FormatBadMagic => "not a ranklet model (bad magic)",
     FormatUnsupportedVersion => "unsupported model format version",
@@ -187,6 +196,7 @@ impl From<ParseError> for rk_status {
             ParseError::BadKernel => S::FormatBadKernel,
             ParseError::BadSparseIndex => S::FormatBadSparseIndex,
             ParseError::BadMetadata => S::FormatBadMetadata,
+            ParseError::KindNotInBuild { .. } => S::NotInBuild,
             _ => S::FormatOther,
         }
     }
@@ -202,8 +212,9 @@ impl From<ScoreError> for rk_status {
             ScoreError::ScoreOverflow => S::ScoreOverflow,
             // A single-row call on a pair model, or a pair call on another.
             ScoreError::KindMismatch => S::WrongModelKind,
-            // A kernel model in a build without the `kernel` feature (as
-            // before the split, the catch-all format code).
+            // A kernel, f64 or centring model in a build without the
+            // feature that scores it.
+            ScoreError::UnsupportedKind => S::NotInBuild,
             _ => S::FormatOther,
         }
     }
@@ -256,6 +267,6 @@ mod tests {
         }
         assert_eq!(rk_status::Ok as u32, 5100);
         assert_eq!(rk_status::from_code(0), None);
-        assert_eq!(rk_status::from_code(5112), None);
+        assert_eq!(rk_status::from_code(5113), None);
     }
 }

@@ -359,7 +359,7 @@ fn freestanding_link_needs_no_libc_and_no_allocator() {
                 "ranklet-ffi",
                 "--no-default-features",
                 "--features",
-                "kernel",
+                "kernel,f64,centring,all-kinds",
                 "--release",
                 "--lib",
             ])

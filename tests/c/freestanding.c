@@ -1,6 +1,7 @@
 /* Freestanding link of the scoring path: no libc, no crt, no allocator.
  * Built with -ffreestanding -nostdlib -static against the no_std
- * libranklet_ffi.a (--no-default-features, panic = "abort"); the memory
+ * libranklet_ffi.a (--no-default-features --features
+ * kernel,f64,centring,all-kinds, panic = "abort"); the memory
  * primitives and the entry point come from tests/support/ (mem.c,
  * start_x86_64.c). ffi/tests/c_consumers.rs builds, inspects (no malloc) and runs it. */
 #include <stddef.h>

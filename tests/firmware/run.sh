@@ -5,8 +5,9 @@
 #  1. Installs gcc-arm-none-eabi, libnewlib-arm-none-eabi and qemu-system-arm
 #     with apt-get when they are missing.
 #  2. Builds libranklet_ffi.a for thumbv7em-none-eabihf (no_std:
-#     --no-default-features --features kernel (no std, the RBF model is
-#     scored too), --release, panic = "abort").
+#     --no-default-features --features kernel,f64,centring,all-kinds (no
+#     std; the RBF, standardised linear and pair models are scored too),
+#     --release, panic = "abort").
 #  3. Trains a linear RankRLS model (standardised features) and an RBF
 #     RankRLS model with `ranklet train` on data.light, and scores data.light
 #     with each on the host (`ranklet score`).
@@ -76,7 +77,7 @@ fi
 # ---- 2. the library, for the device ----
 echo "firmware: building libranklet_ffi.a for $TARGET (no_std, release, panic=abort)"
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet --manifest-path "$repo/Cargo.toml" -p ranklet-ffi \
-    --no-default-features --features kernel --release --lib --crate-type staticlib --target "$TARGET" --target-dir "$target_dir"
+    --no-default-features --features kernel,f64,centring,all-kinds --release --lib --crate-type staticlib --target "$TARGET" --target-dir "$target_dir"
 lib="$target_dir/$TARGET/release/libranklet_ffi.a"
 
 # ---- 3. models and host scores ----

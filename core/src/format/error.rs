@@ -107,6 +107,14 @@ pub enum ParseError {
     BadSparseIndex,
     /// The metadata is not valid UTF-8.
     BadMetadata,
+    /// The file is a valid model of a kind this build leaves out: ranklet-core
+    /// built without its feature `all-kinds` accepts only linear models
+    /// (and kernel expansions with `kernel`). Checked right after the
+    /// header, before the kind's own sections.
+    KindNotInBuild {
+        /// The kind code.
+        code: u8,
+    },
 }
 
 /// Why [`ModelSpec::check`](super::ModelSpec::check) or
@@ -169,9 +177,10 @@ pub enum ScoreError {
     /// The score overflowed to infinity (or to a value outside the `f32`
     /// range for the `f32` entry points).
     ScoreOverflow,
-    /// The model is valid but this build cannot score its kind: a kernel
-    /// expansion or a dual pair model, with ranklet-core built without its
-    /// `kernel` feature.
+    /// The model is valid but this build cannot score it: a kernel
+    /// expansion or a dual pair model without ranklet-core's feature
+    /// `kernel`, a model stored in `f64` without `f64`, or a model with
+    /// feature centring without `centring`.
     UnsupportedKind,
     /// The entry point does not score this kind of model: a single-row
     /// function (`score_dense`, …) called on a pair model (kinds 3 and 6),
@@ -212,6 +221,9 @@ impl fmt::Display for ParseError {
             ParseError::BadKernel => f.write_str(BAD_KERNEL),
             ParseError::BadSparseIndex => f.write_str(BAD_SPARSE_INDEX),
             ParseError::BadMetadata => f.write_str("metadata is not valid UTF-8"),
+            ParseError::KindNotInBuild { code } => {
+                write!(f, "model kind {code} is not in this build (ranklet-core feature `all-kinds` off)")
+            }
         }
     }
 }
@@ -251,7 +263,7 @@ impl fmt::Display for ScoreError {
             ScoreError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
             ScoreError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
             ScoreError::ScoreOverflow => f.write_str("score overflowed"),
-            ScoreError::UnsupportedKind => f.write_str("this build cannot score this model kind (kernel feature off)"),
+            ScoreError::UnsupportedKind => f.write_str("this build cannot score this model (a scoring feature is off: kernel, f64 or centring)"),
             ScoreError::KindMismatch => {
                 f.write_str("wrong scoring function for this model kind (single-row vs pair model)")
             }

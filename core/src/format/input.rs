@@ -10,6 +10,8 @@ use crate::real::Real;
 /// A scoring input, checked by [`Input::check`].
 #[derive(Clone, Copy)]
 pub(crate) enum Input<'x> {
+    // Built by the general dense path only (the smallest build has none).
+    #[cfg_attr(not(any(feature = "kernel", feature = "f64", feature = "centring")), allow(dead_code))]
     D32(&'x [f32]),
     D64(&'x [f64]),
     Sparse(&'x [u32], &'x [f32]),

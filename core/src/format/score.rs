@@ -16,6 +16,22 @@
 //! software), except for the stored `f64` offsets and kernel parameters,
 //! which are rounded to `f32` once per score.
 //!
+//! ## The fast path and the features
+//!
+//! An `f32` model that is linear in its raw features (a linear model or an
+//! online RankRLS state, without feature centring) gets a fast path at
+//! parse time (`DenseF32`, in `view`): `b + ⟨w, x⟩` in `f32`
+//! over the weights as a native `&[f32]` when the model bytes are aligned
+//! (little-endian targets), else read as bytes, with the same bits either
+//! way; a row's finiteness is checked only when its score is not finite.
+//! Every other model goes through the general path, which dispatches on
+//! element type, input form and centring. The features `kernel`, `f64` and
+//! `centring` each keep one part of the general path; with all three off
+//! (and `all-kinds` off, so that only linear models parse) a build links
+//! only the fast path, and refuses the other models with
+//! [`ScoreError::UnsupportedKind`] (`ParseError::KindNotInBuild` for kinds
+//! it does not parse).
+//!
 //! To keep `f32` sums accurate, every sum is *blocked*: the hot dot-product
 //! loops run four independent lanes over blocks of `BLOCK` (64) terms, and the
 //! block sums are combined pairwise (a binary cascade), so the rounding
@@ -42,6 +58,7 @@ use super::input::{Centred, Input};
 use super::sum::Arith;
 use super::{ElementType, ModelView, ScoreError};
 
+#[cfg(feature = "f64")]
 fn finite_f32(s: f64) -> Result<f32, ScoreError> {
     let r = s as f32;
     if s.is_finite() && r.is_finite() {
@@ -71,8 +88,25 @@ impl ModelView<'_> {
     /// [`ScoreError::NonFiniteInput`] if `x` holds NaN or infinity,
     /// [`ScoreError::ScoreOverflow`] if the score is not a finite `f32`.
     pub fn score_dense(&self, x: &[f32]) -> Result<f32, ScoreError> {
+        match self.dense {
+            Some(fast) => fast.score(x, self.dim()),
+            None => self.score_dense_general(x),
+        }
+    }
+
+    /// [`score_dense`](Self::score_dense) of a model without the fast path.
+    #[cfg(any(feature = "kernel", feature = "f64", feature = "centring"))]
+    fn score_dense_general(&self, x: &[f32]) -> Result<f32, ScoreError> {
         self.single_row()?;
         self.score_f32(Input::D32(x))
+    }
+
+    /// Without the features `kernel`, `f64` and `centring`, only the fast
+    /// path scores dense rows: every other single-row model is refused.
+    #[cfg(not(any(feature = "kernel", feature = "f64", feature = "centring")))]
+    fn score_dense_general(&self, _x: &[f32]) -> Result<f32, ScoreError> {
+        self.single_row()?;
+        Err(ScoreError::UnsupportedKind)
     }
 
     /// Scores one dense `f64` input, computing in `f64` whatever the
@@ -108,28 +142,50 @@ impl ModelView<'_> {
     /// Scores `out.len()` dense rows stored row-major in `x`
     /// (`x.len() == out.len() * dim()`), writing score `r` to `out[r]`.
     ///
+    /// Rows are scored in order, each input read once: a row's finiteness
+    /// is checked as in [`score_dense`](Self::score_dense) (for a linear
+    /// model only when its score is not finite), not in a separate pass
+    /// over all of `x` first.
+    ///
     /// # Errors
     ///
-    /// As [`score_dense`](Self::score_dense). Lengths and finiteness of all
-    /// of `x` are checked before anything is written; only
-    /// [`ScoreError::ScoreOverflow`] can leave `out` partly written (rows
-    /// before the failing one hold their scores).
+    /// As [`score_dense`](Self::score_dense). Lengths are checked before
+    /// anything is written. An error in row `r`
+    /// ([`ScoreError::NonFiniteInput`], [`ScoreError::ScoreOverflow`])
+    /// stops there: `out[..r]` hold their scores, `out[r..]` is untouched.
     pub fn score_dense_rows(&self, x: &[f32], out: &mut [f32]) -> Result<(), ScoreError> {
         self.single_row()?;
-        let expected = out
-            .len()
-            .checked_mul(self.dim())
-            .ok_or(ScoreError::DimensionMismatch { expected: usize::MAX, got: x.len() })?;
+        let dim = self.dim();
+        let expected =
+            out.len().checked_mul(dim).ok_or(ScoreError::DimensionMismatch { expected: usize::MAX, got: x.len() })?;
         if x.len() != expected {
             return Err(ScoreError::DimensionMismatch { expected, got: x.len() });
         }
-        if !x.iter().all(|v| v.is_finite()) {
-            return Err(ScoreError::NonFiniteInput);
+        match self.dense {
+            Some(fast) => {
+                for (row, o) in x.chunks_exact(dim).zip(out.iter_mut()) {
+                    *o = fast.score(row, dim)?;
+                }
+                Ok(())
+            }
+            None => self.score_dense_rows_general(x, out),
         }
+    }
+
+    /// [`score_dense_rows`](Self::score_dense_rows) of a model without the
+    /// fast path, lengths checked.
+    #[cfg(any(feature = "kernel", feature = "f64", feature = "centring"))]
+    fn score_dense_rows_general(&self, x: &[f32], out: &mut [f32]) -> Result<(), ScoreError> {
         for (row, o) in x.chunks_exact(self.dim()).zip(out.iter_mut()) {
-            *o = self.score_f32_unchecked(Input::D32(row))?;
+            *o = self.score_f32(Input::D32(row))?;
         }
         Ok(())
+    }
+
+    /// See [`score_dense_general`](Self::score_dense_general).
+    #[cfg(not(any(feature = "kernel", feature = "f64", feature = "centring")))]
+    fn score_dense_rows_general(&self, _x: &[f32], _out: &mut [f32]) -> Result<(), ScoreError> {
+        Err(ScoreError::UnsupportedKind)
     }
 
     /// [`score_dense_rows`](Self::score_dense_rows) for `f64` inputs and
@@ -248,14 +304,25 @@ impl ModelView<'_> {
                     Err(ScoreError::ScoreOverflow)
                 }
             }
+            #[cfg(feature = "f64")]
             ElementType::F64 => finite_f32(self.eval::<f64>(input)?),
+            #[cfg(not(feature = "f64"))]
+            ElementType::F64 => Err(ScoreError::UnsupportedKind),
         }
     }
 
     /// The score in the arithmetic type `R`, on a checked input (the
-    /// kind's scorer, through the registry).
+    /// kind's scorer, through the registry). Models this build cannot
+    /// score (an `f64` model without the feature `f64`, feature centring
+    /// without `centring`) give [`ScoreError::UnsupportedKind`].
     fn eval<R: Arith>(&self, input: Input<'_>) -> Result<R, ScoreError> {
-        let x = Centred { input, centring: self.feature_centring() };
+        if (!cfg!(feature = "f64") && self.element_type() == ElementType::F64)
+            || (!cfg!(feature = "centring") && self.feature_centring().is_some())
+        {
+            return Err(ScoreError::UnsupportedKind);
+        }
+        let centring = if cfg!(feature = "centring") { self.feature_centring() } else { None };
+        let x = Centred { input, centring };
         self.body.eval(x, self.dim())
     }
 }
@@ -338,7 +405,7 @@ mod tests {
     fn f32_linear_within_bound_of_f64_prediction() {
         let mut worst = (0.0f64, 0.0f64);
         for (i, &d) in [1usize, 3, 17, 64, 100, 1000, 4096, 20_000].iter().enumerate() {
-            for centring in [false, true] {
+            for centring in [false, true].into_iter().filter(|&c| !c || cfg!(feature = "centring")) {
                 for sparse in [false, true] {
                     let (a, r) = linear_errors(d, centring, sparse, 7 + i as u64);
                     assert!(a <= 1e-5, "d={d} centring={centring} sparse={sparse}: {a:e} of the scale");
@@ -351,7 +418,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg(not(feature = "kernel"))]
+    #[cfg(all(not(feature = "kernel"), feature = "all-kinds"))]
     fn kernel_models_parse_but_do_not_score_without_the_feature() {
         let (coeffs, basis) = ([1.0, -1.0], [1.0, 0.0, 0.0, 1.0]);
         let model = KernelModel {
@@ -464,10 +531,10 @@ mod tests {
     #[test]
     fn non_finite_input_reported_as_before_the_lazy_check() {
         let w = [1.0, -2.0, 0.0];
-        for centring in [false, true] {
+        for centring in [false, true].into_iter().filter(|&c| !c || cfg!(feature = "centring")) {
             let (mean, scale) = ([0.5, 0.0, 1.0], [2.0, 1.0, 0.5]);
             let c = centring.then_some(FeatureCentring { mean: &mean, scale: &scale });
-            for et in [ElementType::F32, ElementType::F64] {
+            for et in [ElementType::F32, ElementType::F64].into_iter().filter(|&e| e == ElementType::F32 || cfg!(feature = "f64")) {
                 let bytes = emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: c }), et));
                 let v = ModelView::new_checked(&bytes).unwrap();
                 for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
@@ -488,6 +555,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "f64")]
     fn f64_models_still_compute_in_f64() {
         let w = [1.0, 1e-9, -1.0];
         let bytes =
@@ -496,5 +564,153 @@ mod tests {
         // 1e8 + 1 − 1e8: the f64 path keeps the 1 that an f32 sum would lose.
         assert_eq!(v.score_dense_f64(&[1e8, 1e9, 1e8]).unwrap(), 1.0);
         assert_eq!(v.score_dense(&[1e8, 1e9, 1e8]).unwrap(), 1.0);
+    }
+
+    #[test]
+    fn fast_path_aligned_and_unaligned_weights_score_bit_identical() {
+        let mut rng = Rng(99);
+        for d in [1usize, 3, 4, 5, 63, 64, 65, 136, 200, 1000] {
+            let w: Vec<f64> = (0..d).map(|_| rng.f()).collect();
+            let bytes =
+                emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.3, centring: None }), ElementType::F32));
+            let rows: Vec<f32> = (0..5 * d).map(|_| (rng.f() * 3.0) as f32).collect();
+            let mut reference: Option<(Vec<u32>, Vec<u32>)> = None;
+            for shift in 0..4 {
+                // The model at `shift` bytes past a 4-aligned address.
+                let mut buf = vec![0u8; bytes.len() + 8];
+                let base = buf.as_ptr().align_offset(4);
+                buf[base + shift..base + shift + bytes.len()].copy_from_slice(&bytes);
+                let model = &buf[base + shift..base + shift + bytes.len()];
+                let v = ModelView::new_checked(model).unwrap();
+                let fast = v.dense.expect("an f32 linear model without centring has the fast path");
+                // Weights start 28 + 12 + 8 bytes into the file (header,
+                // one section entry, the f64 offset): aligned iff the file is.
+                assert_eq!(fast.is_aligned(), cfg!(target_endian = "little") && shift == 0, "d={d} shift={shift}");
+                let single: Vec<u32> =
+                    rows.chunks_exact(d).map(|r| v.score_dense(r).unwrap().to_bits()).collect();
+                let mut out = vec![0f32; 5];
+                v.score_dense_rows(&rows, &mut out).unwrap();
+                let batch: Vec<u32> = out.iter().map(|s| s.to_bits()).collect();
+                assert_eq!(single, batch, "d={d} shift={shift}: batch and single rows differ");
+                match &reference {
+                    None => reference = Some((single, batch)),
+                    Some((s0, b0)) => {
+                        assert_eq!(&single, s0, "d={d}: shift {shift} scores differ from the aligned copy");
+                        assert_eq!(&batch, b0, "d={d}: shift {shift} batch differs from the aligned copy");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn batch_error_leaves_earlier_rows_scored_and_the_rest_untouched() {
+        let w = [1.0, -2.0, 0.5];
+        let bytes =
+            emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: None }), ElementType::F32));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        let good = [1.0f32, 1.0, 2.0];
+        for (bad, want) in [
+            ([0.0, f32::NAN, 0.0], super::ScoreError::NonFiniteInput),
+            ([0.0, 0.0, f32::INFINITY], super::ScoreError::NonFiniteInput),
+            ([f32::MAX, -f32::MAX, 0.0], super::ScoreError::ScoreOverflow),
+        ] {
+            let x: Vec<f32> = [good, good, bad, good].concat();
+            let mut out = [7.0f32; 4];
+            assert_eq!(v.score_dense_rows(&x, &mut out), Err(want));
+            assert_eq!(out, [1.0, 1.0, 7.0, 7.0]);
+        }
+        // lengths are checked before anything is written
+        let mut out = [7.0f32; 4];
+        assert!(matches!(v.score_dense_rows(&[0.0; 11], &mut out), Err(super::ScoreError::DimensionMismatch { .. })));
+        assert_eq!(out, [7.0; 4]);
+    }
+
+    /// Models outside the fast path: scored with the feature that serves
+    /// them, refused with `UnsupportedKind` without it (and still fully
+    /// validated at parse time either way).
+    #[test]
+    fn models_outside_the_fast_path_follow_the_features() {
+        let (w, mean, scale) = ([1.0, -2.0, 0.5], [0.5, 0.0, 1.0], [2.0, 1.0, 0.5]);
+        let x = [1.0f32, 2.0, 3.0];
+        let rows = [x, x].concat();
+        let unsupported = Err(super::ScoreError::UnsupportedKind);
+
+        let f64_model =
+            emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: None }), ElementType::F64));
+        let v = ModelView::new_checked(&f64_model).unwrap();
+        assert!(v.dense.is_none());
+        let mut out = [7.0f32; 2];
+        if cfg!(feature = "f64") {
+            assert_eq!(v.score_dense(&x), Ok(1.0 + 1.0 - 4.0 + 1.5));
+            assert_eq!(v.score_dense_rows(&rows, &mut out), Ok(()));
+            assert_eq!(out, [-0.5; 2]);
+        } else {
+            assert_eq!(v.score_dense(&x), unsupported);
+            assert_eq!(v.score_dense_rows(&rows, &mut out).map(|_| 0.0), unsupported);
+            assert_eq!(v.score_sparse(&[0, 2], &[1.0, 3.0]), unsupported);
+            assert_eq!(v.score_dense_f64(&[1.0, 2.0, 3.0]).map(|s| s as f32), unsupported);
+            assert_eq!(out, [7.0; 2]);
+        }
+
+        let c = Some(FeatureCentring { mean: &mean, scale: &scale });
+        let centred =
+            emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: c }), ElementType::F32));
+        let v = ModelView::new_checked(&centred).unwrap();
+        assert!(v.dense.is_none());
+        // x' = ((1 − 0.5)/2, 2/1, (3 − 1)/0.5) = (0.25, 2, 4)
+        if cfg!(feature = "centring") {
+            assert_eq!(v.score_dense(&x), Ok(1.0 + 0.25 - 4.0 + 2.0));
+        } else {
+            assert_eq!(v.score_dense(&x), unsupported);
+            assert_eq!(v.score_sparse(&[0], &[1.0]), unsupported);
+        }
+
+        // Parse-time validation does not depend on the features: a
+        // non-finite f64 weight and a zero scale are refused as before.
+        let patched = |file: &[u8], region: &[u8], at: usize, value: &[u8]| -> Vec<u8> {
+            let mut b = file.to_vec();
+            let start = region.as_ptr() as usize - file.as_ptr() as usize + at;
+            b[start..start + value.len()].copy_from_slice(value);
+            let n = b.len();
+            let crc = super::super::crc32::crc32(&b[..n - 4]);
+            b[n - 4..].copy_from_slice(&crc.to_le_bytes());
+            b
+        };
+        let weights = ModelView::new_checked(&f64_model).unwrap().linear().unwrap().weights();
+        let nan_weight = patched(&f64_model, weights.as_bytes(), 8, &f64::NAN.to_le_bytes());
+        assert_eq!(ModelView::new_checked(&nan_weight).err(), Some(super::super::ParseError::NonFinite));
+        let scales = ModelView::new_checked(&centred).unwrap().feature_centring().unwrap().1;
+        let zero_scale = patched(&centred, scales.as_bytes(), 4, &0f32.to_le_bytes());
+        assert_eq!(ModelView::new_checked(&zero_scale).err(), Some(super::super::ParseError::BadScale));
+    }
+
+    /// Without `all-kinds` (and `kernel`), the parser refuses every kind
+    /// but linear with `KindNotInBuild`, after the header and checksum
+    /// checks; with them, it accepts them.
+    #[test]
+    fn kinds_outside_the_build_are_refused_at_parse_time() {
+        let (coeffs, basis) = ([1.0, -1.0], [1.0, 0.0, 0.0, 1.0]);
+        let model = KernelModel {
+            dim: 2,
+            kernel: Kernel::Rbf { gamma: 0.5 },
+            basis: Basis::Dense(&basis),
+            coeffs: &coeffs,
+            offset: 0.0,
+            centring: None,
+            kernel_centring: None,
+        };
+        let bytes = emit(&ModelSpec::new(Model::Kernel(model), ElementType::F32));
+        let parsed = ModelView::new_checked(&bytes).map(|v| v.kind());
+        if cfg!(any(feature = "all-kinds", feature = "kernel")) {
+            assert_eq!(parsed, Ok(super::super::ModelKind::KernelExpansion));
+        } else {
+            assert_eq!(parsed, Err(super::super::ParseError::KindNotInBuild { code: 2 }));
+        }
+        // A damaged file of such a kind still gets the checksum error first.
+        let mut bad = bytes.clone();
+        let n = bad.len();
+        bad[n - 1] ^= 1;
+        assert!(matches!(ModelView::new_checked(&bad), Err(super::super::ParseError::BadChecksum { .. })));
     }
 }

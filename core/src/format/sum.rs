@@ -137,48 +137,109 @@ pub(crate) fn blocked_sum<R: Real>(n: usize, mut term: impl FnMut(usize) -> R) -
     sum.total()
 }
 
-/// `⟨w, x⟩` for an `f32` weight array (little-endian bytes, any
-/// alignment) and an `f32` input, both of length `n`: the hot loop of an
-/// `f32` linear model. Blocks of [`BLOCK`] terms run four lanes each; the
-/// block sums are combined pairwise by halving the block range (recursion
-/// depth `⌈log2(n/BLOCK)⌉`, no cascade state), which gives the same error
-/// bound as [`Sum`].
+/// The `f32` weights of a dense dot product, in one of two storages with
+/// the same arithmetic: little-endian bytes at any alignment (`&[u8]`), or
+/// a native slice (`&[f32]`, the aligned fast path of
+/// [`DenseF32`](super::view::DenseF32), checked once at parse time).
+pub(crate) trait F32Weights: Copy {
+    /// Number of weights.
+    fn count(self) -> usize;
+    /// The first `mid` weights and the rest.
+    fn split(self, mid: usize) -> (Self, Self);
+    /// One block of [`dot_f32`]: four lanes over 4-term chunks, then the
+    /// (at most three) remaining terms in lane 0.
+    fn dot_block(self, x: &[f32]) -> f32;
+}
+
+impl F32Weights for &[u8] {
+    #[inline(always)]
+    fn count(self) -> usize {
+        self.len() / 4
+    }
+
+    #[inline(always)]
+    fn split(self, mid: usize) -> (Self, Self) {
+        self.split_at(mid.saturating_mul(4).min(self.len()))
+    }
+
+    #[inline(always)]
+    fn dot_block(self, x: &[f32]) -> f32 {
+        let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+        let (wc, xc) = (self.chunks_exact(16), x.chunks_exact(4));
+        let (wr, xr) = (wc.remainder(), xc.remainder());
+        for (w4, x4) in wc.zip(xc) {
+            if let (Ok(w4), Ok(x4)) = (<&[u8; 16]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
+                let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *w4;
+                l0 += f32::from_le_bytes([a0, a1, a2, a3]) * x4[0];
+                l1 += f32::from_le_bytes([b0, b1, b2, b3]) * x4[1];
+                l2 += f32::from_le_bytes([c0, c1, c2, c3]) * x4[2];
+                l3 += f32::from_le_bytes([d0, d1, d2, d3]) * x4[3];
+            }
+        }
+        for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
+            if let Ok(w1) = <[u8; 4]>::try_from(w1) {
+                l0 += f32::from_le_bytes(w1) * x1;
+            }
+        }
+        (l0 + l1) + (l2 + l3)
+    }
+}
+
+impl F32Weights for &[f32] {
+    #[inline(always)]
+    fn count(self) -> usize {
+        self.len()
+    }
+
+    #[inline(always)]
+    fn split(self, mid: usize) -> (Self, Self) {
+        self.split_at(mid.min(self.len()))
+    }
+
+    #[inline(always)]
+    fn dot_block(self, x: &[f32]) -> f32 {
+        let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
+        let (wc, xc) = (self.chunks_exact(4), x.chunks_exact(4));
+        let (wr, xr) = (wc.remainder(), xc.remainder());
+        for (w4, x4) in wc.zip(xc) {
+            if let (Ok(w4), Ok(x4)) = (<&[f32; 4]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
+                l0 += w4[0] * x4[0];
+                l1 += w4[1] * x4[1];
+                l2 += w4[2] * x4[2];
+                l3 += w4[3] * x4[3];
+            }
+        }
+        for (&w1, &x1) in wr.iter().zip(xr) {
+            l0 += w1 * x1;
+        }
+        (l0 + l1) + (l2 + l3)
+    }
+}
+
+/// `⟨w, x⟩` for `f32` weights (either storage of [`F32Weights`]; both give
+/// the same bits) and an `f32` input, both of length `n`: the hot loop of
+/// an `f32` linear model. Blocks of [`BLOCK`] terms run four lanes each;
+/// the block sums are combined pairwise by halving the block range
+/// (recursion depth `⌈log2(n/BLOCK)⌉`, no cascade state), which gives the
+/// same error bound as [`Sum`].
 #[inline]
-pub(crate) fn dot_f32_f32(w: &[u8], x: &[f32]) -> f32 {
-    let n = x.len().min(w.len() / 4);
+pub(crate) fn dot_f32<W: F32Weights>(w: W, x: &[f32]) -> f32 {
+    let n = x.len().min(w.count());
     if n <= BLOCK {
-        return dot_block(w, x);
+        return w.dot_block(x);
     }
     // Split at a block boundary: the left half holds ⌊blocks/2⌋ blocks.
     let blocks = n.div_ceil(BLOCK);
     let mid = (blocks / 2) * BLOCK;
-    let (wl, wr) = w.split_at(mid.saturating_mul(4).min(w.len()));
+    let (wl, wr) = w.split(mid);
     let (xl, xr) = x.split_at(mid.min(x.len()));
-    dot_f32_f32(wl, xl) + dot_f32_f32(wr, xr)
+    dot_f32(wl, xl) + dot_f32(wr, xr)
 }
 
-/// One block of [`dot_f32_f32`]: four lanes over 4-term chunks, then the
-/// (at most three) remaining terms in lane 0.
-#[inline(always)]
-fn dot_block(w: &[u8], x: &[f32]) -> f32 {
-    let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-    let (wc, xc) = (w.chunks_exact(16), x.chunks_exact(4));
-    let (wr, xr) = (wc.remainder(), xc.remainder());
-    for (w4, x4) in wc.zip(xc) {
-        if let (Ok(w4), Ok(x4)) = (<&[u8; 16]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
-            let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *w4;
-            l0 += f32::from_le_bytes([a0, a1, a2, a3]) * x4[0];
-            l1 += f32::from_le_bytes([b0, b1, b2, b3]) * x4[1];
-            l2 += f32::from_le_bytes([c0, c1, c2, c3]) * x4[2];
-            l3 += f32::from_le_bytes([d0, d1, d2, d3]) * x4[3];
-        }
-    }
-    for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
-        if let Ok(w1) = <[u8; 4]>::try_from(w1) {
-            l0 += f32::from_le_bytes(w1) * x1;
-        }
-    }
-    (l0 + l1) + (l2 + l3)
+/// [`dot_f32`] on little-endian weight bytes at any alignment.
+#[inline]
+pub(crate) fn dot_f32_f32(w: &[u8], x: &[f32]) -> f32 {
+    dot_f32(w, x)
 }
 
 #[cfg(test)]
@@ -187,7 +248,7 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
-    use super::{blocked_sum, dot_f32_f32, Sum, BLOCK};
+    use super::{blocked_sum, dot_f32, dot_f32_f32, Sum, BLOCK};
 
     #[test]
     fn sums_are_exact_on_integers_and_match_f64() {
@@ -205,6 +266,9 @@ mod tests {
             let mut shifted = vec![0u8; 1];
             shifted.extend_from_slice(&w);
             assert_eq!(dot_f32_f32(&shifted[1..], &x) as f64, want);
+            // the native-slice storage of the same weights
+            let wf: Vec<f32> = (0..n).map(|j| (j % 7) as f32).collect();
+            assert_eq!(dot_f32(&wf[..], &x) as f64, want);
         }
         const { assert!(BLOCK % 4 == 0) };
     }

@@ -6,7 +6,8 @@
 use super::header::{self, bytes_for};
 use super::kind::Body;
 use super::section_id as sid;
-use super::{centring, Array, ElementType, ModelKind, ParseError, Version};
+use super::sum::dot_f32;
+use super::{centring, Array, ElementType, ModelKind, ParseError, ScoreError, Version};
 
 /// A validated, zero-copy view of a model file.
 ///
@@ -26,6 +27,93 @@ pub struct ModelView<'a> {
     metadata: &'a str,
     centring: Option<(Array<'a>, Array<'a>)>,
     pub(crate) body: Body<'a>,
+    /// The `f32` dense fast path, if the model is linear in `f32` without
+    /// centring (set once by [`ModelView::new_checked`]).
+    pub(crate) dense: Option<DenseF32<'a>>,
+}
+
+/// The weights of [`DenseF32`]: a native `&[f32]` when the model bytes are
+/// aligned for `f32` on a little-endian target (checked once at parse time
+/// by `bytemuck::try_cast_slice`, so core needs no `unsafe`), else the
+/// little-endian bytes, read at any alignment. Both give the same bits.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum WeightsF32<'a> {
+    Aligned(&'a [f32]),
+    Bytes(&'a [u8]),
+}
+
+impl<'a> WeightsF32<'a> {
+    fn new(bytes: &'a [u8]) -> Self {
+        #[cfg(target_endian = "little")]
+        if let Ok(w) = bytemuck::try_cast_slice::<u8, f32>(bytes) {
+            return WeightsF32::Aligned(w);
+        }
+        WeightsF32::Bytes(bytes)
+    }
+}
+
+/// The scoring fast path of an `f32` model that is linear in its raw
+/// features (kind 1, or an online RankRLS state, without feature
+/// centring): `score(x) = b + Σ_j w_j·x_j` in `f32`, with `b` rounded to
+/// `f32` once at parse time. The same arithmetic, bit for bit, as the
+/// general path (`linear_eval` with `R = f32`), without its dispatch on
+/// element type, input form and centring; builds without the features
+/// `kernel`, `f64` and `centring` link only this.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DenseF32<'a> {
+    offset: f32,
+    w: WeightsF32<'a>,
+}
+
+impl<'a> DenseF32<'a> {
+    /// The fast path of a parsed model, if it has one.
+    fn of(elem: ElementType, centring: bool, body: &Body<'a>) -> Option<Self> {
+        let (offset, w) = match body {
+            Body::Linear(l) => (l.offset, l.weights),
+            Body::OnlineRankRls(o) => (o.offset, o.w),
+            _ => return None,
+        };
+        if elem != ElementType::F32 || centring {
+            return None;
+        }
+        Some(DenseF32 { offset: offset as f32, w: WeightsF32::new(w.as_bytes()) })
+    }
+
+    /// `b + ⟨w, x⟩` for `x.len() == dim`, unchecked otherwise.
+    #[inline]
+    pub(crate) fn eval(&self, x: &[f32]) -> f32 {
+        self.offset
+            + match self.w {
+                WeightsF32::Aligned(w) => dot_f32(w, x),
+                WeightsF32::Bytes(w) => dot_f32(w, x),
+            }
+    }
+
+    /// The score of one dense row of length `dim`, with the input's
+    /// finiteness checked lazily: a finite score proves every input finite
+    /// (finite weights, see `Kind::LAZY_INPUT_CHECK`), so the row is
+    /// scanned only when the score is not finite, to tell
+    /// [`ScoreError::NonFiniteInput`] from [`ScoreError::ScoreOverflow`].
+    #[inline]
+    pub(crate) fn score(&self, x: &[f32], dim: usize) -> Result<f32, ScoreError> {
+        if x.len() != dim {
+            return Err(ScoreError::DimensionMismatch { expected: dim, got: x.len() });
+        }
+        let s = self.eval(x);
+        if s.is_finite() {
+            Ok(s)
+        } else if x.iter().all(|v| v.is_finite()) {
+            Err(ScoreError::ScoreOverflow)
+        } else {
+            Err(ScoreError::NonFiniteInput)
+        }
+    }
+
+    /// Whether the weights are read through the aligned native slice.
+    #[cfg(test)]
+    pub(crate) fn is_aligned(&self) -> bool {
+        matches!(self.w, WeightsF32::Aligned(_))
+    }
 }
 
 impl<'a> ModelView<'a> {
@@ -60,6 +148,7 @@ impl<'a> ModelView<'a> {
         bytes_for(h.dim, h.elem.size())?;
         let centring = centring::parse(&sections, h.dim, h.elem)?;
         let body = Body::parse(&sections, &h)?;
+        let dense = DenseF32::of(h.elem, centring.is_some(), &body);
         Ok(ModelView {
             bytes,
             version: h.version,
@@ -71,6 +160,7 @@ impl<'a> ModelView<'a> {
             metadata,
             centring,
             body,
+            dense,
         })
     }
 

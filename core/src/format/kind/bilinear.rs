@@ -129,6 +129,8 @@ impl<'a> Kind<'a> for BilinearView<'a> {
 
     const SECTIONS: &'static [u16] = &[sid::BILINEAR];
 
+    const IN_BUILD: bool = cfg!(feature = "all-kinds");
+
     const LAZY_INPUT_CHECK: bool = false;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {

@@ -253,6 +253,8 @@ impl<'a> Kind<'a> for DualPairView<'a> {
 
     const SECTIONS: &'static [u16] = &[sid::PAIR_DUAL, sid::PAIR_BASIS_U, sid::PAIR_BASIS_V, sid::PAIR_COEFFS];
 
+    const IN_BUILD: bool = cfg!(feature = "all-kinds");
+
     const LAZY_INPUT_CHECK: bool = false;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {

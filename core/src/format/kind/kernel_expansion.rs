@@ -285,6 +285,8 @@ impl<'a> Kind<'a> for KernelView<'a> {
 
     // An RBF kernel maps an infinite distance to 0, so a non-finite input
     // need not make the score non-finite: the input is scanned first.
+    const IN_BUILD: bool = cfg!(any(feature = "all-kinds", feature = "kernel"));
+
     const LAZY_INPUT_CHECK: bool = false;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {

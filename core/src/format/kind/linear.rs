@@ -75,6 +75,8 @@ impl<'a> Kind<'a> for LinearView<'a> {
     // (validated) and `x'_j` finite iff `x_j` is (centring subtracts a
     // finite mean and divides by a finite non-zero scale), so a NaN or
     // infinite input always makes the score NaN or infinite.
+    const IN_BUILD: bool = true;
+
     const LAZY_INPUT_CHECK: bool = true;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {

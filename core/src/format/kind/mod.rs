@@ -41,6 +41,13 @@ pub(crate) trait Kind<'a>: Copy {
     /// `FEATURE_CENTRING`; the parser rejects every other known id.
     const SECTIONS: &'static [u16];
 
+    /// Whether this build parses (and so can hold) models of this kind:
+    /// always for linear models; without the feature `all-kinds`, other
+    /// kinds only where the build can score them. A kind that is not in the
+    /// build is refused with [`ParseError::KindNotInBuild`], and its parser
+    /// is not linked.
+    const IN_BUILD: bool;
+
     /// Whether a non-finite input always makes the score non-finite, so
     /// that the `f32` dense entry point may scan the input only when the
     /// score overflows (see `ModelView::score_f32`).
@@ -146,6 +153,9 @@ macro_rules! registry {
             pub(crate) fn parse(sections: &Sections<'a>, header: &Header) -> Result<Self, ParseError> {
                 match header.kind {
                     $(ModelKind::$kind => {
+                        if !<$view<'a> as Kind<'a>>::IN_BUILD {
+                            return Err(ParseError::KindNotInBuild { code: header.kind.code() });
+                        }
                         if header.version < <$view<'a> as Kind<'a>>::SINCE {
                             return Err(ParseError::BadHeader);
                         }

@@ -172,6 +172,8 @@ impl<'a> Kind<'a> for OnlineView<'a> {
     const SECTIONS: &'static [u16] = &[sid::ONLINE_STATE];
 
     // Scored as a linear model (finite weights), see `LinearView`.
+    const IN_BUILD: bool = cfg!(feature = "all-kinds");
+
     const LAZY_INPUT_CHECK: bool = true;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {
