@@ -211,7 +211,8 @@ mod tests {
         let mut m: *const rk_model = core::ptr::null();
         // Safety: valid pointers and lengths.
         let st = unsafe { rk_model_parse(kernel.as_ptr(), kernel.len(), storage.as_mut_ptr().cast(), 512, &mut m) };
-        let want = if cfg!(any(feature = "all-kinds", feature = "kernel")) { rk_status::Ok } else { rk_status::NotInBuild };
+        let want =
+            if cfg!(any(feature = "all-kinds", feature = "kernel")) { rk_status::Ok } else { rk_status::NotInBuild };
         assert_eq!(st, want, "kernel model through rk_model_parse");
         // x' = (0.25, 2, 4): 1 + 0.25 − 4 + 2
         let want =

@@ -263,7 +263,9 @@ impl fmt::Display for ScoreError {
             ScoreError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
             ScoreError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
             ScoreError::ScoreOverflow => f.write_str("score overflowed"),
-            ScoreError::UnsupportedKind => f.write_str("this build cannot score this model (a scoring feature is off: kernel, f64 or centring)"),
+            ScoreError::UnsupportedKind => {
+                f.write_str("this build cannot score this model (a scoring feature is off: kernel, f64 or centring)")
+            }
             ScoreError::KindMismatch => {
                 f.write_str("wrong scoring function for this model kind (single-row vs pair model)")
             }

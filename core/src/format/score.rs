@@ -534,7 +534,10 @@ mod tests {
         for centring in [false, true].into_iter().filter(|&c| !c || cfg!(feature = "centring")) {
             let (mean, scale) = ([0.5, 0.0, 1.0], [2.0, 1.0, 0.5]);
             let c = centring.then_some(FeatureCentring { mean: &mean, scale: &scale });
-            for et in [ElementType::F32, ElementType::F64].into_iter().filter(|&e| e == ElementType::F32 || cfg!(feature = "f64")) {
+            for et in [ElementType::F32, ElementType::F64]
+                .into_iter()
+                .filter(|&e| e == ElementType::F32 || cfg!(feature = "f64"))
+            {
                 let bytes = emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 1.0, centring: c }), et));
                 let v = ModelView::new_checked(&bytes).unwrap();
                 for bad in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY] {
@@ -571,8 +574,10 @@ mod tests {
         let mut rng = Rng(99);
         for d in [1usize, 3, 4, 5, 63, 64, 65, 136, 200, 1000] {
             let w: Vec<f64> = (0..d).map(|_| rng.f()).collect();
-            let bytes =
-                emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.3, centring: None }), ElementType::F32));
+            let bytes = emit(&ModelSpec::new(
+                Model::Linear(LinearModel { w: &w, offset: 0.3, centring: None }),
+                ElementType::F32,
+            ));
             let rows: Vec<f32> = (0..5 * d).map(|_| (rng.f() * 3.0) as f32).collect();
             let mut reference: Option<(Vec<u32>, Vec<u32>)> = None;
             for shift in 0..4 {
@@ -586,8 +591,7 @@ mod tests {
                 // Weights start 28 + 12 + 8 bytes into the file (header,
                 // one section entry, the f64 offset): aligned iff the file is.
                 assert_eq!(fast.is_aligned(), cfg!(target_endian = "little") && shift == 0, "d={d} shift={shift}");
-                let single: Vec<u32> =
-                    rows.chunks_exact(d).map(|r| v.score_dense(r).unwrap().to_bits()).collect();
+                let single: Vec<u32> = rows.chunks_exact(d).map(|r| v.score_dense(r).unwrap().to_bits()).collect();
                 let mut out = vec![0f32; 5];
                 v.score_dense_rows(&rows, &mut out).unwrap();
                 let batch: Vec<u32> = out.iter().map(|s| s.to_bits()).collect();
