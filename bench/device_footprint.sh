@@ -227,9 +227,10 @@ section=$(cat <<MD
 Command: \`bash bench/device_footprint.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores
 ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load average $(cut -d' ' -f1-3 /proc/loadavg)).
 Library: \`ranklet-ffi\` built with \`--no-default-features --release\`, the smallest build (no_std, no
-allocator; features \`std\`, \`kernel\`, \`f64\` and \`centring\` off: it scores \`f32\` linear models
-without feature centring, parses and fully validates every model, and returns
-\`RK_STATUS_NOT_IN_BUILD\` for a model it cannot score), release profile overridden for size with
+allocator; features \`std\`, \`kernel\`, \`f64\`, \`centring\` and \`all-kinds\` off: it parses and fully
+validates linear models, scores \`f32\` ones without feature centring, and returns
+\`RK_STATUS_NOT_IN_BUILD\` for every other model, from \`rk_model_parse\` for other kinds, from the scoring
+calls for \`f64\` or centred linear models), release profile overridden for size with
 \`panic = "abort"\`, \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\`, \`thumbv7m-none-eabi\`,
 \`thumbv6m-none-eabi\` and x86-64 ($(rustc --version)); $(arm-none-eabi-gcc --version | head -1); $(gcc --version | head -1);
 $(qemu-system-arm --version | head -1). Firmware: \`tests/firmware/startup.c\` + \`mps2-an386.ld\`
@@ -277,7 +278,7 @@ How each figure is measured:
   a separate output section in the firmware's linker script). Everything the two calls pull in counts:
   validation (header, sections, CRC-32), scoring, status mapping, compiler-builtins/libgcc helpers.
   Largest functions added on the Cortex-M4F, smallest build: $top_m4f. With
-  \`kernel,f64,centring\`: $top_all.
+  \`kernel,f64,centring,all-kinds\`: $top_all.
 - **Model bytes**: \`stat\` of each file; layouts (read from their own section tables): device copy:
   $device_sections; as trained: $sections.
   The metadata section (algorithm, training-data file name, sizes, λ) is part of every file
