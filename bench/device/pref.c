@@ -31,11 +31,6 @@ extern const size_t fw_model_pref_len;
 #define STORAGE_MAX (4 * (2 * FW_PREF_N + TRI) + 64)
 #define REGION_MAX (2 * (4 * (FW_PREF_N + TRI) + 128))
 
-static uint32_t bits(float f) {
-    union { float f; uint32_t u; } v = {f};
-    return v.u;
-}
-
 #if PB_VARIANT == 0
 int main(void) {
     uint32_t sum = 0;
@@ -47,6 +42,11 @@ int main(void) {
     return sum == 0;
 }
 #else
+static uint32_t bits(float f) {
+    union { float f; uint32_t u; } v = {f};
+    return v.u;
+}
+
 static unsigned char model_storage[512];
 static unsigned char storage[STORAGE_MAX];
 static float mean[FW_PREF_N];
