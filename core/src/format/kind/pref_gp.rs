@@ -182,6 +182,9 @@ impl<'a> Kind<'a> for PrefGpView<'a> {
 
     const SECTIONS: &'static [u16] = &[sid::PREF_GP, sid::PREF_ITEM_NAMES];
 
+    // Not a row scorer: a device build parses it only with every kind on.
+    const IN_BUILD: bool = cfg!(feature = "all-kinds");
+
     const LAZY_INPUT_CHECK: bool = false;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {

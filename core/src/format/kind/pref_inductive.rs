@@ -323,6 +323,9 @@ impl<'a> Kind<'a> for PrefInductiveView<'a> {
 
     const SECTIONS: &'static [u16] = &[sid::PREF_KERNEL, sid::PREF_BASIS, sid::PREF_ALPHA, sid::PREF_W];
 
+    // Not a row scorer: a device build parses it only with every kind on.
+    const IN_BUILD: bool = cfg!(feature = "all-kinds");
+
     const LAZY_INPUT_CHECK: bool = false;
 
     fn parse(sections: &Sections<'a>, h: &Header) -> Result<Self, ParseError> {
