@@ -6,6 +6,7 @@
 //! | [`ls`] | RLS, RankRLS (primal and dual), closed-form leave-one-out / leave-query-out | 000 eq. 5; 004 §4.3 eqs. 30–32 |
 //! | [`kpc`] | KPCR, KPCRank: every (λ, p) from one decomposition | 000 §3–4.2, eqs. 1–9; §6.1 |
 //! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
+//! | [`nystrom`] | RLS/RankRLS and KPCR/KPCRank on `m ≪ n` landmarks chosen by pivoted Cholesky: a kernel expansion over the landmarks | 000 eqs. 5, 8–9 in the Nyström feature space `K_nm·L⁻ᵀ` |
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
 //! | [`online`] | online RankRLS: one preference per O(D²) Cholesky update in caller storage; posterior variance and next-pair choice | 000 eq. 5, 004 eq. 6 (normal equations), 000 §5 (Bayesian reading), 001 §5 (next pair) |
@@ -34,6 +35,7 @@ pub mod expansion;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod nystrom;
 pub mod online;
 pub mod ordering;
 
