@@ -145,8 +145,8 @@ fn pivoted_cholesky_stops_at_the_pivot_tolerance_on_a_rank_deficient_kernel() {
     }
     let x = Rows::Dense(MatRef::from_col_major(&rows, 10, d).unwrap());
     let (mut g, mut piv, mut resid) = (vec![0.0; 10 * 8], vec![0; 8], vec![0.0; 10]);
-    let r = nystrom::pivoted_cholesky(&KERNEL, &x, nystrom::default_pivot_tol(10), &mut g, &mut piv, &mut resid)
-        .unwrap();
+    let r =
+        nystrom::pivoted_cholesky(&KERNEL, &x, nystrom::default_pivot_tol(10), &mut g, &mut piv, &mut resid).unwrap();
     assert_eq!(r, 5);
     let mut picked = piv[..5].to_vec();
     picked.sort_unstable();
@@ -186,10 +186,9 @@ fn nystrom_kpcr_and_kpcrank_match_the_symmetric_feature_map() {
     let (x, xt) = (Rows::Dense(fx.x()), Rows::Dense(fx.xt()));
     let p = 5;
     let lambdas = [0.0, 0.5];
-    for (algo, graph) in [
-        ("kpcrank", Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal }),
-        ("kpcr", Graph::Identity { n }),
-    ] {
+    for (algo, graph) in
+        [("kpcrank", Graph::Queries { query_ptr: &qptr, weight: QueryWeight::Equal }), ("kpcr", Graph::Identity { n })]
+    {
         for lam in lambdas {
             let name = format!("nys_{algo}_lam{lam:?}_pred");
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
@@ -259,8 +258,9 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
         let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
         let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, n)];
         let tol = nystrom::default_pivot_tol(n);
-        let r = with_backend(|be| nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, tol, &mut piv, &mut alpha, &mut work))
-            .unwrap();
+        let r =
+            with_backend(|be| nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, tol, &mut piv, &mut alpha, &mut work))
+                .unwrap();
         assert_eq!(r, n, "cond(K) = 4e2: every row is a landmark");
         assert_close(&predict_landmarks(&fx, &piv, &alpha, 0.0), &full, TOL, "ls m = n");
 
@@ -269,7 +269,8 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
             let p = 12;
             let (mut a, mut cm) = (vec![0.0; n], vec![0.0; n]);
             let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
-            let f = with_backend(|be| kpc::fit(be, &KERNEL, &x, &graph, s, lam, p, &mut a, &mut cm, &mut work)).unwrap();
+            let f =
+                with_backend(|be| kpc::fit(be, &KERNEL, &x, &graph, s, lam, p, &mut a, &mut cm, &mut work)).unwrap();
             let full = predict_full(&fx, &a, f.offset, Some(Centring { col_means: &cm, grand_mean: f.grand_mean }));
             let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
             let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, n, p)];

@@ -48,7 +48,7 @@
 //! `α` sums to zero).
 
 use super::kpc::{kpc_normal_equations, kpc_normal_equations_workspace_len, kpc_predict_projected, kpc_solve, KpcGrid};
-use super::ls::{ls_primal, max_block, ls_primal_holdout, ls_primal_holdout_workspace_len, ls_primal_workspace_len};
+use super::ls::{ls_primal, ls_primal_holdout, ls_primal_holdout_workspace_len, ls_primal_workspace_len, max_block};
 use super::{check_graph, check_lambda, mean, LearnError};
 use crate::backend::Backend;
 use crate::graph::Graph;
@@ -108,7 +108,8 @@ pub fn pivoted_cholesky(
     let stop = tol * kmax;
     for j in 0..m {
         // First index of the largest residual: deterministic on ties.
-        let (istar, dmax) = resid.iter().enumerate().fold((0, f64::NEG_INFINITY), |b, (i, &d)| if d > b.1 { (i, d) } else { b });
+        let (istar, dmax) =
+            resid.iter().enumerate().fold((0, f64::NEG_INFINITY), |b, (i, &d)| if d > b.1 { (i, d) } else { b });
         if !(dmax > stop) || !(dmax > 0.0) {
             return Ok(j);
         }
@@ -187,8 +188,7 @@ fn check_basis(x: &Rows<'_>, graph: &Graph<'_>, m: usize) -> Result<usize, Learn
     if m == 0 || m > n || graph.n() != n {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    check_graph(graph)
-        .map(|_| n)
+    check_graph(graph).map(|_| n)
 }
 
 /// Nyström RLS / RankRLS: landmarks by [`pivoted_cholesky`] (at most
