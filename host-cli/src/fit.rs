@@ -11,6 +11,12 @@ use ranklet_core::LinalgError;
 
 use crate::table::Table;
 
+/// The landmark rows `piv` of `table` as the basis table of a reduced-basis
+/// model (one query).
+pub fn landmark_table(table: &Table, piv: &[usize]) -> Table {
+    table.subset(piv, vec![0, piv.len()])
+}
+
 /// What the scores of the training rows are compared with.
 #[derive(Clone, Copy, Debug)]
 pub enum Target<'a> {
@@ -36,7 +42,8 @@ pub enum Fitted {
     Kernel {
         /// Kernel.
         kernel: Kernel,
-        /// The basis rows (the training rows).
+        /// The basis rows (the training rows, or the landmarks of a reduced
+        /// basis).
         basis: Box<Table>,
         /// Coefficients (`basis.n()`).
         alpha: Vec<f64>,
@@ -58,29 +65,38 @@ pub fn graph<'a>(ranker: bool, table: &'a Table, target: &Target<'a>) -> Graph<'
 }
 
 impl Fitted {
-    /// A kernel expansion over the rows of `table` as a model; with the
-    /// linear kernel it is folded into `w` by core
-    /// ([`Expansion::fold_linear`]), so a linear kernel always gives a
-    /// linear model.
+    /// A kernel expansion over the rows of `basis` (the training rows, or
+    /// the landmarks of a reduced basis) as a model; with the linear kernel
+    /// it is folded into `w` by core ([`Expansion::fold_linear`]), so a
+    /// linear kernel always gives a linear model.
     ///
     /// # Errors
     /// Dimension errors from core.
     pub fn from_expansion(
         kernel: Kernel,
-        table: &Table,
+        basis: Table,
         alpha: Vec<f64>,
         offset: f64,
         centring: Option<(Vec<f64>, f64)>,
     ) -> Result<Fitted, LearnError> {
-        let fitted = Fitted::Kernel { kernel, basis: Box::new(table.clone()), alpha, offset, centring };
+        let d = basis.d();
+        let fitted = Fitted::Kernel { kernel, basis: Box::new(basis), alpha, offset, centring };
         if kernel != Kernel::Linear {
             return Ok(fitted);
         }
         let e = fitted.expansion()?.ok_or(LearnError::Unsupported)?;
-        let mut w = vec![0.0; table.d()];
+        let mut w = vec![0.0; d];
         let mut work = vec![0.0; e.fold_linear_workspace_len()];
         let offset = e.fold_linear(&mut w, &mut work)?;
         Ok(Fitted::Linear { w, offset })
+    }
+
+    /// The rows of a kernel model's basis (`None` for a linear model).
+    pub fn basis_rows(&self) -> Option<usize> {
+        match self {
+            Fitted::Linear { .. } => None,
+            Fitted::Kernel { basis, .. } => Some(basis.n()),
+        }
     }
 
     /// The core view of a kernel model (`None` for a linear one).

@@ -200,7 +200,7 @@ fn rankrls_dense_matches_numpy() {
     let (train, test) = pair_of(DENSE_TRAIN, DENSE_TEST);
     let table = Table::from_dataset(&train, true);
     assert!(table.dense().is_some() && table.d() <= table.n(), "the dense fixture must take the primal path");
-    let ls = LeastSquares { ranker: true, kernels: vec![Kernel::Linear], lambdas: vec![1.0] };
+    let ls = LeastSquares { ranker: true, kernels: vec![Kernel::Linear], lambdas: vec![1.0], basis: None };
     assert!(ls.use_primal(&LsPoint { kernel: Kernel::Linear, lambda: 1.0 }, &table));
     for (weight, tag) in [(QueryWeight::Equal, "equal"), (QueryWeight::Pairs, "pairs")] {
         let lin = rankrls(Kernel::Linear, DENSE_LAMBDA_LINEAR);
@@ -239,7 +239,8 @@ fn query_folds(table: &Table, k: usize, seed: u64) -> Vec<(Table, Table)> {
 /// and λ from it) against `fit` from scratch on every fold × λ × p.
 fn cv_equals_refit(ds: &Dataset, kernel: Kernel, lambdas: &[f64], ps: &[usize], k: usize, seed: u64) {
     let table = Table::from_dataset(ds, true);
-    let family = Kpc { ranker: true, kernels: vec![kernel], lambdas: lambdas.to_vec(), components: ps.to_vec() };
+    let family =
+        Kpc { ranker: true, kernels: vec![kernel], lambdas: lambdas.to_vec(), components: ps.to_vec(), basis: None };
     let target = Target::Labels(QueryWeight::Equal);
     let metric = Metric::Disagreement;
     let folds = query_folds(&table, k, seed);

@@ -282,7 +282,7 @@ fn holdout_block(graph: &Graph<'_>, q: usize) -> Option<(usize, usize)> {
 }
 
 /// Largest held-out block (1 for `Identity`, 0 for `Pairs`).
-fn max_block(graph: &Graph<'_>) -> usize {
+pub(crate) fn max_block(graph: &Graph<'_>) -> usize {
     match *graph {
         Graph::Identity { .. } => 1,
         Graph::Queries { query_ptr, .. } => query_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0),

@@ -6,6 +6,7 @@
 //! | [`ls`] | RLS, RankRLS (primal and dual), closed-form leave-one-out / leave-query-out | 000 eq. 5; 004 §4.3 eqs. 30–32 |
 //! | [`kpc`] | KPCR, KPCRank: every (λ, p) from one decomposition | 000 §3–4.2, eqs. 1–9; §6.1 |
 //! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
+//! | [`nystrom`] | RLS/RankRLS and KPCR/KPCRank on `m ≪ n` landmarks chosen by pivoted Cholesky: a kernel expansion over the landmarks | 000 eqs. 5, 8–9 in the Nyström feature space `K_nm·L⁻ᵀ` |
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
 //! | [`pref`] | preference GP: the posterior over a fixed item set on a device (ADF update per preference, `P(i ≻ j)`, next pair) | 000 §5, 001 eqs. 6, 13–14, §5 |
@@ -35,6 +36,7 @@ pub mod expansion;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod nystrom;
 pub mod online;
 pub mod ordering;
 pub mod pref;

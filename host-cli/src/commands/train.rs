@@ -115,6 +115,13 @@ pub struct TrainArgs {
     /// Number of principal components (kpcr/kpcrank), or a comma list.
     #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
     pub components: Option<String>,
+    /// Reduced basis (rls, rankrls, kpcr, kpcrank on rows): at most M
+    /// landmark training rows, chosen by pivoted Cholesky of the kernel
+    /// matrix; the learner is solved in their (Nyström) feature space and
+    /// the model stores only them. With --cv the landmarks are chosen
+    /// inside each fold from its training rows. 1 ≤ M ≤ rows.
+    #[arg(long, value_name = "M", conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
+    pub basis: Option<usize>,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
     /// pair counts equally).
@@ -174,7 +181,7 @@ impl TrainPlan {
         let default_lambda = if algo.is_kpc() { "0" } else { "1" };
         let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
         let components = a.components.as_deref().map(|c| parse_list::<usize>("components", c)).transpose()?;
-        let family = RowFamily::new(algo, a.kernel.0.clone(), lambdas, components)?;
+        let family = RowFamily::new(algo, a.kernel.0.clone(), lambdas, components)?.with_basis(a.basis)?;
         let scheme = a.cv;
         if family.is_grid() && scheme.is_none() {
             return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
@@ -217,6 +224,13 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
     }
     let mut table = Table::from_dataset(&ds, pairs.is_none());
+    if let Some(m) = plan.family.basis().filter(|&m| m > table.n()) {
+        return Err(CliError::input(format!(
+            "--basis {m} exceeds the {} training rows of {}",
+            table.n(),
+            data_path.display()
+        )));
+    }
     let stats = if a.standardize {
         if table.dense().is_none() {
             return Err(CliError::input(format!(
@@ -246,6 +260,13 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         a.query_weight.name()
     );
     let fitted = with_family!(&plan.family, |f| select_and_fit(a, &plan, f, &mut backend, &table, &target, &mut meta))?;
+    if let Some(m) = plan.family.basis() {
+        meta.push_str(&format!("basis={m}\nbasis_method=pivoted-cholesky\n"));
+        if let Some(r) = fitted.model.basis_rows() {
+            meta.push_str(&format!("basis_landmarks={r}\n"));
+            eprintln!("reduced basis: {r} landmark rows (at most {m}) of {}", table.n());
+        }
+    }
     if stats.is_some() {
         meta.push_str("standardize=1\n");
     }

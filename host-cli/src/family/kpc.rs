@@ -2,14 +2,22 @@
 //! core call per kernel ([`ranklet_core::learn::kpc::cv_fold`]: one kernel
 //! matrix and one decomposition for every (λ, p)); a fit is
 //! [`ranklet_core::learn::kpc::fit`]. No closed-form leave-out.
+//!
+//! With a reduced basis (`--basis M`) the fit is
+//! [`ranklet_core::learn::nystrom::kpc_fit`] and a fold
+//! [`ranklet_core::learn::nystrom::kpc_cv_fold`]: the landmarks are chosen
+//! inside each fold from the fold's training rows (all of them if the fold
+//! has fewer than `M`).
 
 use ranklet_core::backend::Backend;
 use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::nystrom::{self, default_pivot_tol};
 use ranklet_core::learn::{kpc, LearnError};
+use ranklet_core::LinalgError;
 
 use super::{supervision, Family};
 use crate::args::kernel_name;
-use crate::fit::{Fitted, Target};
+use crate::fit::{landmark_table, Fitted, Target};
 use crate::table::Table;
 
 /// One grid point of KPCR / KPCRank.
@@ -34,6 +42,9 @@ pub struct Kpc {
     pub lambdas: Vec<f64>,
     /// Numbers of components of the grid.
     pub components: Vec<usize>,
+    /// At most this many landmark rows (`--basis`): the reduced-basis
+    /// (Nyström) learner; `None` for the full learner.
+    pub basis: Option<usize>,
 }
 
 impl Family for Kpc {
@@ -82,6 +93,26 @@ impl Family for Kpc {
     ) -> Result<Fitted, LearnError> {
         let (g, x) = supervision(self.ranker, table, target)?;
         let n = table.n();
+        if let Some(m) = self.basis {
+            let m = m.min(n);
+            let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
+            let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, m, p.components)];
+            let (r, offset) = nystrom::kpc_fit(
+                backend,
+                &p.kernel,
+                &x,
+                &g,
+                &table.labels,
+                p.lambda,
+                p.components,
+                default_pivot_tol(n),
+                &mut piv,
+                &mut alpha,
+                &mut work,
+            )?;
+            alpha.truncate(r);
+            return Fitted::from_expansion(p.kernel, landmark_table(table, &piv[..r]), alpha, offset, None);
+        }
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
         let mut work = vec![0.0; kpc::fit_workspace_len(&x, p.components)];
         let f = kpc::fit(
@@ -96,7 +127,7 @@ impl Family for Kpc {
             &mut cm,
             &mut work,
         )?;
-        Fitted::from_expansion(p.kernel, table, alpha, f.offset, Some((cm, f.grand_mean)))
+        Fitted::from_expansion(p.kernel, table.clone(), alpha, f.offset, Some((cm, f.grand_mean)))
     }
 
     fn fold<B: Backend>(
@@ -142,8 +173,32 @@ impl Kpc {
         let nt = val.n();
         let mut preds = vec![0.0; grid.len() * nt];
         let mut usable = vec![0; self.lambdas.len()];
-        let mut work = vec![0.0; kpc::cv_fold_workspace_len(&x, &xv, &grid)];
-        kpc::cv_fold(backend, kernel, &x, &xv, &g, &train.labels, &grid, &mut preds, &mut usable, &mut work)?;
+        if let Some(m) = self.basis {
+            let (n, m) = (train.n(), m.min(train.n()));
+            if m == 0 {
+                return Err(LinalgError::DimensionMismatch.into());
+            }
+            let mut piv = vec![0; m];
+            let mut work = vec![0.0; nystrom::kpc_cv_fold_workspace_len(n, nt, m, &grid)];
+            let tol = default_pivot_tol(n);
+            nystrom::kpc_cv_fold(
+                backend,
+                kernel,
+                &x,
+                &xv,
+                &g,
+                &train.labels,
+                &grid,
+                tol,
+                &mut piv,
+                &mut preds,
+                &mut usable,
+                &mut work,
+            )?;
+        } else {
+            let mut work = vec![0.0; kpc::cv_fold_workspace_len(&x, &xv, &grid)];
+            kpc::cv_fold(backend, kernel, &x, &xv, &g, &train.labels, &grid, &mut preds, &mut usable, &mut work)?;
+        }
         let np = self.components.len();
         let mut out = Vec::with_capacity(grid.len());
         for (li, &u) in usable.iter().enumerate() {

@@ -2,14 +2,22 @@
 //! fits every point ([`ranklet_core::learn::ls::fit`] picks primal or
 //! dual); the closed-form leave-one-out / leave-query-out is
 //! [`ranklet_core::learn::ls::holdout`].
+//!
+//! With a reduced basis (`--basis M`) a fit is
+//! [`ranklet_core::learn::nystrom::ls_fit`] (landmarks from the rows it is
+//! given — inside a CV fold, the fold's training rows, all of them if fewer
+//! than `M`) and the leave-out [`ranklet_core::learn::nystrom::ls_holdout`]
+//! (landmarks from all rows).
 
 use ranklet_core::backend::Backend;
 use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::nystrom::{self, default_pivot_tol};
 use ranklet_core::learn::{ls, LearnError};
+use ranklet_core::LinalgError;
 
 use super::{supervision, Family};
 use crate::args::kernel_name;
-use crate::fit::{Fitted, Target};
+use crate::fit::{landmark_table, Fitted, Target};
 use crate::table::Table;
 
 /// One grid point of RLS / RankRLS.
@@ -30,13 +38,16 @@ pub struct LeastSquares {
     pub kernels: Vec<Kernel>,
     /// λ of the grid.
     pub lambdas: Vec<f64>,
+    /// At most this many landmark rows (`--basis`): the reduced-basis
+    /// (Nyström) learner; `None` for the full learner.
+    pub basis: Option<usize>,
 }
 
 impl LeastSquares {
     /// Whether the fit of `p` on `table` takes the primal (feature-space)
     /// form: core's [`ls::Form::choose`].
     pub fn use_primal(&self, p: &LsPoint, table: &Table) -> bool {
-        table.rows().is_ok_and(|x| ls::Form::choose(&p.kernel, &x) == ls::Form::Primal)
+        self.basis.is_none() && table.rows().is_ok_and(|x| ls::Form::choose(&p.kernel, &x) == ls::Form::Primal)
     }
 }
 
@@ -78,13 +89,36 @@ impl Family for LeastSquares {
         target: &Target<'_>,
     ) -> Result<Fitted, LearnError> {
         let (g, x) = supervision(self.ranker, table, target)?;
+        if let Some(m) = self.basis {
+            let (n, m) = (table.n(), m.min(table.n()));
+            let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
+            let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, m)];
+            let tol = default_pivot_tol(n);
+            let r = nystrom::ls_fit(
+                backend,
+                &p.kernel,
+                &x,
+                &g,
+                &table.labels,
+                p.lambda,
+                tol,
+                &mut piv,
+                &mut alpha,
+                &mut work,
+            )?;
+            if r == 0 {
+                return Err(LinalgError::Singular { index: 0 }.into());
+            }
+            alpha.truncate(r);
+            return Fitted::from_expansion(p.kernel, landmark_table(table, &piv[..r]), alpha, 0.0, None);
+        }
         let form = ls::Form::choose(&p.kernel, &x);
         let mut coef = vec![0.0; form.coef_len(&x)];
         let mut work = vec![0.0; ls::fit_workspace_len(&p.kernel, &x)];
         ls::fit(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut coef, &mut work)?;
         match form {
             ls::Form::Primal => Ok(Fitted::Linear { w: coef, offset: 0.0 }),
-            ls::Form::Dual => Fitted::from_expansion(p.kernel, table, coef, 0.0, None),
+            ls::Form::Dual => Fitted::from_expansion(p.kernel, table.clone(), coef, 0.0, None),
         }
     }
 
@@ -114,6 +148,25 @@ impl Family for LeastSquares {
         let run = |backend: &mut B| {
             let (g, x) = supervision(self.ranker, table, target)?;
             let mut preds = vec![0.0; table.n()];
+            if let Some(m) = self.basis {
+                let (n, m) = (table.n(), m.min(table.n()));
+                let mut piv = vec![0; m];
+                let mut work = vec![0.0; nystrom::ls_holdout_workspace_len(n, m, &g)];
+                let tol = default_pivot_tol(n);
+                nystrom::ls_holdout(
+                    backend,
+                    &p.kernel,
+                    &x,
+                    &g,
+                    &table.labels,
+                    p.lambda,
+                    tol,
+                    &mut piv,
+                    &mut preds,
+                    &mut work,
+                )?;
+                return Ok(preds);
+            }
             let mut work = vec![0.0; ls::holdout_workspace_len(&p.kernel, &x, &g)];
             ls::holdout(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut preds, &mut work)?;
             Ok(preds)

@@ -169,7 +169,7 @@ impl RowFamily {
                 Some(c) => c,
                 None => return Err(CliError::input(format!("--algo {} needs --components P", algo.name()))),
             };
-            return Ok(RowFamily::Kpc(kpc::Kpc { ranker, kernels, lambdas, components }));
+            return Ok(RowFamily::Kpc(kpc::Kpc { ranker, kernels, lambdas, components, basis: None }));
         }
         if components.is_some() {
             return Err(CliError::input("--components applies to kpcr and kpcrank only"));
@@ -179,7 +179,31 @@ impl RowFamily {
                 return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
             }
         }
-        Ok(RowFamily::Ls(ls::LeastSquares { ranker, kernels, lambdas }))
+        Ok(RowFamily::Ls(ls::LeastSquares { ranker, kernels, lambdas, basis: None }))
+    }
+
+    /// The reduced-basis (Nyström) learner with at most `m` landmark rows
+    /// (`--basis`), or the full learner for `None`.
+    ///
+    /// # Errors
+    /// A [`CliError::input`] for `m = 0`.
+    pub fn with_basis(mut self, m: Option<usize>) -> Result<RowFamily, CliError> {
+        if m == Some(0) {
+            return Err(CliError::input("--basis must be ≥ 1 (the number of landmark rows)"));
+        }
+        match &mut self {
+            RowFamily::Ls(f) => f.basis = m,
+            RowFamily::Kpc(f) => f.basis = m,
+        }
+        Ok(self)
+    }
+
+    /// The `--basis` of the family, if any.
+    pub fn basis(&self) -> Option<usize> {
+        match self {
+            RowFamily::Ls(f) => f.basis,
+            RowFamily::Kpc(f) => f.basis,
+        }
     }
 
     /// Whether the grid has more than one point.
