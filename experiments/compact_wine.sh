@@ -56,7 +56,7 @@ load=$(cut -d' ' -f1-3 /proc/loadavg)
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 section=$(cat <<MD
 <!-- BEGIN compact-wine -->
-### Compact kernel models: the wine ranker on m landmarks (\`--basis\`)
+## Compact kernel models: the wine ranker on m landmarks (\`--basis\`)
 
 The demo's KPCRank RBF ranker of red wines (\`--standardize\`, 5-fold CV over
 \`rbf:0.02,0.05,0.1\` × p = 5, 10, 20, 40, chosen inside each setting) trained on
