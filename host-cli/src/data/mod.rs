@@ -9,7 +9,9 @@
 //!
 //! Each format has a file form (`read_*`, takes a path) and a text form
 //! (`parse_*_str`, takes the text and the name to print in errors). The text
-//! forms are what the fuzz targets and unit tests call.
+//! forms are what the fuzz targets and unit tests call. The SVMlight and CSV
+//! readers parse line-aligned chunks of the file in parallel (`chunks`) and
+//! return exactly what, and fail exactly where, a one-pass parse would.
 //!
 //! # Guarantees of a [`Dataset`]
 //!
