@@ -12,6 +12,10 @@ consecutive blocks of `query_size` rows) and times, on the same arrays:
                 L = blockdiag(I − 11ᵀ/l_q): w = solve(XᵀLX + λI, XᵀLs), with LX
                 formed by subtracting query means (np.add.reduceat) and XᵀLX
                 by one BLAS product.
+  svmlight N D PATH
+                writes those arrays as an SVMlight/LETOR file for the file →
+                model rows (label = score, qid = query block, every feature
+                with 6 decimals, as LETOR files hold them); prints nothing.
 
 Prints one JSON line per measurement: {"what":…, "n":…, "median_s":…}.
 """
@@ -67,7 +71,7 @@ def timed(f, repeat):
 def main():
     assert np.allclose(splitmix(42, 5), splitmix_fast(42, 5), rtol=0, atol=0)
     what, n = sys.argv[1], int(sys.argv[2])
-    repeat = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    repeat = int(sys.argv[4]) if len(sys.argv) > 4 and what != "svmlight" else 3
     seed = 42
     if what == "eigh":
         x, _ = data(n, 10, seed)
@@ -91,6 +95,17 @@ def main():
 
         med = timed(closed_form, repeat)
         print(json.dumps({"what": "linear", "n": n, "d": d, "median_s": med}))
+    elif what == "svmlight":
+        d, path = int(sys.argv[3]), sys.argv[4]
+        x, s = data(n, d, seed)
+        qid = np.arange(n) // 10 + 1
+        fmt = "%.6f qid:%d " + " ".join(f"{j + 1}:%.6f" for j in range(d))
+        with open(path, "w") as f:
+            for lo in range(0, n, 10_000):
+                hi = min(n, lo + 10_000)
+                block = np.column_stack([s[lo:hi], qid[lo:hi], x[lo:hi]])
+                f.write("\n".join(fmt % tuple(r) for r in block.tolist()))
+                f.write("\n")
     else:
         raise SystemExit(f"unknown measurement {what}")
 

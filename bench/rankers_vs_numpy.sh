@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Times ranklet's training against numpy on the same arrays, in one run, and
-# writes the table into docs/performance.md (section "Training the rankers").
-#   bash bench/rankers_vs_numpy.sh
+# writes the tables into docs/performance.md (sections "Training the
+# rankers" and "Reading data files, file → model").
+#   bash bench/rankers_vs_numpy.sh          # both sections
+#   bash bench/rankers_vs_numpy.sh files    # only the file → model section
 # Ratios, not absolute times, are the result: these machines are noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -9,7 +11,79 @@ python3 -c 'import numpy' 2>/dev/null || pip install --quiet numpy
 cargo build --release -p ranklet >/dev/null
 R="${CARGO_TARGET_DIR:-target}/release/ranklet"
 REPEAT=${REPEAT:-3}
-val() { python3 -c "import json,sys; print(json.loads(sys.argv[1])['median_s'])" "$1"; }
+WHAT=${1:-all}
+# val JSON [FIELD]: a field of a benchmark's JSON line (default median_s).
+val() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "${2:-median_s}"; }
+doc=docs/performance.md
+touch "$doc"
+# Replaces section "## $1" of $doc by the text $2 (appends it if missing).
+put_section() {
+    python3 - "$doc" "$1" "$2" <<'PY'
+import sys, re
+path, title, section = sys.argv[1], sys.argv[2], sys.argv[3]
+text = open(path).read()
+pat = re.compile(r"## " + re.escape(title) + r"\n.*?(?=\n## |\Z)", re.S)
+text = pat.sub(lambda m: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
+open(path, "w").write(text)
+PY
+    printf '%s\n' "$2"
+}
+
+# ---- file → model: the LETOR-shaped file of the linear row, read and trained on
+files_section() {
+    local dir file ref np rows=() read_rows=() t wall rss read
+    dir=$(mktemp -d)
+    trap 'rm -rf "$dir"' RETURN
+    file="$dir/letor_100000x136.light"
+    python3 bench/rankers_numpy.py svmlight 100000 136 "$file"
+    ref=$(python3 bench/rankers_numpy.py linear 100000 136 "$REPEAT")
+    np=$(val "$ref" median_s)
+    for t in 1 2; do
+        local walls=() load
+        load=$(cut -d' ' -f1-3 /proc/loadavg)
+        for _ in $(seq "$REPEAT"); do
+            RAYON_NUM_THREADS=$t /usr/bin/time -f '%e %M' -o "$dir/time" \
+                "$R" train --algo rankrls --kernel linear --lambda 1 --data "$file" -o "$dir/m.rkl" >/dev/null 2>&1
+            walls+=("$(cut -d' ' -f1 "$dir/time")")
+            rss=$(cut -d' ' -f2 "$dir/time")
+        done
+        wall=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(( (REPEAT + 1) / 2 ))p")
+        rows+=("| $t | ${walls[*]} | $wall | $np | $(python3 -c "print(f'{$wall/$np:.2f}')") | $(( rss / 1024 )) | $load | ≤ 3 |")
+        read=$(RAYON_NUM_THREADS=$t "$R" bench read --data "$file" --repeat "$REPEAT")
+        read_rows+=("| $t | $(val "$read" median_s) | $(val "$read" mb_per_s) | ≥ 400 (2 threads) |")
+    done
+    put_section "Reading data files, file → model" "$(cat <<MD
+## Reading data files, file → model
+
+Command: \`bash bench/rankers_vs_numpy.sh files\` (REPEAT=$REPEAT; run on
+$(date -u +%Y-%m-%d), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')). The file holds the
+linear row's arrays of "Training the rankers" (100 000 rows × 136
+features, queries of 10, every value with 6 decimals as LETOR files hold
+them; $(stat -c %s "$file") bytes), written by \`bench/rankers_numpy.py svmlight\`.
+
+Reading alone, \`RAYON_NUM_THREADS=T ranklet bench read --data FILE\` (the
+whole reader: file read, UTF-8 check, parallel parse, join; median):
+
+| threads | s | MB/s | goal |
+|---|---|---|---|
+$(printf '%s\n' "${read_rows[@]}")
+
+File → model, \`RAYON_NUM_THREADS=T /usr/bin/time ranklet train --algo
+rankrls --kernel linear --lambda 1 --data FILE -o m.rkl\` (wall time of the
+whole command), against numpy's closed form on the arrays already in
+memory (\`bench/rankers_numpy.py linear 100000 136\`, median):
+
+| threads | runs s | median s | numpy s | ratio | max RSS MB | load avg (1, 5, 15 min) | goal |
+|---|---|---|---|---|---|---|---|
+$(printf '%s\n' "${rows[@]}")
+MD
+)"
+}
+
+if [ "$WHAT" = files ]; then
+    files_section
+    exit 0
+fi
 
 rows=()
 for n in 2000 4000; do
@@ -40,14 +114,5 @@ stream; the kernel matrix is built outside its timing).
 $(printf '%s\n' "${rows[@]}")
 MD
 )
-doc=docs/performance.md
-touch "$doc"
-python3 - "$doc" "$section" <<'PY'
-import sys, re
-path, section = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pat = re.compile(r"## Training the rankers\n.*?(?=\n## |\Z)", re.S)
-text = pat.sub(section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
-open(path, "w").write(text)
-PY
-printf '%s\n' "$section"
+put_section "Training the rankers" "$section"
+files_section

@@ -187,8 +187,8 @@ enum rk_status
    */
   RK_STATUS_DIMENSION_MISMATCH = 5150,
   /*
-   Input: a sparse index is `>= dim` or indices are not strictly
-   increasing.
+   Input: sparse indices are not strictly increasing (indices `>= dim`
+   are scored, as features every training row had as 0).
    */
   RK_STATUS_BAD_INPUT_INDEX = 5151,
   /*
@@ -516,6 +516,11 @@ rk_status rk_score_dense(const struct rk_model *model,
 /*
  Scores one sparse row: `nnz` pairs `(indices[k], values[k])`, indices
  0-based and strictly increasing, all other features 0.
+
+ Indices may be `>= dim` (`rk_model_info.dim`): every training row was 0
+ there, and the score is that of the same model trained with those
+ features (linear weights and polynomial kernels ignore them; an RBF
+ kernel's squared distances gain their squared norm).
 
  # Errors
 

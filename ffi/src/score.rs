@@ -40,6 +40,11 @@ pub unsafe extern "C" fn rk_score_dense(
 /// Scores one sparse row: `nnz` pairs `(indices[k], values[k])`, indices
 /// 0-based and strictly increasing, all other features 0.
 ///
+/// Indices may be `>= dim` (`rk_model_info.dim`): every training row was 0
+/// there, and the score is that of the same model trained with those
+/// features (linear weights and polynomial kernels ignore them; an RBF
+/// kernel's squared distances gain their squared norm).
+///
 /// # Errors
 ///
 /// As [`rk_score_dense`], plus `RK_STATUS_BAD_INPUT_INDEX`.

@@ -96,8 +96,8 @@ pub enum rk_status {
     // 5141..=5149: reserved for future format codes.
     /// Input: a dense row does not have the model's dimension.
     DimensionMismatch = 5150,
-    /// Input: a sparse index is `>= dim` or indices are not strictly
-    /// increasing.
+    /// Input: sparse indices are not strictly increasing (indices `>= dim`
+    /// are scored, as features every training row had as 0).
     BadInputIndex = 5151,
     /// Input: NaN or infinity.
     NonFiniteInput = 5152,
@@ -166,7 +166,7 @@ status_messages! {
     FormatBadMetadata => "model metadata is not UTF-8",
     FormatOther => "invalid model",
     DimensionMismatch => "input length does not match the model dimension",
-    BadInputIndex => "sparse input index out of range or not strictly increasing",
+    BadInputIndex => "sparse input indices not strictly increasing",
     NonFiniteInput => "input contains NaN or infinity",
     ScoreOverflow => "score is not a finite float",
     PrefUpdateFailed => "preference update would leave the posterior non-finite or not positive definite (unchanged)",

@@ -36,13 +36,27 @@ fn emit(spec: ModelSpec<'_>) -> Vec<u8> {
     buf
 }
 
-fn models() -> Vec<(&'static str, Vec<u8>)> {
-    let w = [0.5, -1.25, 2.0, 0.75, -0.3];
-    let mean = [0.1, 0.0, -0.2, 0.3, 0.0];
-    let scale = [1.0, 2.0, 0.5, 1.5, 1.0];
+/// Features past `DIM` in the tail rows of `fixtures.h`: scored by a model
+/// over `DIM` features as the same model over `DIM + TAIL` features (zero
+/// weights and basis values there) scores them.
+const TAIL: usize = 3;
+/// The tail every row gains: feature `DIM + 1` (0-based) with this value.
+const TAIL_VALUE: f32 = 1.5;
+
+/// The models over `DIM` features; with `pad`, the same models over
+/// `DIM + TAIL` features, zero-padded (identity centring in the padding).
+fn models_padded(pad: bool) -> Vec<(&'static str, Vec<u8>)> {
+    let extra = if pad { TAIL } else { 0 };
+    let padded = |x: &[f64], rows: usize, fill: f64| -> Vec<f64> {
+        let d = x.len() / rows;
+        (0..rows).flat_map(|i| x[i * d..(i + 1) * d].iter().copied().chain(std::iter::repeat_n(fill, extra))).collect()
+    };
+    let w = padded(&[0.5, -1.25, 2.0, 0.75, -0.3], 1, 0.0);
+    let mean = padded(&[0.1, 0.0, -0.2, 0.3, 0.0], 1, 0.0);
+    let scale = padded(&[1.0, 2.0, 0.5, 1.5, 1.0], 1, 1.0);
     let centring = Some(FeatureCentring { mean: &mean, scale: &scale });
     let lin = |et, c| emit(ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.25, centring: c }), et));
-    let basis = [1.0, 0.0, 0.5, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, -1.0, 0.3, 0.0, 0.0, 1.0, 0.0];
+    let basis = padded(&[1.0, 0.0, 0.5, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, -1.0, 0.3, 0.0, 0.0, 1.0, 0.0], 3, 0.0);
     let (row_ptr, indices, values) = ([0u32, 2, 4, 6], [0u32, 2, 1, 4, 0, 3], [1.0, 0.5, 2.0, -1.0, 0.3, 1.0]);
     let coeffs = [0.7, -0.4, 1.1];
     let col_means = [0.2, 0.1, 0.3];
@@ -55,7 +69,7 @@ fn models() -> Vec<(&'static str, Vec<u8>)> {
         emit(
             ModelSpec::new(
                 Model::Kernel(KernelModel {
-                    dim: DIM,
+                    dim: DIM + extra,
                     kernel,
                     basis,
                     coeffs: &coeffs,
@@ -76,6 +90,10 @@ fn models() -> Vec<(&'static str, Vec<u8>)> {
     ]
 }
 
+fn models() -> Vec<(&'static str, Vec<u8>)> {
+    models_padded(false)
+}
+
 fn floats(v: impl IntoIterator<Item = f32>) -> String {
     v.into_iter().map(|x| format!("{x:e}f")).collect::<Vec<_>>().join(", ")
 }
@@ -91,14 +109,31 @@ fn fixtures_h() -> String {
     writeln!(h, "static const uint32_t fix_indices[] = {{{}}};", join(&idx)).unwrap();
     writeln!(h, "static const float fix_values[] = {{{}}};", floats(val.iter().copied())).unwrap();
     h += "typedef struct fixture_model {\n  const unsigned char *bytes;\n  size_t len;\n  uint32_t kind;\n  uint32_t element_type;\n";
-    h += "  float dense_scores[FIX_ROWS];\n  float sparse_scores[FIX_ROWS];\n  uint32_t order[FIX_ROWS];\n  float zero_score;\n} fixture_model;\n";
+    h += "  float dense_scores[FIX_ROWS];\n  float sparse_scores[FIX_ROWS];\n  uint32_t order[FIX_ROWS];\n  float zero_score;\n";
+    h += "  float tail_scores[FIX_ROWS];\n} fixture_model;\n";
+    writeln!(h, "#define FIX_TAIL_INDEX {}\n#define FIX_TAIL_VALUE {TAIL_VALUE:e}f", DIM + 1).unwrap();
     let models = models();
     for (name, bytes) in &models {
         writeln!(h, "static const unsigned char fix_{name}[] = {{{}}};", join(bytes)).unwrap();
     }
     writeln!(h, "#define FIX_MODELS {}\nstatic const fixture_model fix_models[FIX_MODELS] = {{", models.len()).unwrap();
-    for (name, bytes) in &models {
+    let wide = models_padded(true);
+    for ((name, bytes), (_, wide)) in models.iter().zip(&wide) {
         let v = ModelView::new_checked(bytes).unwrap();
+        // The wider model scores each row with the tail as ordinary
+        // features: the reference for the narrow model's tail rows.
+        let vw = ModelView::new_checked(wide).unwrap();
+        let tail: Vec<f32> = ROWS
+            .iter()
+            .map(|r| {
+                let mut i: Vec<u32> = (0..DIM as u32).filter(|&j| r[j as usize] != 0.0).collect();
+                let mut x: Vec<f32> = i.iter().map(|&j| r[j as usize]).collect();
+                i.push(DIM as u32 + 1);
+                x.push(TAIL_VALUE);
+                assert!(vw.dim() == DIM + TAIL && (DIM + 1) < vw.dim());
+                vw.score_sparse(&i, &x).unwrap()
+            })
+            .collect();
         let dense: Vec<f32> = ROWS.iter().map(|r| v.score_dense(r).unwrap()).collect();
         let sparse: Vec<f32> = ROWS
             .iter()
@@ -112,13 +147,14 @@ fn fixtures_h() -> String {
         rank::order(&dense, &mut order).unwrap();
         writeln!(
             h,
-            "  {{fix_{name}, sizeof fix_{name}, {}, {}, {{{}}}, {{{}}}, {{{}}}, {:e}f}},",
+            "  {{fix_{name}, sizeof fix_{name}, {}, {}, {{{}}}, {{{}}}, {{{}}}, {:e}f, {{{}}}}},",
             v.kind().code(),
             v.element_type().code(),
             floats(dense),
             floats(sparse),
             join(&order),
-            v.score_sparse(&[], &[]).unwrap()
+            v.score_sparse(&[], &[]).unwrap(),
+            floats(tail)
         )
         .unwrap();
     }

@@ -34,8 +34,9 @@ pub struct RowsArgs {
     #[arg(long, help_heading = heading::ROWS)]
     pub qid_col: Option<String>,
     /// SVMlight: the feature dimension to learn over (default: the largest
-    /// index in the file). Set it when test data may use higher indices and
-    /// the kernel is RBF, whose value depends on every feature.
+    /// index in the file); a higher index is then an error. Not needed for
+    /// test data with higher indices: every kernel scores those exactly
+    /// (the training rows are 0 there).
     #[arg(long, help_heading = heading::ROWS)]
     pub num_features: Option<usize>,
 }
@@ -75,8 +76,8 @@ impl RowsArgs {
             if self.label_col.is_some() || self.qid_col.is_some() {
                 return Err(CliError::input("--label-col/--qid-col apply to CSV data only"));
             }
-            // When scoring, SVMlight data is read at its own width and
-            // `score_rows` decides what features beyond the model mean.
+            // When scoring, SVMlight data is read at its own width: core
+            // scores features beyond the model's exactly.
             let num_features = if num_features.is_some() { None } else { self.num_features };
             Ok(data::svmlight::read_svmlight(path, &SvmlightOptions { num_features })?)
         }

@@ -5,7 +5,6 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use ranklet_core::format::{self, field, ElementType, ModelKind, ModelSpec, ModelView};
-use ranklet_core::kernel::Kernel;
 
 use crate::args::heading;
 use crate::data::orders::Items;
@@ -95,51 +94,35 @@ pub fn read_model(path: &Path) -> Result<Vec<u8>, CliError> {
     Ok(bytes)
 }
 
-/// Scores every row of the data through the device parser (f32 inputs;
-/// the model's own element type), in input order.
+/// Scores every row of the data through the device parser, in input order.
 ///
-/// Features beyond the model's dimension never met the learner: every basis
-/// row and every weight is 0 there. Linear and polynomial models depend on
-/// them only through products with those zeros, so they are dropped (exactly)
-/// with a note on stderr; an RBF model depends on them through ‖x − xᵢ‖², so
-/// they are an error naming the first such line (train with
-/// `--num-features`).
-pub fn score_rows(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<f64>, CliError> {
-    let dim = view.dim();
-    let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(Kernel::Rbf { .. }));
+/// `precision` picks the path: `F64` reads the rows' `f64` values and
+/// computes in `f64` (for an `f64` model, the learner's own predictions up
+/// to summation order); `F32` rounds the inputs to `f32` as a device does
+/// and rounds the score to `f32` (computed in the model's element type).
+/// Features beyond the model's dimension are scored by core exactly (the
+/// training rows were 0 there; see `ModelView::score_sparse`).
+pub fn score_rows(
+    view: &ModelView<'_>,
+    ds: &Dataset,
+    path: &Path,
+    precision: ElementType,
+) -> Result<Vec<f64>, CliError> {
+    let at =
+        |i: usize, e: format::ScoreError| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i)));
     let mut out = Vec::with_capacity(ds.n_rows());
-    let (mut idx, mut vals32) = (Vec::new(), Vec::new());
-    let mut dropped_rows = 0usize;
+    let mut vals32 = Vec::new();
     for i in 0..ds.n_rows() {
         let (c, v) = ds.row(i);
-        idx.clear();
-        vals32.clear();
-        for (&c, &x) in c.iter().zip(v) {
-            if (c as usize) < dim {
-                idx.push(c);
-                vals32.push(x as f32);
-            } else if !linear {
-                return Err(CliError::input(format!(
-                    "{}:{}: feature {} is beyond the model's {dim} features (an RBF model depends on it; train with --num-features)",
-                    path.display(),
-                    ds.source_line(i),
-                    c + 1
-                )));
+        let s = match precision {
+            ElementType::F64 => view.score_sparse_f64(c, v).map_err(|e| at(i, e))?,
+            ElementType::F32 => {
+                vals32.clear();
+                vals32.extend(v.iter().map(|&x| x as f32));
+                f64::from(view.score_sparse(c, &vals32).map_err(|e| at(i, e))?)
             }
-        }
-        if idx.len() < c.len() {
-            dropped_rows += 1;
-        }
-        let s = view
-            .score_sparse(&idx, &vals32)
-            .map_err(|e| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i))))?;
-        out.push(s as f64);
-    }
-    if dropped_rows > 0 {
-        eprintln!(
-            "ranklet: note: {dropped_rows} rows of {} have features beyond the model's {dim}; the model gives them weight 0",
-            path.display()
-        );
+        };
+        out.push(s);
     }
     Ok(out)
 }

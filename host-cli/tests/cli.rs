@@ -457,8 +457,7 @@ fn f32_scores_match_f64(tag: &str, train_flags: &[&str], algo: Algo, params: Par
 
 #[test]
 fn f32_scores_match_f64_rankrls_linear_parse_rank() {
-    // The test file has features past the training ones: the linear model
-    // drops them (weight 0) with a note on stderr.
+    // The test file has features past the training ones: weight 0.
     let flags = ["--algo", "rankrls", "--kernel", "linear", "--lambda", "1"];
     let params = Params { kernel: Kernel::Linear, lambda: 1.0, components: 0 };
     f32_scores_match_f64("f32-lin", &flags, Algo::Rankrls, params, None);
@@ -480,24 +479,148 @@ fn f32_scores_match_f64_kpcrank_rbf_parse_rank() {
     f32_scores_match_f64("f32-kpc", &flags, Algo::Kpcrank, params, Some(d));
 }
 
-#[test]
-fn rbf_model_refuses_features_beyond_its_dimension() {
-    // Trained without --num-features, an RBF model cannot score the test
-    // file's extra features: an error naming the file and the line.
-    let dir = Scratch::new("rbf-dim");
-    let model = dir.root.join("in").join("m.rkl");
+/// `ranklet train … --precision f64` on the parse-rank training file
+/// (without `--num-features`, so the model has the training file's width),
+/// then `ranklet score` of the test file, whose rows have features past
+/// that width. Returns the scores and the learner's own predictions of the
+/// test rows, computed in-process at the common width (the training rows
+/// being 0 in the extra features).
+fn f64_scores_and_predictions(tag: &str, train_flags: &[&str], algo: Algo, params: Params) -> (Vec<f64>, Vec<f64>) {
+    let dir = Scratch::new(tag);
     let (train, test) = (shared(PARSE_TRAIN), shared(PARSE_TEST));
-    let args: Vec<OsString> = ["train", "--algo", "rankrls", "--kernel", "rbf:0.001", "--lambda", "0.1", "--data"]
-        .iter()
-        .map(OsString::from)
-        .chain([os(&train), "-o".into(), os(&model)])
-        .collect();
-    assert_eq!(ranklet(&dir, &args).code, Some(0));
+    let model = dir.out("m.rkl");
+    let mut args: Vec<OsString> = vec!["train".into()];
+    args.extend(train_flags.iter().map(OsString::from));
+    args.extend(["--precision".into(), "f64".into(), "--data".into(), os(&train), "-o".into(), os(&model)]);
+    let run = ranklet(&dir, &args);
+    assert_eq!(run.code, Some(0), "{run:?}");
     let run = ranklet(&dir, [OsString::from("score"), "-m".into(), os(&model), "--data".into(), os(&test)]);
-    let name = test.display().to_string();
-    assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stdout.is_empty(), "{run:?}");
-    assert!(run.stderr.contains(&format!("{name}:")) && run.stderr.contains("--num-features"), "{run:?}");
+    assert!(run.stderr.is_empty(), "{run:?}");
+    let got = parse_scores(&run);
+
+    let d_train = read_svmlight(&train, &SvmlightOptions::default()).unwrap().n_features();
+    let d_test = read_svmlight(&test, &SvmlightOptions::default()).unwrap().n_features();
+    assert!(d_test > d_train, "the test file must reach past the training features");
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d_test) }).unwrap();
+    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d_test) }).unwrap();
+    let mut be = HostBackend::new(BackendChoice::Faer);
+    let fitted = fit_one(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal));
+    let t = Table::from_dataset(&te, true);
+    let p = fitted.predict(&mut be, &t).unwrap();
+    let mut want = vec![f64::NAN; te.n_rows()];
+    t.orig.iter().zip(&p).for_each(|(&r, &v)| want[r] = v);
+    assert_eq!(got.len(), want.len());
+    (got, want)
+}
+
+/// Host scoring of an f64 model equals the learner's predictions: every
+/// score within 1e-12 of the largest |prediction| (the summation order
+/// differs between the scorer and the learner's matrix products; per
+/// element, scores near 0 would measure that cancellation, not the scorer).
+fn f64_scores_equal_predictions(tag: &str, train_flags: &[&str], algo: Algo, params: Params) {
+    let (got, want) = f64_scores_and_predictions(tag, train_flags, algo, params);
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let dev = got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max) / scale;
+    let rel = got.iter().zip(&want).map(|(g, w)| (g - w).abs() / w.abs()).fold(0.0, f64::max);
+    eprintln!("{tag}: f64 score vs learner: max deviation {dev:.3e} of the scale, {rel:.3e} per element");
+    assert!(dev <= 1e-12, "{tag}: {dev:.3e} > 1e-12");
+}
+
+#[test]
+fn f64_scores_equal_predictions_rankrls_linear() {
+    let flags = ["--algo", "rankrls", "--kernel", "linear", "--lambda", "1"];
+    f64_scores_equal_predictions(
+        "f64-lin",
+        &flags,
+        Algo::Rankrls,
+        Params { kernel: Kernel::Linear, lambda: 1.0, components: 0 },
+    );
+}
+
+#[test]
+fn f64_scores_equal_predictions_rankrls_rbf_past_training_features() {
+    // The test rows' features past the training width are scored by core
+    // (each squared distance gains their squared norm), no --num-features.
+    let flags = ["--algo", "rankrls", "--kernel", "rbf:0.001", "--lambda", "0.1"];
+    let params = Params { kernel: Kernel::Rbf { gamma: 1e-3 }, lambda: 0.1, components: 0 };
+    f64_scores_equal_predictions("f64-rbf", &flags, Algo::Rankrls, params);
+}
+
+#[test]
+fn f64_scores_equal_predictions_kpcrank_rbf() {
+    let flags = ["--algo", "kpcrank", "--kernel", "rbf:0.001", "--components", "15"];
+    let params = Params { kernel: Kernel::Rbf { gamma: 1e-3 }, lambda: 0.0, components: 15 };
+    f64_scores_equal_predictions("f64-kpc", &flags, Algo::Kpcrank, params);
+}
+
+#[test]
+fn f64_scores_equal_predictions_rls_poly() {
+    let flags = ["--algo", "rls", "--kernel", "poly:2:0.01:1", "--lambda", "1"];
+    let params =
+        Params { kernel: Kernel::Polynomial { gamma: 0.01, coef0: 1.0, degree: 2 }, lambda: 1.0, components: 0 };
+    f64_scores_equal_predictions("f64-rls", &flags, Algo::Rls, params);
+}
+
+#[test]
+fn rbf_past_training_features_equals_num_features_model() {
+    // The RBF test rows of the parse-rank test file against a model trained
+    // without --num-features equal those against the model trained with
+    // --num-features covering both files (f64 models, f64 scoring).
+    let dir = Scratch::new("rbf-dim");
+    let (train, test) = (shared(PARSE_TRAIN), shared(PARSE_TEST));
+    let d_test = read_svmlight(&test, &SvmlightOptions::default()).unwrap().n_features().to_string();
+    let (narrow, wide) = (dir.out("narrow.rkl"), dir.out("wide.rkl"));
+    for (model, extra) in [(&narrow, vec![]), (&wide, vec!["--num-features", d_test.as_str()])] {
+        let mut args: Vec<OsString> = ["train", "--algo", "rankrls", "--kernel", "rbf:0.001", "--lambda", "0.1"]
+            .iter()
+            .chain(&["--precision", "f64"])
+            .chain(&extra)
+            .map(OsString::from)
+            .collect();
+        args.extend(["--data".into(), os(&train), "-o".into(), os(model)]);
+        assert_eq!(ranklet(&dir, &args).code, Some(0));
+    }
+    let (a, b) = (score(&dir, &narrow, &test, &[]), score(&dir, &wide, &test, &[]));
+    assert_eq!(a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert!((x - y).abs() <= 1e-12 * y.abs(), "row {i}: {x} vs {y}");
+    }
+    // and the f32 device path agrees with the f64 scores to the f32 bound
+    let c = score(&dir, &narrow, &test, &["--precision", "f32"]);
+    let scale = b.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let dev = c.iter().zip(&b).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max) / scale;
+    assert!(dev <= F32_REL, "{dev:e}");
+}
+
+#[test]
+fn score_precision_f32_is_the_device_path() {
+    // `--precision f32` on an f64 model prints what the device computes
+    // (core's f32 entry point on f32 inputs), as the shortest f32 decimal.
+    let dir = Scratch::new("score-f32");
+    let model = dir.out("m.rkl");
+    let run = ranklet(&dir, train_args(&fixture("train.light"), &model, &["--precision", "f64"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let data = fixture("test_interleaved.light");
+    let args = [OsString::from("score"), "-m".into(), os(&model), "--data".into(), os(&data)];
+    let run = ranklet(&dir, args.iter().cloned().chain(["--precision".into(), "f32".into()]));
+    let bytes = fs::read(&model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    let ds = read_svmlight(&data, &SvmlightOptions::default()).unwrap();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert_eq!(lines.len(), ds.n_rows(), "{run:?}");
+    for (i, line) in lines.iter().enumerate() {
+        let (c, v) = ds.row(i);
+        let v32: Vec<f32> = v.iter().map(|&x| x as f32).collect();
+        let device = view.score_sparse(c, &v32).unwrap();
+        assert_eq!(line.parse::<f32>().unwrap().to_bits(), device.to_bits(), "row {i}: {line}");
+        assert_eq!(*line, device.to_string());
+    }
+    // The default for an f64 model is f64: round-trippable f64 scores.
+    let f64_out = ranklet(&dir, args.iter().cloned()).stdout;
+    for (i, line) in f64_out.lines().enumerate() {
+        let (c, v) = ds.row(i);
+        assert_eq!(line.parse::<f64>().unwrap(), view.score_sparse_f64(c, v).unwrap(), "row {i}");
+    }
 }
 
 #[test]

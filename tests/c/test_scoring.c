@@ -71,6 +71,16 @@ static void check_model(const fixture_model *fx) {
         }
         CHECK_STATUS(rk_score_sparse(m, idx, val, nnz, &s), RK_STATUS_OK);
         CHECK(close_rel(s, fx->sparse_scores[r]));
+        /* the same row with a feature past the model's dimension: the score
+         * of the model trained with that feature (all training rows 0 there) */
+        uint32_t idx_tail[FIX_DIM + 1];
+        float val_tail[FIX_DIM + 1];
+        memcpy(idx_tail, idx, nnz * sizeof idx[0]);
+        memcpy(val_tail, val, nnz * sizeof val[0]);
+        idx_tail[nnz] = FIX_TAIL_INDEX;
+        val_tail[nnz] = FIX_TAIL_VALUE;
+        CHECK_STATUS(rk_score_sparse(m, idx_tail, val_tail, nnz + 1, &s), RK_STATUS_OK);
+        CHECK(close_rel(s, fx->tail_scores[r]));
     }
     CHECK_STATUS(rk_score_dense_batch(m, fix_rows, FIX_ROWS * FIX_DIM, batch, FIX_ROWS), RK_STATUS_OK);
     for (size_t r = 0; r < FIX_ROWS; r++) CHECK(close_rel(batch[r], fx->dense_scores[r]));

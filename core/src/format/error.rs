@@ -169,8 +169,9 @@ pub enum ScoreError {
         /// Length given.
         got: usize,
     },
-    /// A sparse scoring input has an index `>= d` or indices that are not
-    /// strictly increasing.
+    /// A sparse scoring input has indices that are not strictly increasing.
+    /// (Indices `>= d` are scored: see
+    /// [`ModelView::score_sparse`](super::ModelView::score_sparse).)
     BadInputIndex,
     /// A scoring input contains NaN or infinity.
     NonFiniteInput,
@@ -260,7 +261,7 @@ impl fmt::Display for ScoreError {
             ScoreError::DimensionMismatch { expected, got } => {
                 write!(f, "input length mismatch: expected {expected}, got {got}")
             }
-            ScoreError::BadInputIndex => f.write_str("sparse input index out of range or not strictly increasing"),
+            ScoreError::BadInputIndex => f.write_str("sparse input indices not strictly increasing"),
             ScoreError::NonFiniteInput => f.write_str("input contains NaN or infinity"),
             ScoreError::ScoreOverflow => f.write_str("score overflowed"),
             ScoreError::UnsupportedKind => {

@@ -54,7 +54,7 @@
 //! amplification (RBF: `1 + γ‖x' − x_i‖²`; polynomial of degree p: `p`). The
 //! tests in this module check both bounds on random models.
 
-use super::input::{Centred, Input};
+use super::input::{Centred, Input, Vals};
 use super::sum::Arith;
 use super::{ElementType, ModelView, ScoreError};
 
@@ -126,17 +126,35 @@ impl ModelView<'_> {
     /// Scores one sparse input: `indices` 0-based and strictly increasing,
     /// `values[k]` the value of feature `indices[k]`, all other features 0.
     ///
-    /// Precision as [`score_dense`](Self::score_dense).
+    /// Indices may reach past [`dim`](Self::dim): the training rows were 0
+    /// there, and the score is the one of the same model trained with those
+    /// features (linear weights and polynomial kernels ignore them, an RBF
+    /// kernel's squared distances gain their squared norm). Precision as
+    /// [`score_dense`](Self::score_dense).
     ///
     /// # Errors
     ///
     /// [`ScoreError::DimensionMismatch`] if the slices differ in length,
-    /// [`ScoreError::BadInputIndex`] if an index is `>= dim()` or the
-    /// indices are not strictly increasing, [`ScoreError::NonFiniteInput`],
+    /// [`ScoreError::BadInputIndex`] if the indices are not strictly
+    /// increasing, [`ScoreError::NonFiniteInput`],
     /// [`ScoreError::ScoreOverflow`].
     pub fn score_sparse(&self, indices: &[u32], values: &[f32]) -> Result<f32, ScoreError> {
         self.single_row()?;
-        self.score_f32(Input::Sparse(indices, values))
+        self.score_f32(Input::Sparse(indices, Vals::F32(values)))
+    }
+
+    /// [`score_sparse`](Self::score_sparse) for `f64` values, computed in
+    /// `f64` whatever the element type.
+    ///
+    /// # Errors
+    ///
+    /// As [`score_sparse`](Self::score_sparse), with the overflow test on
+    /// `f64`.
+    pub fn score_sparse_f64(&self, indices: &[u32], values: &[f64]) -> Result<f64, ScoreError> {
+        self.single_row()?;
+        let input = Input::Sparse(indices, Vals::F64(values));
+        input.check(self.dim())?;
+        finite_f64(self.eval::<f64>(input)?)
     }
 
     /// Scores `out.len()` dense rows stored row-major in `x`
@@ -215,7 +233,8 @@ impl ModelView<'_> {
     /// Scores `out.len()` sparse rows given in CSR form: row `r` is
     /// `indices[row_ptr[r]..row_ptr[r + 1]]` with its `values`
     /// (`row_ptr.len() == out.len() + 1`, `row_ptr[0] == 0`, non-decreasing,
-    /// last entry `== indices.len() == values.len()`).
+    /// last entry `== indices.len() == values.len()`). Indices past
+    /// [`dim`](Self::dim) are scored as in [`score_sparse`](Self::score_sparse).
     ///
     /// # Errors
     ///
@@ -255,11 +274,11 @@ impl ModelView<'_> {
         }
         for r in 0..out.len() {
             let (i, v) = row(r)?;
-            Input::Sparse(i, v).check(self.dim())?;
+            Input::Sparse(i, Vals::F32(v)).check(self.dim())?;
         }
         for (r, o) in out.iter_mut().enumerate() {
             let (i, v) = row(r)?;
-            *o = self.score_f32_unchecked(Input::Sparse(i, v))?;
+            *o = self.score_f32_unchecked(Input::Sparse(i, Vals::F32(v)))?;
         }
         Ok(())
     }
@@ -312,9 +331,10 @@ impl ModelView<'_> {
     }
 
     /// The score in the arithmetic type `R`, on a checked input (the
-    /// kind's scorer, through the registry). Models this build cannot
-    /// score (an `f64` model without the feature `f64`, feature centring
-    /// without `centring`) give [`ScoreError::UnsupportedKind`].
+    /// kind's scorer, through the registry), its tail cut off first.
+    /// Models this build cannot score (an `f64` model without the feature
+    /// `f64`, feature centring without `centring`) give
+    /// [`ScoreError::UnsupportedKind`].
     fn eval<R: Arith>(&self, input: Input<'_>) -> Result<R, ScoreError> {
         if (!cfg!(feature = "f64") && self.element_type() == ElementType::F64)
             || (!cfg!(feature = "centring") && self.feature_centring().is_some())
@@ -322,7 +342,8 @@ impl ModelView<'_> {
             return Err(ScoreError::UnsupportedKind);
         }
         let centring = if cfg!(feature = "centring") { self.feature_centring() } else { None };
-        let x = Centred { input, centring };
+        let (input, tail) = input.split_tail(self.dim());
+        let x = Centred { input, centring, tail };
         self.body.eval(x, self.dim())
     }
 }

@@ -537,7 +537,126 @@ fn wide_sparse_basis_195097_features() {
         want += (coeffs[i] as f32) as f64 * (-0.1 * dist).exp();
     }
     assert!(rel_err(got, want) <= 1e-6, "{got} {want}");
-    assert_eq!(v.score_sparse(&[195_097], &[1.0]), Err(ScoreError::BadInputIndex));
+    // A feature past the model's dimension (as in the parse-rank test
+    // file): every basis row is 0 there, so each squared distance is
+    // ‖b_i‖² + 1.
+    let got = v.score_sparse(&[195_097], &[1.0]).unwrap() as f64;
+    let want: f64 = (0..m)
+        .map(|i| {
+            let (a, b) = (row_ptr[i] as usize, row_ptr[i + 1] as usize);
+            let n2: f64 = values[a..b].iter().map(|&v| ((v as f32) as f64).powi(2)).sum();
+            (coeffs[i] as f32) as f64 * (-0.1 * (n2 + 1.0)).exp()
+        })
+        .sum();
+    assert!(rel_err(got, want) <= 1e-5, "{got} {want}");
+}
+
+/// A model over `d` features scores a sparse row with features `>= d`
+/// (its tail) as the same model over `d + extra` features (zero-padded
+/// weights and basis rows, identity centring there) scores the whole row:
+/// for every kernel, dense and sparse bases, with and without feature and
+/// kernel centring, through the `f64` entry point (to 1e-12 of the scale)
+/// and the `f32` one (1e-5).
+#[test]
+#[cfg(feature = "kernel")] // scores kernel expansions
+fn features_past_dim_score_as_a_wider_model() {
+    let (m, d, extra) = (6usize, 5usize, 4usize);
+    let mut rng = Rng(2024);
+    let kernels =
+        [Kernel::Linear, Kernel::Rbf { gamma: 0.3 }, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }];
+    let dense: Vec<f64> = (0..m * d).map(|t| if t % 4 == 1 { 0.0 } else { rng.f() }).collect();
+    let pad = |x: &[f64], rows: usize, fill: f64| -> Vec<f64> {
+        (0..rows).flat_map(|i| x[i * d..(i + 1) * d].iter().copied().chain(core::iter::repeat_n(fill, extra))).collect()
+    };
+    let dense_wide = pad(&dense, m, 0.0);
+    let (mut row_ptr, mut indices, mut values) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..m {
+        for j in 0..d {
+            if dense[i * d + j] != 0.0 {
+                indices.push(j as u32);
+                values.push(dense[i * d + j]);
+            }
+        }
+        row_ptr.push(indices.len() as u32);
+    }
+    let coeffs: Vec<f64> = (0..m).map(|_| rng.f()).collect();
+    let col_means: Vec<f64> = (0..m).map(|_| 0.4 * rng.f()).collect();
+    let mean: Vec<f64> = (0..d).map(|_| 0.2 * rng.f()).collect();
+    let scale: Vec<f64> = (0..d).map(|_| 0.5 + rng.f().abs()).collect();
+    let (mean_wide, scale_wide) = (pad(&mean, 1, 0.0), pad(&scale, 1, 1.0));
+    let w: Vec<f64> = (0..d).map(|_| rng.f()).collect();
+    let w_wide = pad(&w, 1, 0.0);
+    // rows with a head and a tail, a tail only, and a head only
+    let rows: [(&[u32], &[f64]); 3] =
+        [(&[0, 2, 4, 5, 8], &[0.5, -1.25, 2.0, 0.75, -1.5]), (&[6, 7], &[1.0, 2.5]), (&[1, 3], &[-0.5, 0.25])];
+    let mut checked = 0;
+    for et in [ElementType::F32, ElementType::F64] {
+        for feature_centring in [false, true] {
+            let fc = |wide: bool| {
+                feature_centring.then(|| {
+                    if wide {
+                        FeatureCentring { mean: &mean_wide, scale: &scale_wide }
+                    } else {
+                        FeatureCentring { mean: &mean, scale: &scale }
+                    }
+                })
+            };
+            let mut pairs = vec![(
+                emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w, offset: 0.5, centring: fc(false) }), et)),
+                emit(&ModelSpec::new(Model::Linear(LinearModel { w: &w_wide, offset: 0.5, centring: fc(true) }), et)),
+            )];
+            for kernel in kernels {
+                for sparse in [false, true] {
+                    for kc in [false, true] {
+                        let model = |wide: bool| {
+                            let basis = match (sparse, wide) {
+                                (true, _) => Basis::Sparse { row_ptr: &row_ptr, indices: &indices, values: &values },
+                                (false, false) => Basis::Dense(&dense),
+                                (false, true) => Basis::Dense(&dense_wide),
+                            };
+                            let k = KernelModel {
+                                dim: if wide { d + extra } else { d },
+                                kernel,
+                                basis,
+                                coeffs: &coeffs,
+                                offset: -0.25,
+                                centring: fc(wide),
+                                kernel_centring: kc
+                                    .then_some(KernelCentring { col_means: &col_means, grand_mean: 0.125 }),
+                            };
+                            emit(&ModelSpec::new(Model::Kernel(k), et))
+                        };
+                        pairs.push((model(false), model(true)));
+                    }
+                }
+            }
+            for (narrow, wide) in &pairs {
+                let (vn, vw) = (ModelView::new_checked(narrow).unwrap(), ModelView::new_checked(wide).unwrap());
+                assert_eq!((vn.dim(), vw.dim()), (d, d + extra));
+                for (idx, val) in rows {
+                    let (a, b) = (vn.score_sparse_f64(idx, val).unwrap(), vw.score_sparse_f64(idx, val).unwrap());
+                    assert!((a - b).abs() <= 1e-12 * b.abs().max(1.0), "{et:?} {a} {b}");
+                    let v32: Vec<f32> = val.iter().map(|&v| v as f32).collect();
+                    let (a, b) = (vn.score_sparse(idx, &v32).unwrap(), vw.score_sparse(idx, &v32).unwrap());
+                    assert!((a - b).abs() <= 1e-5 * b.abs().max(1.0), "{et:?} {a} {b}");
+                    checked += 1;
+                }
+                // the f32 batch entry point too
+                let mut out = [0f32; 2];
+                vn.score_sparse_rows(
+                    &[0, 5, 7],
+                    &[0, 2, 4, 5, 8, 6, 7],
+                    &[0.5, -1.25, 2.0, 0.75, -1.5, 1.0, 2.5],
+                    &mut out,
+                )
+                .unwrap();
+                assert_eq!(out[0], vn.score_sparse(rows[0].0, &[0.5, -1.25, 2.0, 0.75, -1.5]).unwrap());
+                assert_eq!(out[1], vn.score_sparse(rows[1].0, &[1.0, 2.5]).unwrap());
+                assert_eq!(vn.score_sparse_f64(&[6, 6], &[1.0, 1.0]), Err(ScoreError::BadInputIndex));
+            }
+        }
+    }
+    assert_eq!(checked, 2 * 2 * (1 + 3 * 2 * 2) * 3);
 }
 
 #[test]
@@ -1028,7 +1147,8 @@ fn scoring_input_errors() {
     assert_eq!(v.score_dense(&[1.0, f32::NAN, 0.0]), Err(ScoreError::NonFiniteInput));
     assert_eq!(v.score_dense_f64(&[1.0, f64::INFINITY, 0.0]), Err(ScoreError::NonFiniteInput));
     assert_eq!(v.score_sparse(&[0, 1], &[1.0]), Err(ScoreError::DimensionMismatch { expected: 2, got: 1 }));
-    assert_eq!(v.score_sparse(&[3], &[1.0]), Err(ScoreError::BadInputIndex));
+    assert_eq!(v.score_sparse(&[3], &[1.0]), Ok(0.25)); // past dim: weight 0
+    assert_eq!(v.score_sparse(&[2, 3], &[1.0, 1.0]), Ok(2.25));
     assert_eq!(v.score_sparse(&[1, 0], &[1.0, 1.0]), Err(ScoreError::BadInputIndex));
     assert_eq!(v.score_sparse(&[1, 1], &[1.0, 1.0]), Err(ScoreError::BadInputIndex));
     assert_eq!(v.score_sparse(&[], &[]), Ok(0.25));

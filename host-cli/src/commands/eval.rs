@@ -50,7 +50,7 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     let data_path = a.data.rows.path()?;
     let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
-    let scores = score_rows(&view, &ds, data_path)?;
+    let scores = score_rows(&view, &ds, data_path, view.element_type())?;
     // NDCG and MAP need graded (non-negative) relevance labels, so they are
     // computed on request only.
     let metrics = match &a.metric {

@@ -1,9 +1,18 @@
 //! `ranklet score`: one score per row of a data file, or per edge of an
 //! edges file (pair models), in input order.
+//!
+//! Rows are scored in the model's element type unless `--precision` says
+//! otherwise: an `f64` model reads the rows' `f64` values, computes in `f64`
+//! and prints the shortest decimal that parses back to the same `f64`
+//! (Rust's `Display`), so the host scores equal the learner's predictions;
+//! `--precision f32` (the default of an `f32` model) is the device path,
+//! `f32` inputs and `f32` scores, printed as the shortest decimal of the
+//! `f32`.
 
 use clap::{ArgGroup, Args};
-use ranklet_core::format::ModelView;
+use ranklet_core::format::{ElementType, ModelView};
 
+use crate::args::{heading, Precision};
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
 use crate::family::kron::{PairModel, ScoringNodes};
@@ -26,12 +35,19 @@ pub struct ScoreArgs {
     pub rows: RowsArgs,
     #[command(flatten)]
     pub graph: EdgesArgs,
+    /// Arithmetic of row scoring: f64 (f64 inputs, round-trippable f64
+    /// scores) or f32 (the device path: f32 inputs and scores). Default: the
+    /// model's element type.
+    #[arg(long, value_enum, conflicts_with = "edges", help_heading = heading::OUTPUT)]
+    pub precision: Option<Precision>,
 }
 
 /// `ranklet score`.
 pub fn score(a: ScoreArgs) -> Result<(), CliError> {
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let precision = a.precision.map_or(view.element_type(), Precision::element);
+    let rows_f32 = a.graph.edges.is_none() && precision == ElementType::F32;
     let scores = match &a.graph.edges {
         Some(edges_path) => {
             let model = PairModel::from_view(&view)?;
@@ -41,14 +57,16 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
         }
         None => {
             let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
-            score_rows(&view, &ds, a.rows.path()?)?
+            score_rows(&view, &ds, a.rows.path()?, precision)?
         }
     };
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     for s in scores {
-        if writeln!(out, "{s}").is_err() {
+        // An f32 score is printed as the f32 it is (shortest round trip).
+        let written = if rows_f32 { writeln!(out, "{}", s as f32) } else { writeln!(out, "{s}") };
+        if written.is_err() {
             return Ok(()); // broken pipe: the reader has gone, not an error
         }
     }

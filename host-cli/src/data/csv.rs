@@ -17,7 +17,10 @@
 
 use std::{borrow::Cow, path::Path};
 
-use super::{parse_finite, quote, read_text, strip_bom, DataError, Dataset, ErrorKind, Interner, Qids};
+use rayon::prelude::*;
+
+use super::chunks::{read_bytes, split_lines, split_str, strip_bom_bytes, utf8_chunks, CHUNK_BYTES};
+use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Interner, Qids};
 
 /// Options of the CSV reader.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,8 +41,10 @@ pub struct CsvOptions {
 /// data rows, or any malformed row.
 pub fn read_csv(path: impl AsRef<Path>, opts: &CsvOptions) -> Result<Dataset, DataError> {
     let path = path.as_ref();
-    let text = read_text(path)?;
-    parse_csv_str(&text, &path.display().to_string(), opts)
+    let name = path.display().to_string();
+    let bytes = read_bytes(path)?;
+    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name)?;
+    parse_chunks(&chunks, &name, opts)
 }
 
 /// Parses CSV text; `name` is the file name printed in errors.
@@ -48,9 +53,106 @@ pub fn read_csv(path: impl AsRef<Path>, opts: &CsvOptions) -> Result<Dataset, Da
 ///
 /// As [`read_csv`].
 pub fn parse_csv_str(text: &str, name: &str, opts: &CsvOptions) -> Result<Dataset, DataError> {
-    let mut lines = Records::new(text, name);
-    let (header_line, header) = lines.header()?;
+    parse_chunks(&split_str(strip_bom(text), CHUNK_BYTES), name, opts)
+}
 
+/// The columns of the file: what each field of a record is.
+struct Columns {
+    header_line: usize,
+    header: Vec<String>,
+    label_at: usize,
+    qid_at: Option<usize>,
+}
+
+/// One chunk's rows (absolute line numbers), up to its first error.
+#[derive(Default)]
+struct Part {
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    labels: Vec<f64>,
+    row_lines: Vec<usize>,
+    qids: Vec<String>,
+    error: Option<DataError>,
+}
+
+/// Finds the header (the first non-blank line, in whichever chunk), then
+/// parses the rest of that chunk and the later chunks in parallel (rayon)
+/// and joins them in order. Records cannot span lines, so no row depends on
+/// another: the first error of the earliest failing chunk is the file's
+/// first error, and line numbers are the chunk's line offset plus its own.
+fn parse_chunks(chunks: &[&str], name: &str, opts: &CsvOptions) -> Result<Dataset, DataError> {
+    let mut offsets = Vec::with_capacity(chunks.len());
+    let mut lines = 0usize;
+    for c in chunks {
+        offsets.push(lines);
+        lines += c.bytes().filter(|&b| b == b'\n').count();
+    }
+    let mut k = 0usize;
+    let (header_line, header, rest) = loop {
+        let Some(chunk) = chunks.get(k) else {
+            return Err(DataError::file(name, ErrorKind::Empty, "empty file: no header line".to_owned()));
+        };
+        let mut records = Records::at_line(chunk, name, offsets[k]);
+        if let Some((line, header)) = records.header_opt()? {
+            break (line, header, records);
+        }
+        k += 1;
+    };
+    let cols = columns(header_line, header, name, opts)?;
+    let d = cols.header.len() - 1 - usize::from(cols.qid_at.is_some());
+
+    let mut records = vec![rest];
+    records.extend((k + 1..chunks.len()).map(|j| Records::at_line(chunks[j], name, offsets[j])));
+    let parts: Vec<Part> = if records.len() == 1 {
+        records.into_iter().map(|r| parse_part(r, &cols, name)).collect()
+    } else {
+        records.into_par_iter().map(|r| parse_part(r, &cols, name)).collect()
+    };
+
+    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
+    let mut row_ptr = Vec::with_capacity(rows + 1);
+    row_ptr.push(0usize);
+    let (mut col, mut val) = (Vec::with_capacity(rows * d), Vec::with_capacity(rows * d));
+    let (mut labels, mut row_lines) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+    let mut qids = Interner::default();
+    let mut qid_of_row = Vec::new();
+    for p in parts {
+        if let Some(e) = p.error {
+            return Err(e);
+        }
+        let base = col.len();
+        row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + base));
+        col.extend_from_slice(&p.col);
+        val.extend_from_slice(&p.val);
+        labels.extend_from_slice(&p.labels);
+        row_lines.extend_from_slice(&p.row_lines);
+        qid_of_row.extend(p.qids.iter().map(|q| qids.intern(q)));
+    }
+    if labels.is_empty() {
+        return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+    }
+    let feature_names: Vec<String> = cols
+        .header
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != cols.label_at && Some(j) != cols.qid_at)
+        .map(|(_, h)| h.clone())
+        .collect();
+    Ok(Dataset {
+        d,
+        row_ptr,
+        col,
+        val,
+        labels,
+        qids: cols.qid_at.map(|_| Qids { names: qids.into_names(), of_row: qid_of_row }),
+        row_lines,
+        feature_names: Some(feature_names),
+    })
+}
+
+/// The label and qid columns of the header (errors name the header line).
+fn columns(header_line: usize, header: Vec<String>, name: &str, opts: &CsvOptions) -> Result<Columns, DataError> {
     let label_name = opts.label_col.as_deref().unwrap_or("label");
     let label_at = match find_column(&header, label_name) {
         Some(j) => j,
@@ -86,67 +188,75 @@ pub fn parse_csv_str(text: &str, name: &str, opts: &CsvOptions) -> Result<Datase
             }
         },
     };
-    let feature_names: Vec<String> = header
-        .iter()
-        .enumerate()
-        .filter(|&(j, _)| j != label_at && Some(j) != qid_at)
-        .map(|(_, h)| h.clone())
-        .collect();
-    let d = feature_names.len();
+    Ok(Columns { header_line, header, label_at, qid_at })
+}
 
-    let mut row_ptr = vec![0usize];
-    let mut col: Vec<u32> = Vec::new();
-    let mut val: Vec<f64> = Vec::new();
-    let mut labels = Vec::new();
-    let mut row_lines = Vec::new();
-    let mut qids = Interner::default();
-    let mut qid_of_row = Vec::new();
-
-    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(header.len());
-    while let Some(line_no) = lines.next_record(&mut fields)? {
-        let err = |kind, msg| DataError::at(name, line_no, kind, msg);
-        if fields.len() != header.len() {
-            return Err(err(
-                ErrorKind::Inconsistent,
-                format!("{} fields but the header (line {header_line}) has {} columns", fields.len(), header.len()),
-            ));
-        }
-        let mut feature = 0u32;
-        for (j, field) in fields.iter().enumerate() {
-            if field.is_empty() {
-                return Err(err(ErrorKind::Malformed, format!("empty field in column {}", quote(&header[j]))));
+/// Parses the records of one chunk, stopping at the first error.
+fn parse_part(mut records: Records<'_>, cols: &Columns, name: &str) -> Part {
+    let mut p = Part { row_ptr: vec![0], ..Part::default() };
+    let mut fields: Vec<Cow<'_, str>> = Vec::with_capacity(cols.header.len());
+    loop {
+        match records.next_record(&mut fields) {
+            Ok(None) => return p,
+            Ok(Some(line_no)) => {
+                if let Err(e) = parse_row(&fields, line_no, cols, name, &mut p) {
+                    let keep = *p.row_ptr.last().unwrap_or(&0);
+                    p.col.truncate(keep);
+                    p.val.truncate(keep);
+                    p.qids.truncate(p.labels.len());
+                    p.error = Some(e);
+                    return p;
+                }
             }
-            if Some(j) == qid_at {
-                qid_of_row.push(qids.intern(field));
-                continue;
-            }
-            let what = if j == label_at { "label" } else { "value" };
-            let v = parse_finite(field, what)
-                .map_err(|(kind, msg)| err(kind, format!("{msg} in column {}", quote(&header[j]))))?;
-            if j == label_at {
-                labels.push(v);
-            } else {
-                col.push(feature);
-                val.push(v);
-                feature += 1;
+            Err(e) => {
+                p.error = Some(e);
+                return p;
             }
         }
-        row_ptr.push(col.len());
-        row_lines.push(line_no);
     }
-    if labels.is_empty() {
-        return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+}
+
+/// One record into `p`.
+fn parse_row(
+    fields: &[Cow<'_, str>],
+    line_no: usize,
+    cols: &Columns,
+    name: &str,
+    p: &mut Part,
+) -> Result<(), DataError> {
+    let err = |kind, msg| DataError::at(name, line_no, kind, msg);
+    let header = &cols.header;
+    if fields.len() != header.len() {
+        return Err(err(
+            ErrorKind::Inconsistent,
+            format!("{} fields but the header (line {}) has {} columns", fields.len(), cols.header_line, header.len()),
+        ));
     }
-    Ok(Dataset {
-        d,
-        row_ptr,
-        col,
-        val,
-        labels,
-        qids: qid_at.map(|_| Qids { names: qids.into_names(), of_row: qid_of_row }),
-        row_lines,
-        feature_names: Some(feature_names),
-    })
+    let mut feature = 0u32;
+    let mut label = 0.0;
+    for (j, field) in fields.iter().enumerate() {
+        if field.is_empty() {
+            return Err(err(ErrorKind::Malformed, format!("empty field in column {}", quote(&header[j]))));
+        }
+        if Some(j) == cols.qid_at {
+            p.qids.push(field.to_string());
+            continue;
+        }
+        let what = if j == cols.label_at { "label" } else { "value" };
+        let v = parse_finite(field, what)
+            .map_err(|(kind, msg)| err(kind, format!("{msg} in column {}", quote(&header[j]))))?;
+        if j == cols.label_at {
+            label = v;
+        } else {
+            p.col.push(feature);
+            p.val.push(v);
+            feature += 1;
+        }
+    }
+    p.labels.push(label);
+    p.row_ptr.push(p.col.len());
+    p.row_lines.push(line_no);
+    Ok(())
 }
 
 fn find_column(header: &[String], name: &str) -> Option<usize> {
@@ -166,19 +276,33 @@ pub(crate) fn list_columns(header: &[String]) -> String {
 pub(crate) struct Records<'a> {
     lines: std::iter::Enumerate<std::str::Lines<'a>>,
     name: &'a str,
+    /// Lines before the text (a chunk of a larger file).
+    offset: usize,
 }
 
 impl<'a> Records<'a> {
     pub(crate) fn new(text: &'a str, name: &'a str) -> Self {
-        Records { lines: strip_bom(text).lines().enumerate(), name }
+        Records { lines: strip_bom(text).lines().enumerate(), name, offset: 0 }
+    }
+
+    /// The records of a chunk that starts after `offset` lines of its file
+    /// (line numbers count from there; no byte-order mark is dropped).
+    fn at_line(text: &'a str, name: &'a str, offset: usize) -> Self {
+        Records { lines: text.lines().enumerate(), name, offset }
     }
 
     /// Reads the header: the first non-blank line, with distinct non-empty
     /// names. Returns its line number and the names.
     pub(crate) fn header(&mut self) -> Result<(usize, Vec<String>), DataError> {
+        self.header_opt()?
+            .ok_or_else(|| DataError::file(self.name, ErrorKind::Empty, "empty file: no header line".to_owned()))
+    }
+
+    /// [`header`](Self::header), `None` when the text has no non-blank line.
+    fn header_opt(&mut self) -> Result<Option<(usize, Vec<String>)>, DataError> {
         let mut fields = Vec::new();
         let Some(line_no) = self.next_record(&mut fields)? else {
-            return Err(DataError::file(self.name, ErrorKind::Empty, "empty file: no header line".to_owned()));
+            return Ok(None);
         };
         let header: Vec<String> = fields.into_iter().map(Cow::into_owned).collect();
         for (j, h) in header.iter().enumerate() {
@@ -199,7 +323,7 @@ impl<'a> Records<'a> {
                 ));
             }
         }
-        Ok((line_no, header))
+        Ok(Some((line_no, header)))
     }
 
     /// Splits the next non-blank line into `fields`; returns its 1-based
@@ -209,8 +333,9 @@ impl<'a> Records<'a> {
             if line.trim().is_empty() {
                 continue;
             }
-            split_record(line, fields).map_err(|msg| DataError::at(self.name, i + 1, ErrorKind::Malformed, msg))?;
-            return Ok(Some(i + 1));
+            let line_no = self.offset + i + 1;
+            split_record(line, fields).map_err(|msg| DataError::at(self.name, line_no, ErrorKind::Malformed, msg))?;
+            return Ok(Some(line_no));
         }
         Ok(None)
     }
@@ -326,6 +451,30 @@ mod tests {
         let g = ds.query_groups();
         assert_eq!(g.query(0), &[0, 2]);
         assert_eq!(g.query(1), &[1]);
+    }
+
+    /// Every cut into chunks gives the one-chunk result, errors included.
+    #[test]
+    fn chunked_parse_equals_one_pass() {
+        let texts = [
+            "\n\n q,x1,y,x2\nA,1,5,2\n\nB,3,6,4\r\nA,0,7,0\n\"C\",1e-3,+.5,-2\n",
+            "q,x1,y,x2\nA,1,5,2\nB,3,6\nA,0,7,0\n",
+            "q,x1,y,x2\nA,1,5,2\nB,3,6,4\nA,0,nan,0\n",
+            "q,x1,y,x2\nA,1,5,2\nB,\"3,6,4\nA,0,7,0\n",
+            "q,x1,y,x2\n\n\n",
+            "\n\n",
+            "q,x1,q\n1,2,3\n",
+            "x1,label\n1,2\n3,4",
+        ];
+        let opts = CsvOptions { label_col: Some("y".into()), qid_col: Some("q".into()) };
+        for text in texts {
+            for opts in [&opts, &CsvOptions::default()] {
+                let one = parse_chunks(&split_str(text, usize::MAX), "t.csv", opts);
+                for chunk in 0..=text.len() {
+                    assert_eq!(parse_chunks(&split_str(text, chunk), "t.csv", opts), one, "{text:?} cut at {chunk}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,10 @@
 
 use std::{collections::HashMap, path::Path};
 
-use super::{parse_finite, quote, read_text, strip_bom, DataError, Dataset, ErrorKind, Qids};
+use rayon::prelude::*;
+
+use super::chunks::{read_bytes, split_lines, split_str, strip_bom_bytes, utf8_chunks, CHUNK_BYTES};
+use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -41,14 +44,20 @@ pub struct SvmlightOptions {
 
 /// Reads an SVMlight / LETOR file. See the [module docs](self) for the format.
 ///
+/// The file is read whole and parsed in line-aligned chunks in parallel
+/// (see [`chunks`](super::chunks)); the result and every error are those of
+/// a one-pass parse.
+///
 /// # Errors
 ///
 /// A [`DataError`] naming the file (and line) for a missing or non-UTF-8
 /// file, a file without data rows, or any malformed line.
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
     let path = path.as_ref();
-    let text = read_text(path)?;
-    parse_svmlight_str(&text, &path.display().to_string(), opts)
+    let name = path.display().to_string();
+    let bytes = read_bytes(path)?;
+    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name)?;
+    parse_chunks(&chunks, &name, opts)
 }
 
 /// Parses SVMlight text; `name` is the file name printed in errors.
@@ -57,156 +66,352 @@ pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<D
 ///
 /// As [`read_svmlight`].
 pub fn parse_svmlight_str(text: &str, name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let text = strip_bom(text);
-    let err = |line: usize, (kind, msg): (ErrorKind, String)| DataError::at(name, line, kind, msg);
+    parse_chunks(&split_str(strip_bom(text), CHUNK_BYTES), name, opts)
+}
 
-    let mut row_ptr = vec![0usize];
-    let mut col: Vec<u32> = Vec::new();
-    let mut val: Vec<f64> = Vec::new();
-    let mut labels: Vec<f64> = Vec::new();
-    let mut row_lines: Vec<usize> = Vec::new();
+/// [`parse_svmlight_str`] with chunks of about `chunk_bytes` (tests: every
+/// cut gives the one-chunk result).
+#[cfg(test)]
+fn parse_chunked(text: &str, opts: &SvmlightOptions, chunk_bytes: usize) -> Result<Dataset, DataError> {
+    parse_chunks(&split_str(strip_bom(text), chunk_bytes), "t.light", opts)
+}
 
+/// One chunk's rows, with chunk-local 1-based line numbers, up to its first
+/// error. Query-id consistency is a property of the whole file: the chunk
+/// records the first line with and without a qid, and the join checks it.
+#[derive(Default)]
+struct Part {
+    /// Lines read (all of the chunk's lines unless it stopped at `error`).
+    lines: usize,
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    labels: Vec<f64>,
+    row_lines: Vec<usize>,
+    /// The qid of every row that has one, in row order.
+    qids: Vec<u64>,
+    first_with_qid: Option<usize>,
+    first_without_qid: Option<usize>,
+    max_index: usize,
+    error: Option<(usize, ErrorKind, String)>,
+}
+
+/// Parses the chunks in parallel and joins them in order.
+fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
+    let parts: Vec<Part> = if chunks.len() == 1 {
+        vec![parse_part(chunks[0], opts)]
+    } else {
+        chunks.par_iter().map(|c| parse_part(c, opts)).collect()
+    };
+    join_parts(parts, name, opts)
+}
+
+fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
+    let mut p = Part { row_ptr: vec![0], ..Part::default() };
+    // Rows of LETOR files hold tens to hundreds of entries: reserve by the
+    // chunk's size (an entry takes at least 4 bytes, `1:0 `).
+    p.col.reserve(text.len() / 8);
+    p.val.reserve(text.len() / 8);
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i + 1;
+        p.lines = line_no;
+        let (cols, qids) = (p.col.len(), p.qids.len());
+        if parse_line_fast(raw, line_no, opts, &mut p) {
+            continue;
+        }
+        // Anything unusual (an error, most likely): the line again through
+        // the general parser, which words the error.
+        p.col.truncate(cols);
+        p.val.truncate(cols);
+        p.qids.truncate(qids);
+        if let Err((kind, msg)) = parse_line(raw, line_no, opts, &mut p) {
+            // Roll back the partial row: the join needs whole rows only.
+            let keep = *p.row_ptr.last().unwrap_or(&0);
+            p.col.truncate(keep);
+            p.val.truncate(keep);
+            p.error = Some((line_no, kind, msg));
+            break;
+        }
+    }
+    p
+}
+
+/// The common case of [`parse_line`] in one pass over the bytes: a label,
+/// an optional `qid:` right after it, and well-formed entries. Returns
+/// `false` (leaving partial entries for the caller to drop) at anything
+/// else, which [`parse_line`] then parses or words as an error; when it
+/// returns `true`, `p` holds what [`parse_line`] would have added.
+#[inline]
+fn parse_line_fast(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> bool {
+    let b = raw.as_bytes();
+    let end = b.iter().position(|&c| c == b'#').unwrap_or(b.len());
+    let b = &b[..end];
+    // (start, colon, end) of the token at or after `at`; colon = end if none
+    let token = |mut at: usize| -> Option<(usize, usize, usize)> {
+        while at < b.len() && b[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at == b.len() {
+            return None;
+        }
+        let start = at;
+        let mut colon = usize::MAX;
+        while at < b.len() && !b[at].is_ascii_whitespace() {
+            if b[at] == b':' && colon == usize::MAX {
+                colon = at;
+            }
+            at += 1;
+        }
+        Some((start, colon.min(at), at))
+    };
+    // Token boundaries are ASCII bytes, hence char boundaries of `raw`.
+    let text = |from: usize, to: usize| &raw[from..to];
+    let Some((s0, _, e0)) = token(0) else {
+        return true; // blank or comment line
+    };
+    let Ok(label) = parse_finite(text(s0, e0), "label") else {
+        return false;
+    };
+    let mut at = e0;
+    let mut prev = 0usize;
+    let mut has_qid = false;
+    let mut first = true;
+    while let Some((s, c, e)) = token(at) {
+        at = e;
+        if c == e {
+            return false;
+        }
+        let key = text(s, c);
+        if key == "qid" {
+            if !first {
+                return false;
+            }
+            let Ok(q) = text(c + 1, e).parse::<u64>() else {
+                return false;
+            };
+            p.qids.push(q);
+            has_qid = true;
+            first = false;
+            continue;
+        }
+        first = false;
+        let Some(index) = parse_index(key) else {
+            return false;
+        };
+        if index <= prev || index > u32::MAX as usize || opts.num_features.is_some_and(|d| index > d) {
+            return false; // also index 0 (prev starts at 0)
+        }
+        let Ok(v) = parse_finite(text(c + 1, e), "feature value") else {
+            return false;
+        };
+        p.col.push((index - 1) as u32);
+        p.val.push(v);
+        prev = index;
+    }
+    if has_qid {
+        p.first_with_qid.get_or_insert(line_no);
+    } else {
+        p.first_without_qid.get_or_insert(line_no);
+    }
+    p.max_index = p.max_index.max(prev);
+    p.labels.push(label);
+    p.row_ptr.push(p.col.len());
+    p.row_lines.push(line_no);
+    true
+}
+
+/// Parses one line into `p` (a data row, or nothing for a blank or comment
+/// line).
+fn parse_line(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Result<(), (ErrorKind, String)> {
+    let line = match raw.find('#') {
+        Some(at) => &raw[..at],
+        None => raw,
+    };
+    let mut tokens = line.split_ascii_whitespace();
+    let Some(label_tok) = tokens.next() else {
+        return Ok(());
+    };
+    let label = parse_finite(label_tok, "label")?;
+    let qids_before = p.qids.len();
+
+    let mut prev = 0usize; // last 1-based index on this line; 0 = none yet
+    let mut has_qid = false;
+    for (t, tok) in tokens.enumerate() {
+        let Some((key, value)) = tok.split_once(':') else {
+            p.qids.truncate(qids_before);
+            return Err((ErrorKind::Malformed, format!("expected <index>:<value> or qid:<id>, found {}", quote(tok))));
+        };
+        if key == "qid" {
+            if t != 0 {
+                p.qids.truncate(qids_before);
+                return Err((ErrorKind::Malformed, format!("{} must come right after the label", quote(tok))));
+            }
+            let q: u64 = value.parse().map_err(|_| {
+                (ErrorKind::Malformed, format!("malformed query id {} (an unsigned integer)", quote(tok)))
+            })?;
+            p.qids.push(q);
+            has_qid = true;
+            continue;
+        }
+        let res = parse_entry(tok, key, value, prev, opts);
+        let (index, v) = match res {
+            Ok(e) => e,
+            Err(e) => {
+                p.qids.truncate(qids_before);
+                return Err(e);
+            }
+        };
+        p.col.push((index - 1) as u32);
+        p.val.push(v);
+        prev = index;
+    }
+    if has_qid {
+        p.first_with_qid.get_or_insert(line_no);
+    } else {
+        p.first_without_qid.get_or_insert(line_no);
+    }
+    p.max_index = p.max_index.max(prev);
+    p.labels.push(label);
+    p.row_ptr.push(p.col.len());
+    p.row_lines.push(line_no);
+    Ok(())
+}
+
+/// One `<index>:<value>` token after `prev` (the last index on the line).
+#[inline]
+fn parse_entry(
+    tok: &str,
+    key: &str,
+    value: &str,
+    prev: usize,
+    opts: &SvmlightOptions,
+) -> Result<(usize, f64), (ErrorKind, String)> {
+    let index =
+        parse_index(key).ok_or_else(|| (ErrorKind::Malformed, format!("malformed feature index in {}", quote(tok))))?;
+    if index == 0 {
+        return Err((ErrorKind::FeatureIndex, format!("feature index 0 in {}: indices are 1-based", quote(tok))));
+    }
+    if index <= prev {
+        return Err((
+            ErrorKind::FeatureIndex,
+            format!("feature index {index} after index {prev}: indices must be strictly increasing within a line"),
+        ));
+    }
+    if let Some(d) = opts.num_features {
+        if index > d {
+            return Err((
+                ErrorKind::FeatureIndex,
+                format!("feature index {index} is beyond the {d} features expected"),
+            ));
+        }
+    }
+    if index > u32::MAX as usize {
+        return Err((ErrorKind::FeatureIndex, format!("feature index {index} is too large (at most {})", u32::MAX)));
+    }
+    let v = parse_finite(value, "feature value").map_err(|(kind, msg)| (kind, format!("{msg} in {}", quote(tok))))?;
+    Ok((index, v))
+}
+
+/// `key.parse::<usize>()` (an optional `+`, then ASCII digits, no overflow)
+/// without the generic machinery: the index of every entry goes through it.
+#[inline]
+fn parse_index(key: &str) -> Option<usize> {
+    let digits = key.strip_prefix('+').unwrap_or(key).as_bytes();
+    if digits.is_empty() {
+        return None;
+    }
+    let mut n = 0usize;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(usize::from(d))?;
+    }
+    Some(n)
+}
+
+/// Joins the parts in file order: shifts their line numbers, interns the
+/// query ids in order of first appearance, and reports the first error in
+/// file order, whether a part's own or a qid inconsistency across parts.
+fn join_parts(parts: Vec<Part>, name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
+    let at = |line: usize, kind: ErrorKind, msg: String| DataError::at(name, line, kind, msg);
+    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
+    let mut row_ptr = Vec::with_capacity(rows + 1);
+    row_ptr.push(0usize);
+    let (mut labels, mut row_lines) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
     let mut qid_index: HashMap<u64, usize> = HashMap::new();
     let mut qid_names: Vec<String> = Vec::new();
     let mut qid_of_row: Vec<usize> = Vec::new();
     let mut last_qid: Option<(u64, usize)> = None;
-    let mut first_with_qid: Option<usize> = None;
-    let mut first_without_qid: Option<usize> = None;
-
+    let (mut first_with, mut first_without) = (None::<usize>, None::<usize>);
     let mut max_index = 0usize;
-
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let line = match raw.find('#') {
-            Some(p) => &raw[..p],
-            None => raw,
+    let mut offset = 0usize;
+    let mut nnz = 0usize;
+    for p in &parts {
+        let with = p.first_with_qid.map(|l| l + offset);
+        let without = p.first_without_qid.map(|l| l + offset);
+        // The first line whose qid state differs from the file's so far.
+        let clash = match (first_with.or(with), first_without.or(without)) {
+            (Some(w), Some(wo)) if w < wo => Some((wo, false, w)),
+            (Some(w), Some(wo)) => Some((w, true, wo)),
+            _ => None,
         };
-        let mut tokens = line.split_ascii_whitespace();
-        let Some(label_tok) = tokens.next() else {
-            continue;
-        };
-        let label = parse_finite(label_tok, "label").map_err(|e| err(line_no, e))?;
-
-        let mut prev = 0usize; // last 1-based index on this line; 0 = none yet
-        let mut has_qid = false;
-        for (t, tok) in tokens.enumerate() {
-            let Some((key, value)) = tok.split_once(':') else {
-                return Err(err(
-                    line_no,
-                    (ErrorKind::Malformed, format!("expected <index>:<value> or qid:<id>, found {}", quote(tok))),
-                ));
+        if let Some((line, has, other)) = clash {
+            let msg = if has {
+                format!("this line has a qid but line {other} has none: either every data line has a qid or none does")
+            } else {
+                format!("this line has no qid but line {other} has one: either every data line has a qid or none does")
             };
-            if key == "qid" {
-                if t != 0 {
-                    return Err(err(
-                        line_no,
-                        (ErrorKind::Malformed, format!("{} must come right after the label", quote(tok))),
-                    ));
-                }
-                let q: u64 = value.parse().map_err(|_| {
-                    err(
-                        line_no,
-                        (ErrorKind::Malformed, format!("malformed query id {} (an unsigned integer)", quote(tok))),
-                    )
-                })?;
-                let g = match last_qid {
-                    Some((lq, lg)) if lq == q => lg,
-                    _ => {
-                        let next = qid_names.len();
-                        let g = *qid_index.entry(q).or_insert(next);
-                        if g == next {
-                            qid_names.push(q.to_string());
-                        }
-                        g
+            return Err(at(line, ErrorKind::Inconsistent, msg));
+        }
+        if let Some((line, kind, msg)) = &p.error {
+            return Err(at(line + offset, *kind, msg.clone()));
+        }
+        first_with = first_with.or(with);
+        first_without = first_without.or(without);
+        for &q in &p.qids {
+            let g = match last_qid {
+                Some((lq, lg)) if lq == q => lg,
+                _ => {
+                    let next = qid_names.len();
+                    let g = *qid_index.entry(q).or_insert(next);
+                    if g == next {
+                        qid_names.push(q.to_string());
                     }
-                };
-                last_qid = Some((q, g));
-                qid_of_row.push(g);
-                has_qid = true;
-                continue;
-            }
-            let index: usize = key.parse().map_err(|_| {
-                err(line_no, (ErrorKind::Malformed, format!("malformed feature index in {}", quote(tok))))
-            })?;
-            if index == 0 {
-                return Err(err(
-                    line_no,
-                    (ErrorKind::FeatureIndex, format!("feature index 0 in {}: indices are 1-based", quote(tok))),
-                ));
-            }
-            if index <= prev {
-                return Err(err(
-                    line_no,
-                    (
-                        ErrorKind::FeatureIndex,
-                        format!(
-                            "feature index {index} after index {prev}: indices must be \
-                             strictly increasing within a line"
-                        ),
-                    ),
-                ));
-            }
-            if let Some(d) = opts.num_features {
-                if index > d {
-                    return Err(err(
-                        line_no,
-                        (ErrorKind::FeatureIndex, format!("feature index {index} is beyond the {d} features expected")),
-                    ));
+                    g
                 }
-            }
-            if index > u32::MAX as usize {
-                return Err(err(
-                    line_no,
-                    (ErrorKind::FeatureIndex, format!("feature index {index} is too large (at most {})", u32::MAX)),
-                ));
-            }
-            let v = parse_finite(value, "feature value")
-                .map_err(|(kind, msg)| err(line_no, (kind, format!("{msg} in {}", quote(tok)))))?;
-            col.push((index - 1) as u32);
-            val.push(v);
-            prev = index;
+            };
+            last_qid = Some((q, g));
+            qid_of_row.push(g);
         }
-
-        if has_qid {
-            first_with_qid.get_or_insert(line_no);
-            if let Some(without) = first_without_qid {
-                return Err(err(
-                    line_no,
-                    (
-                        ErrorKind::Inconsistent,
-                        format!(
-                            "this line has a qid but line {without} has none: either every \
-                             data line has a qid or none does"
-                        ),
-                    ),
-                ));
-            }
-        } else {
-            first_without_qid.get_or_insert(line_no);
-            if let Some(with) = first_with_qid {
-                return Err(err(
-                    line_no,
-                    (
-                        ErrorKind::Inconsistent,
-                        format!(
-                            "this line has no qid but line {with} has one: either every \
-                             data line has a qid or none does"
-                        ),
-                    ),
-                ));
-            }
-        }
-
-        max_index = max_index.max(prev);
-        labels.push(label);
-        row_ptr.push(col.len());
-        row_lines.push(line_no);
+        row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
+        labels.extend_from_slice(&p.labels);
+        row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
+        max_index = max_index.max(p.max_index);
+        offset += p.lines;
+        nnz += p.col.len();
     }
+    // The entries, copied in parallel into their places (zeroed allocations
+    // are fresh pages, faulted in by the thread that fills them).
+    let (mut col, mut val) = (vec![0u32; nnz], vec![0f64; nnz]);
+    let mut places = Vec::with_capacity(parts.len());
+    let (mut col_rest, mut val_rest) = (col.as_mut_slice(), val.as_mut_slice());
+    for p in &parts {
+        let (c, c_rest) = col_rest.split_at_mut(p.col.len());
+        let (v, v_rest) = val_rest.split_at_mut(p.val.len());
+        (col_rest, val_rest) = (c_rest, v_rest);
+        places.push((c, v, p));
+    }
+    places.into_par_iter().for_each(|(c, v, p)| {
+        c.copy_from_slice(&p.col);
+        v.copy_from_slice(&p.val);
+    });
 
     if labels.is_empty() {
         return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
     }
-    let qids = first_with_qid.map(|_| Qids { names: qid_names, of_row: qid_of_row });
+    let qids = first_with.map(|_| Qids { names: qid_names, of_row: qid_of_row });
     Ok(Dataset {
         d: opts.num_features.unwrap_or(max_index),
         row_ptr,
@@ -256,6 +461,112 @@ mod tests {
         assert_eq!(ds.n_features(), 10);
         let e = parse_svmlight_str("1 3:1\n0 11:1\n", "t", &opts).unwrap_err();
         assert_eq!((e.kind(), e.line()), (ErrorKind::FeatureIndex, Some(2)));
+    }
+
+    /// Every cut into chunks gives the one-chunk result: the data set, or the
+    /// same error at the same line (qid clashes across chunks included).
+    #[test]
+    fn chunked_parse_equals_one_pass() {
+        let texts = [
+            "# c\n1 qid:3 1:0.5 4:2 # t\n\n0 qid:3 2:-1\r\n2 qid:1\n1 qid:9 3:1e-3 7:+.5\n0 qid:3 1:1\n",
+            "1 1:1\n0 2:1\n\n1 3:1",
+            "1 qid:1 1:1\n0 qid:1 2:1\n# x\n1 3:1\n",
+            "1 1:1\n0 2:1\n\n1 qid:4 3:1\n",
+            "1 qid:1 1:1\n0 qid:2 2:1\n1 qid:2 2:1 1:1\n",
+            "1 qid:1 1:1\n0 qid:2 2:x\n1 3:1\n",
+            "1 qid:1 1:1\n0 qid:2 2:1\n1 3:1\n1 qid:2 1:nan\n",
+            "1 1:1\n0 1:inf\n",
+            "\n\n# only comments\n",
+            "1 qid:1 1:1\n1 qid:2 1:1 5:1\n1 qid:1 0:1\n",
+        ];
+        for text in texts {
+            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
+                let one = parse_chunked(text, &opts, usize::MAX);
+                assert_eq!(one, parse_svmlight_str(text, "t.light", &opts));
+                for chunk in 0..=text.len() {
+                    assert_eq!(parse_chunked(text, &opts, chunk), one, "{text:?} cut at {chunk}");
+                }
+            }
+        }
+    }
+
+    /// Where the fast path takes a line, it adds what the general parser
+    /// adds; it hands every error to the general parser.
+    #[test]
+    fn fast_path_equals_general_parser() {
+        let lines = [
+            "1 qid:3 1:0.5 4:2 # tail",
+            "\t0 qid:3 2:-1\r",
+            "2 qid:1",
+            "",
+            "   ",
+            "# c",
+            "1 1:1e-3 7:+.5 9:.25",
+            "1 1:1 1:2",
+            "1 2:1 1:2",
+            "1 0:1",
+            "1 1:x",
+            "1 1:nan",
+            "1 1:inf",
+            "x 1:1",
+            "nan 1:1",
+            "1 1:1 qid:2",
+            "1 qid:2 qid:3",
+            "1 qid:-1 1:1",
+            "1 qid:x",
+            "1 1",
+            "1 :1",
+            "1 a:1",
+            "1 +3:1",
+            "1 5:1",
+            "1 4294967296:1",
+            "1 1::1",
+            "1 1:1:1",
+            "1 1:1\x0b2:2",
+            "é 1:1",
+            "1 1:1é",
+            "1 qid:1 1:1\x0c2:2",
+            "-0 1:-0 2:1e308 3:4.9e-324",
+        ];
+        for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
+            for line in lines {
+                let mut fast = Part { row_ptr: vec![0], ..Part::default() };
+                let mut general = Part { row_ptr: vec![0], ..Part::default() };
+                let ok = parse_line_fast(line, 1, &opts, &mut fast);
+                let res = parse_line(line, 1, &opts, &mut general);
+                if ok {
+                    assert!(res.is_ok(), "{line:?}");
+                    assert_eq!(
+                        (&fast.row_ptr, &fast.col, &fast.labels, &fast.row_lines, &fast.qids, fast.max_index),
+                        (
+                            &general.row_ptr,
+                            &general.col,
+                            &general.labels,
+                            &general.row_lines,
+                            &general.qids,
+                            general.max_index
+                        ),
+                        "{line:?}"
+                    );
+                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                    assert_eq!(bits(&fast.val), bits(&general.val), "{line:?}");
+                    assert_eq!(
+                        (fast.first_with_qid, fast.first_without_qid),
+                        (general.first_with_qid, general.first_without_qid)
+                    );
+                } else {
+                    assert!(res.is_err(), "the fast path refused a good line {line:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn parse_index_is_usize_from_str() {
+        for k in ["0", "1", "+7", "007", "18446744073709551615", "18446744073709551616", "", "+", "-1", "1a", " 1", "١"]
+        {
+            assert_eq!(parse_index(k), k.parse::<usize>().ok(), "{k:?}");
+        }
     }
 
     #[test]

@@ -505,7 +505,7 @@ fn row_stats<R: Real>(basis: &BasisView<'_>, i: usize, dim: usize, x: Centred<'_
                     loop {
                         let xj = xi.get(p).map(|&j| j as usize);
                         let bj = ri.get(q).map(|j| j as usize);
-                        let xval = || R::from_f64(xv.get(p).map_or(0.0, |&v| v as f64));
+                        let xval = || R::from_f64(xv.get(p).unwrap_or(0.0));
                         match (xj, bj) {
                             (None, None) => break,
                             (Some(a), Some(b)) if a == b => {
@@ -560,8 +560,16 @@ pub(crate) fn kernel_value<R: Real>(kernel: &Kernel, dot: R, dist: R) -> R {
     }
 }
 
+/// The score of a checked input. Features beyond `dim` (the tail, see
+/// `format::input`) are exact for every kernel: the linear and polynomial
+/// kernels see them only through `⟨x, x_i⟩`, where the basis rows are 0;
+/// the RBF kernel's squared distance to every basis row gains `‖x_tail‖²`.
 #[cfg(feature = "kernel")]
 fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> R {
+    let tail2: R = match k.kernel {
+        Kernel::Rbf { .. } => x.tail.norm2(),
+        Kernel::Linear | Kernel::Polynomial { .. } => R::ZERO,
+    };
     let needs_xnorm = matches!(k.basis, BasisView::Sparse { .. })
         && matches!(k.kernel, Kernel::Rbf { .. })
         && !matches!((x.input, x.centring), (Input::Sparse(..), None));
@@ -582,7 +590,7 @@ fn score_kernel<R: Real>(k: &KernelView<'_>, x: Centred<'_, '_>, dim: usize) -> 
     for i in 0..k.coeffs.len() {
         let a: R = elem(&k.coeffs, i);
         let (dot, dist) = row_stats::<R>(&k.basis, i, dim, x, xnorm2);
-        let kv = kernel_value(&k.kernel, dot, dist);
+        let kv = kernel_value(&k.kernel, dot, dist + tail2);
         match col_means {
             Some(cm) => {
                 s1.add(a * (kv - elem::<R>(&cm, i)));

@@ -114,7 +114,8 @@ impl<'a> Kind<'a> for LinearView<'a> {
 }
 
 /// `offset + Σ_j w_j·x'_j` of a checked input: the score of every kind
-/// that is linear in the features.
+/// that is linear in the features. The tail (features `>= dim`) has weight
+/// 0 and is not read.
 pub(crate) fn linear_eval<R: Arith>(offset: f64, w: Array<'_>, x: Centred<'_, '_>) -> R {
     let n = w.len();
     let s: R = match (x.input, x.centring) {
@@ -122,7 +123,7 @@ pub(crate) fn linear_eval<R: Arith>(offset: f64, w: Array<'_>, x: Centred<'_, '_
         (Input::D64(xs), None) => blocked_sum(n, |j| elem::<R>(&w, j) * R::from_f64(xs.get(j).copied().unwrap_or(0.0))),
         (Input::Sparse(idx, val), None) => blocked_sum(idx.len(), |k| {
             let j = idx.get(k).map_or(usize::MAX, |&j| j as usize);
-            elem::<R>(&w, j) * R::from_f64(val.get(k).map_or(0.0, |&v| v as f64))
+            elem::<R>(&w, j) * R::from_f64(val.get(k).unwrap_or(0.0))
         }),
         _ => {
             let mut cur = x.cursor();

@@ -1,11 +1,13 @@
 //! `ranklet bench …`: benchmarks of the numerical core, one JSON line each
 //! (`eigen`: the symmetric eigendecomposition; `train`: one training run;
-//! `kron`: one Kronecker RLS fit, closed form or CG).
+//! `kron`: one Kronecker RLS fit, closed form or CG; `read`: one data file
+//! read).
 
 use clap::Subcommand;
 
 pub mod eigen;
 pub mod kron;
+pub mod read;
 pub mod train;
 
 /// Benchmarks.
@@ -18,6 +20,8 @@ pub enum BenchCommand {
     /// Time one Kronecker RLS fit (RBF node kernels included): closed form on a
     /// complete p × p graph, or CG on an incomplete one.
     Kron(kron::KronBenchArgs),
+    /// Time reading one SVMlight or CSV data file (MB/s).
+    Read(read::ReadBenchArgs),
 }
 
 /// Runs a benchmark subcommand.
@@ -35,6 +39,11 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         }
         BenchCommand::Kron(args) => {
             let line = kron::bench_kron(&args)?;
+            println!("{line}");
+            Ok(())
+        }
+        BenchCommand::Read(args) => {
+            let line = read::bench_read(&args)?;
             println!("{line}");
             Ok(())
         }
