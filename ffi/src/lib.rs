@@ -104,6 +104,9 @@ mod pair;
 // Learning on the device: the online RankRLS learner and its store.
 mod online;
 
+// Integer scoring with quantised models (FPU-less devices).
+mod quant;
+
 pub use model::{
     rk_element_type, rk_model, rk_model_get_info, rk_model_info, rk_model_kind, rk_model_parse, rk_model_storage_size,
     rk_pair_kernel, RK_MODEL_STORAGE_MAX,
@@ -116,6 +119,10 @@ pub use online::{
     rk_online_store_size, rk_online_weights, rk_online_write_model,
 };
 pub use pair::{rk_rank_candidates, rk_score_pair};
+pub use quant::{
+    rk_quant_get_info, rk_quant_info, rk_quantize_dense, rk_score_dense_i16, rk_score_dense_i16_batch,
+    rk_score_dense_quant,
+};
 pub use rank::{rk_rank, rk_rank_dense, rk_rank_sparse};
 pub use score::{rk_score_dense, rk_score_dense_batch, rk_score_sparse, rk_score_sparse_batch};
 pub use status::{rk_status, rk_status_str, rk_version};

@@ -105,6 +105,11 @@ pub fn read_model(path: &Path) -> Result<Vec<u8>, CliError> {
 /// they are an error naming the first such line (train with
 /// `--num-features`).
 pub fn score_rows(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<f64>, CliError> {
+    if view.quant().is_some() {
+        // Integer scores, exact as f64 below 2⁵³ (a d = 136 i16 model's
+        // stay below 2³⁸).
+        return Ok(score_rows_quant(view, ds, path)?.into_iter().map(|s| s as f64).collect());
+    }
     let dim = view.dim();
     let linear = !matches!(view.kernel().map(|k| k.kernel()), Some(Kernel::Rbf { .. }));
     let mut out = Vec::with_capacity(ds.n_rows());
@@ -144,6 +149,40 @@ pub fn score_rows(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec
     Ok(out)
 }
 
+/// The integer scores of a quantised model (kind 7): each row as a dense
+/// `f32` row (missing features 0, features beyond the model's dimension
+/// dropped as for a linear model), quantised and scored by the device
+/// code (`score_dense_quant`), in input order.
+pub fn score_rows_quant(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<i64>, CliError> {
+    let dim = view.dim();
+    let mut dense = vec![0.0f32; dim];
+    let mut dropped_rows = 0usize;
+    let mut out = Vec::with_capacity(ds.n_rows());
+    for i in 0..ds.n_rows() {
+        let (c, v) = ds.row(i);
+        dense.fill(0.0);
+        let mut dropped = false;
+        for (&c, &x) in c.iter().zip(v) {
+            match dense.get_mut(c as usize) {
+                Some(slot) => *slot = x as f32,
+                None => dropped = true,
+            }
+        }
+        dropped_rows += dropped as usize;
+        let s = view
+            .score_dense_quant(&dense)
+            .map_err(|e| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i))))?;
+        out.push(s);
+    }
+    if dropped_rows > 0 {
+        eprintln!(
+            "ranklet: note: {dropped_rows} rows of {} have features beyond the model's {dim}; the model gives them weight 0",
+            path.display()
+        );
+    }
+    Ok(out)
+}
+
 /// Scores every item through the device parser (f64 inputs).
 pub fn score_items(view: &ModelView<'_>, items: &Items, path: &Path) -> Result<Vec<f64>, CliError> {
     if view.dim() != items.n_attrs() {
@@ -170,6 +209,7 @@ pub fn kind_name(k: ModelKind) -> &'static str {
         ModelKind::OnlineRankRls => "online-rankrls",
         ModelKind::Bilinear => "bilinear",
         ModelKind::DualPair => "dual-pair",
+        ModelKind::QuantLinear => "quantized-linear",
         _ => "unknown",
     }
 }

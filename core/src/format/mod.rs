@@ -123,6 +123,8 @@ mod view;
 mod write;
 
 #[cfg(test)]
+mod quant_tests;
+#[cfg(test)]
 mod tests;
 
 use core::fmt;
@@ -135,6 +137,7 @@ pub use kind::dual_pair::{DualPairModel, DualPairView, PairDomain};
 pub use kind::kernel_expansion::{Basis, BasisView, KernelCentring, KernelCentringView, KernelModel, KernelView};
 pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
+pub use kind::quant::{quantize, quantize_linear, QuantModel, QuantView, QuantWidth, Quantized};
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;
@@ -151,9 +154,9 @@ pub const MAGIC: [u8; 4] = *b"RKLT";
 /// The newest format version this crate reads and writes. A file is
 /// written with the version that introduced its kind (1.0 for linear and
 /// kernel-expansion models, 1.1 for online RankRLS states, 1.2 for the pair
-/// models, bilinear and dual), as both its format and its minimum reader
+/// models, bilinear and dual, 1.3 for quantised linear models), as both its format and its minimum reader
 /// version, so older files stay byte for byte what they were.
-pub const FORMAT_VERSION: Version = Version { major: 1, minor: 2 };
+pub const FORMAT_VERSION: Version = Version { major: 1, minor: 3 };
 
 /// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
 /// `(u, v)` relates to the score of `(v, u)`. The same type the Kronecker
@@ -257,6 +260,8 @@ codes! {
         PairBasisV = 13,
         /// See [`section_id::PAIR_COEFFS`].
         PairCoeffs = 14,
+        /// See [`section_id::QUANT`].
+        Quant = 15,
     }
 }
 
@@ -302,6 +307,10 @@ pub mod section_id {
     /// Dual pair model: the coefficients `A`, m_u × m_v elements, row-major
     /// (required).
     pub const PAIR_COEFFS: u16 = Section::PairCoeffs.code();
+    /// Quantised linear model: a 24-byte record (scale `c`, bias `B`,
+    /// weight width), then input scales and zero points (d `f32` each) and
+    /// the weights (d `i8`/`i16`) (required).
+    pub const QUANT: u16 = Section::Quant.code();
 
     /// Whether this reader knows `id`, and if so whether it must be marked
     /// required (every known section but `META`).

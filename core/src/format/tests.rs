@@ -287,6 +287,7 @@ fn spec_tables_match_field_constants() {
     render(field::online::FIELDS);
     render(field::bilinear::FIELDS);
     render(field::pair_dual::FIELDS);
+    render(field::quant::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
 }
@@ -599,6 +600,9 @@ fn sample_files() -> Vec<Vec<u8>> {
         emit(&ModelSpec::new(Model::DualPair(dual_a.model()), ElementType::F32).with_metadata("pair=kron\n")),
         emit(&ModelSpec::new(Model::DualPair(dual_b.model()), ElementType::F64)),
     ]
+    .into_iter()
+    .chain(super::quant_tests::sample_quant_files())
+    .collect()
 }
 
 #[test]
@@ -649,17 +653,20 @@ fn specific_errors() {
     );
     check(
         &|b| {
-            b[field::FORMAT_MINOR] = 3;
-            b[field::MIN_READER_MINOR] = 3;
+            b[field::FORMAT_MINOR] = FORMAT_VERSION.minor + 1;
+            b[field::MIN_READER_MINOR] = FORMAT_VERSION.minor + 1;
         },
-        ParseError::ReaderTooOld { required: Version { major: 1, minor: 3 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld {
+            required: Version { major: 1, minor: FORMAT_VERSION.minor + 1 },
+            supported: FORMAT_VERSION,
+        },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
     b[field::FORMAT_MINOR] = 7;
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
-    check(&|b| b[field::KIND] = 7, ParseError::BadKind { code: 7 });
+    check(&|b| b[field::KIND] = 10, ParseError::BadKind { code: 10 });
     check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
     check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
     check(&|b| b[field::RESERVED.start] = 1, ParseError::BadHeader);
@@ -1068,6 +1075,17 @@ fn exercise(v: &ModelView<'_>) {
         let _ = v.score_dense_f64(&x64);
     }
     let _ = v.score_sparse(&[0], &[1.0]);
+    if let Some(q) = v.quant() {
+        assert_eq!(q.dim(), d);
+        let _ = (q.error_bound(), q.range(d - 1), q.weight(d), q.scale(), q.bias());
+        if d <= 4096 {
+            let s = v.score_dense_i16(&vec![i16::MIN; d]);
+            assert!(s.is_ok());
+            let mut qx = vec![0i16; d];
+            v.quantize_dense(&vec![0.5f32; d], &mut qx).unwrap();
+            assert_eq!(v.score_dense_quant(&vec![0.5f32; d]), v.score_dense_i16(&qx));
+        }
+    }
 }
 
 proptest::proptest! {
@@ -1080,7 +1098,7 @@ proptest::proptest! {
 
     #[test]
     fn new_checked_never_panics_on_mutated_files_with_fixed_crc(
-        which in 0usize..10,
+        which in 0usize..12,
         edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
         cut in proptest::option::of(proptest::num::usize::ANY),
     ) {
