@@ -51,8 +51,14 @@ declare -A ldscript=([m0]="$repo/bench/device/microbit.ld" [m3]="$fw/mps2-an386.
             --target "${rust_target[$c]}"
     done
 )
-cargo build --quiet --release -p ranklet
-ranklet="$CARGO_TARGET_DIR/release/ranklet"
+# RANKLET_BIN reuses an already built `ranklet` (its scores do not depend
+# on the build profile).
+if [ -n "${RANKLET_BIN:-}" ]; then
+    ranklet="$RANKLET_BIN"
+else
+    cargo build --quiet --release -p ranklet
+    ranklet="$CARGO_TARGET_DIR/release/ranklet"
+fi
 
 # ---- the d = 136 model, quantised (i16), its first $ROWS rows ----
 python3 "$repo/bench/device/gen.py" data "$out/mslr.light"

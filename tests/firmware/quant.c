@@ -28,17 +28,21 @@
 #include "quant_fw.h"
 #include "ranklet.h"
 #include "semihost.h"
-#include "stackpaint.h"
 
 #ifndef QF_VARIANT
 #define QF_VARIANT 1
 #endif
+#if QF_VARIANT == 1 || QF_VARIANT == 2
+#include "stackpaint.h"
+#endif
 
-static unsigned char storage[256];
-static int16_t qrows[QF_MAX_CELLS];
-static int64_t scores[QF_MAX_ROWS];
+/* Not every variant uses every buffer. */
+#define MAYBE_UNUSED __attribute__((unused))
+static MAYBE_UNUSED unsigned char storage[256];
+static MAYBE_UNUSED int16_t qrows[QF_MAX_CELLS];
+static MAYBE_UNUSED int64_t scores[QF_MAX_ROWS];
 
-static int fail(const char *what, const char *name, uint32_t v) {
+static MAYBE_UNUSED int fail(const char *what, const char *name, uint32_t v) {
     sh_puts("QUANT FIRMWARE FAIL ");
     sh_puts(what);
     sh_puts(" ");
@@ -49,7 +53,7 @@ static int fail(const char *what, const char *name, uint32_t v) {
     return 1;
 }
 
-static void put_i64(int64_t v) {
+static MAYBE_UNUSED void put_i64(int64_t v) {
     char b[21];
     int i = 20;
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;

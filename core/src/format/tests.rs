@@ -1041,7 +1041,7 @@ fn scoring_input_errors() {
 fn errors_display() {
     use std::string::ToString;
     let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
-    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.2)");
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.3)");
     let _: &dyn core::error::Error = &e;
 }
 

@@ -655,8 +655,8 @@ pub fn quantize_linear(
         sum_u += (v(j) * a as f64).abs();
     }
     let b = libm::round(fz / c);
-    // ±2⁶³ as f64; `as` saturates, so test the range first.
-    if !(b.abs() < 9.223_372_036_854_775_807e18) {
+    // `as` saturates, so test the range first (2⁶³ is exact in f64).
+    if !(b.abs() < (1u64 << 63) as f64) {
         return Err(EmitError::BadDimensions);
     }
     let bias = b as i64;
