@@ -87,6 +87,27 @@ for c in m0 m3 m4f; do
     done
     t0=$(sec "$out/q_${c}_0.elf" .text); t1=$(sec "$out/q_${c}_1.elf" .text); t3=$(sec "$out/q_${c}_3.elf" .text)
     text_int=$((t3 - t0)); text_all=$((t1 - t0))
+    # What the integer-only image (variant 3) holds that scoring a quantised
+    # model does not need: the other kinds' section parsers, soft-float
+    # helpers and libm, all linked by the generic rk_model_parse.
+    parts=$(python3 - "$out/q_${c}_3.elf" <<'PY'
+import subprocess, sys
+out = subprocess.run(["arm-none-eabi-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
+tot = {"kinds": 0, "float": 0, "libm": 0}
+for line in out.splitlines():
+    t = line.split()
+    if len(t) < 4 or t[2] not in "tTwW":
+        continue
+    n, size = t[3], int(t[1], 16)
+    if "compiler_builtins" in n and "float" in n:
+        tot["float"] += size
+    elif "libm" in n:
+        tot["libm"] += size
+    elif any(k in n for k in ("kernel_expansion", "dual_pair", "online", "bilinear")):
+        tot["kinds"] += size
+print(f"{tot['kinds']} / {tot['float']} / {tot['libm']}")
+PY
+)
     run="not run"; stack="—"; ipf_b="—"; ipf_s="—"; ipf_q="—"; ipf_p="—"
     if timeout 300 qemu-system-arm -M "${board[$c]}" "${QEMU_BASE[@]}" -kernel "$out/q_${c}_1.elf" \
         >"$out/q_${c}_1.out" 2>&1 && python3 "$fw/quanttool.py" check "$out/q_${c}_1.out" mslr="$out/mslr_rows.q16" >&2 \
@@ -103,8 +124,26 @@ for c in m0 m3 m4f; do
         cat "$out/q_${c}_1.out" >&2 || true
     fi
     name=$(case $c in m0) echo "Cortex-M0 (\`thumbv6m-none-eabi\`, QEMU \`microbit\`)";; m3) echo "Cortex-M3 (\`thumbv7m-none-eabi\`, QEMU \`mps2-an385\`)";; m4f) echo "Cortex-M4F (\`thumbv7em-none-eabihf\`, QEMU \`mps2-an386\`)";; esac)
-    rows_md+="| $name | $text_int | $text_all | $stack | $ipf_b | $ipf_s | $ipf_q | $ipf_p | $run |"$'\n'
+    rows_md+="| $name | $text_int | $parts | $text_all | $stack | $ipf_b | $ipf_s | $ipf_q | $ipf_p | $run |"$'\n'
 done
+# ---- order preservation on the two data sets (all rows, calibrated on
+# the same rows): Kendall tau of the integer scores against the f32 model's
+# (`ranklet eval --reference`), the largest |c·S − f| seen and the bound ----
+cp "$repo/data/wine-quality/winequality_red.svmlight" "$out/wine.light"
+(cd "$out" && "$ranklet" train --algo rankrls --kernel linear --lambda 1 --standardize --data wine.light -o wine.rkl >/dev/null)
+tau_md=""
+for s in mslr wine; do
+    for w in i16 i8; do
+        "$ranklet" export -m "$out/$s.rkl" --quantize $w --calibrate "$out/$s.light" -o "$out/$s.tau.$w.rkl"
+        ev=$("$ranklet" eval -m "$out/$s.tau.$w.rkl" --data "$out/$s.light" --reference "$out/$s.rkl" --metric kendall)
+        val() { printf '%s\n' "$ev" | awk -v k="$1" '$1 == k { print $2 }'; }
+        n=$(grep -c . "$out/$s.light" | awk '{print $1}')
+        [ "$s" = mslr ] && n=$((n - 1))
+        name=$([ "$s" = mslr ] && echo "MSLR-like, d = 136, $n rows" || echo "red wine, d = 11, $n rows (\`--standardize\`)")
+        tau_md+="| $name | $w | $(val kendall_vs_reference) | $(val max_error_vs_reference) | $(val error_bound) |"$'\n'
+    done
+done
+
 storage=$(grep -o 'RK_MODEL_STORAGE_MAX [0-9]*' "$repo/include/ranklet.h" | awk '{print $2}')
 
 section=$(cat <<MD
@@ -120,12 +159,17 @@ Model: the MSLR-like linear RankRLS model (d = 136, \`bench/device/gen.py\`, \`r
 rows: $model_bytes bytes as written, $device_bytes bytes as the firmware embeds it (\`--strip-metadata\`);
 scored on its first $ROWS rows.
 
-| core | \`.text\`, parse + \`rk_score_dense_i16\` (B) | \`.text\`, whole quantised API (B) | stack: parse / i16 batch / quantise+score (B) | instr./feature, \`rk_score_dense_i16_batch\` | instr./feature, \`rk_score_dense_i16\` per row | instr./feature, \`rk_score_dense_quant\` (f32 rows) | instr./feature, plain C loop | integer scores |
-|---|---|---|---|---|---|---|---|---|
+| core | \`.text\`, parse + \`rk_score_dense_i16\` (B) | of which other kinds' parsers / soft-float / libm (B) | \`.text\`, whole quantised API (B) | stack: parse / i16 batch / quantise+score (B) | instr./feature, \`rk_score_dense_i16_batch\` | instr./feature, \`rk_score_dense_i16\` per row | instr./feature, \`rk_score_dense_quant\` (f32 rows) | instr./feature, plain C loop | integer scores |
+|---|---|---|---|---|---|---|---|---|---|
 $rows_md
 - **\`.text\`** is the difference to the same program without ranklet calls (\`QF_VARIANT=0\`), so it
-  includes the few hundred bytes of the calling C code in \`quant.c\` itself. The integer-only path links
-  no floating point: on the Cortex-M0 and M3 it needs no soft-float routine. The whole API adds
+  includes the few hundred bytes of the calling C code in \`quant.c\` itself. The integer scoring loop
+  itself uses no floating point, but \`rk_model_parse\` validates every model kind, so the integer-only
+  image still links the other kinds' section parsers, the \`f64\` soft-float helpers their checks use
+  (\`__aeabi_dadd\`, \`dmul\`, \`dcmp*\`, also on the M4F, whose FPU is single precision) and libm's
+  \`sqrt\` (the online state's \`L_ii ≥ 0.999·√λ\` check): the third column, measured from the symbol
+  sizes of that image. A parse that knows only kind 7 (a cargo feature per kind) would drop them; not
+  done here (the f32 footprint work of the same issue decides the feature layout). The whole API adds
   \`rk_quantize_dense\`/\`rk_score_dense_quant\` (an \`f32\` subtract and divide per feature: soft-float on
   M0/M3) and the float \`rk_score_dense\` path the model kinds share.
 - **RAM**: the parsed model needs $storage bytes of caller storage (\`RK_MODEL_STORAGE_MAX\`), static; the
@@ -137,6 +181,15 @@ $rows_md
   accumulate is a multiply, a sign shift, \`ADDS\` and \`ADCS\`). The plain loop is \`acc += (int32_t)w[j] *
   q[j]\` into an \`int64_t\`, \`-O2\`, on the same int16 rows and weights; ranklet also checks the
   handle, alignment and dimension per call.
+- **Order preserved**: Kendall τ-b of the integer scores against the f32 model's scores over all rows
+  (\`ranklet eval -m Q.rkl --data D --reference F.rkl\`; τ-b over the whole data set, queries ignored,
+  goal ≥ 0.999), the largest error seen \`|c·S − f|\` and the worst-case bound \`E\` of docs/format.md
+  ("QUANT"); calibrated on the same rows, so no input saturates:
+
+  | data | weights | τ vs f32 | max \`\|c·S − f\|\` | bound E |
+  |---|---|---|---|---|
+$(printf '%s' "$tau_md" | sed 's/^/  /')
+
 - **Integer scores**: the \`QF_VARIANT=1\` firmware's scores compared with \`ranklet score\` on the
   quantised model (\`tests/firmware/quanttool.py check\`), exactly. CI runs the Cortex-M3 check on the
   full data (\`tests/firmware/run_quant.sh\`).
