@@ -246,6 +246,12 @@ enum rk_model_kind
    */
   RK_MODEL_KIND_DUAL_PAIR = 6,
   /*
+   A quantised linear model, `score(q) = B + Σ_j W_j·q_j` in integers
+   (scored exactly by `rk_score_dense_i16`/`rk_score_dense_quant`; the
+   `float` functions return `c·score`).
+   */
+  RK_MODEL_KIND_QUANT_LINEAR = 7,
+  /*
    A preference-GP posterior over a fixed set of items (`dim` is the
    number of items; used through `rk_pref_init`, not scored by row).
    */
@@ -400,6 +406,30 @@ typedef struct rk_model_info {
    */
   size_t pair_work_len;
 } rk_model_info;
+
+/*
+ What [`rk_quant_get_info`] reports about a quantised model.
+ */
+typedef struct rk_quant_info {
+  /*
+   Bits per stored weight: 8 or 16.
+   */
+  uint32_t weight_bits;
+  /*
+   Score per integer unit `c` (> 0): `c · S` approximates the float
+   model's score.
+   */
+  double scale;
+  /*
+   Integer bias `B`.
+   */
+  int64_t bias;
+  /*
+   Worst-case `|c·S − f(x)|` for inputs within the calibrated ranges
+   (docs/format.md, "QUANT").
+   */
+  double error_bound;
+} rk_quant_info;
 
 #ifdef __cplusplus
 extern "C" {
@@ -930,6 +960,106 @@ rk_status rk_online_load(const uint8_t *region,
                          size_t storage_len,
                          struct rk_online **out_online,
                          uint32_t *out_seq);
+
+/*
+ Describes a quantised model.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_WRONG_MODEL_KIND` (not a quantised model).
+
+ # Safety
+
+ `model` is NULL or a live handle; `out_info` points to a writable
+ `rk_quant_info`.
+ */
+rk_status rk_quant_get_info(const struct rk_model *model, struct rk_quant_info *out_info);
+
+/*
+ Scores one dense row of `q_len == dim` quantised inputs: the exact
+ integer `B + Σ_j W_j·q_j`. No floating point.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_WRONG_MODEL_KIND` (not a quantised model),
+ `RK_STATUS_DIMENSION_MISMATCH`.
+
+ # Safety
+
+ `model` is NULL or a live handle; `q` points to `q_len` `int16_t`;
+ `out_score` points to a writable `int64_t`.
+ */
+rk_status rk_score_dense_i16(const struct rk_model *model,
+                             const int16_t *q,
+                             size_t q_len,
+                             int64_t *out_score);
+
+/*
+ Scores `n_rows` quantised rows stored row-major in `q` (`q_len ==
+ n_rows * dim`), writing row `r`'s integer score to `out_scores[r]`. On
+ any error `out_scores` is untouched.
+
+ # Errors
+
+ As [`rk_score_dense_i16`]; `RK_STATUS_DIMENSION_MISMATCH` if `q_len` is
+ not `n_rows * dim`.
+
+ # Safety
+
+ `model` is NULL or a live handle; `q` points to `q_len` `int16_t`;
+ `out_scores` points to `n_rows` writable `int64_t` not overlapping `q`.
+ */
+rk_status rk_score_dense_i16_batch(const struct rk_model *model,
+                                   const int16_t *q,
+                                   size_t q_len,
+                                   int64_t *out_scores,
+                                   size_t n_rows);
+
+/*
+ Quantises one dense `float` row as the model says (per feature
+ `sat16(round((x_j − z_j)/a_j))`, in `float`, ties away from zero) into
+ `out_q`, ready for [`rk_score_dense_i16`].
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_WRONG_MODEL_KIND`, `RK_STATUS_DIMENSION_MISMATCH` (`x_len` or
+ `out_len` not `dim`), `RK_STATUS_NON_FINITE_INPUT`. On error `out_q` is
+ untouched.
+
+ # Safety
+
+ `model` is NULL or a live handle; `x` points to `x_len` floats; `out_q`
+ points to `out_len` writable `int16_t` not overlapping `x`.
+ */
+rk_status rk_quantize_dense(const struct rk_model *model,
+                            const float *x,
+                            size_t x_len,
+                            int16_t *out_q,
+                            size_t out_len);
+
+/*
+ Scores one dense `float` row with a quantised model, quantising it as the
+ model says: the integer score of [`rk_quantize_dense`]'s row, without a
+ buffer.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_WRONG_MODEL_KIND`, `RK_STATUS_DIMENSION_MISMATCH`,
+ `RK_STATUS_NON_FINITE_INPUT`.
+
+ # Safety
+
+ `model` is NULL or a live handle; `x` points to `x_len` floats;
+ `out_score` points to a writable `int64_t`.
+ */
+rk_status rk_score_dense_quant(const struct rk_model *model,
+                               const float *x,
+                               size_t x_len,
+                               int64_t *out_score);
 
 /*
  Bytes of caller storage a posterior over `n_items` items needs, at any

@@ -109,6 +109,8 @@ mod pair;
 // Learning on the device: the online RankRLS learner and its store.
 mod online;
 
+// Integer scoring with quantised models (FPU-less devices).
+mod quant;
 // A preference GP on the device: P(i ≻ j), ranking, next pair, ADF update.
 mod pref;
 
@@ -128,6 +130,10 @@ pub use pref::{
     rk_pref, rk_pref_init, rk_pref_items, rk_pref_load, rk_pref_model_size, rk_pref_next_pair, rk_pref_observe,
     rk_pref_posterior, rk_pref_prob, rk_pref_rank, rk_pref_save, rk_pref_storage_size, rk_pref_store_size,
     rk_pref_write_model,
+};
+pub use quant::{
+    rk_quant_get_info, rk_quant_info, rk_quantize_dense, rk_score_dense_i16, rk_score_dense_i16_batch,
+    rk_score_dense_quant,
 };
 pub use rank::{rk_rank, rk_rank_dense, rk_rank_sparse};
 pub use score::{rk_score_dense, rk_score_dense_batch, rk_score_sparse, rk_score_sparse_batch};

@@ -27,6 +27,10 @@ pub enum rk_model_kind {
     /// A dual pair model, `score(u, v) = b + k_uᵀ·A·k_v` over stored node
     /// bases (scored by `rk_score_pair`).
     DualPair = 6,
+    /// A quantised linear model, `score(q) = B + Σ_j W_j·q_j` in integers
+    /// (scored exactly by `rk_score_dense_i16`/`rk_score_dense_quant`; the
+    /// `float` functions return `c·score`).
+    QuantLinear = 7,
     /// A preference-GP posterior over a fixed set of items (`dim` is the
     /// number of items; used through `rk_pref_init`, not scored by row).
     PrefGp = 8,
@@ -303,6 +307,7 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
             ModelKind::OnlineRankRls => rk_model_kind::OnlineRankRls,
             ModelKind::Bilinear => rk_model_kind::Bilinear,
             ModelKind::DualPair => rk_model_kind::DualPair,
+            ModelKind::QuantLinear => rk_model_kind::QuantLinear,
             ModelKind::PrefGp => rk_model_kind::PrefGp,
             ModelKind::PrefInductive => rk_model_kind::PrefInductive,
             _ => rk_model_kind::KernelExpansion,

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use ranklet_core::format::{
-    Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, Values,
+    quantize_linear, Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring,
+    KernelModel, LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, QuantModel, QuantWidth,
 };
 use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::learn::pref::device::DevicePrefGp;
@@ -161,6 +161,7 @@ fn fixtures_h() -> String {
     h += "};\n";
     h += &online_fixtures(&models[0].1);
     h += &pair_fixtures();
+    h += &quant_fixtures();
     h += &pref_fixtures();
     h += "#endif\n";
     h
@@ -278,6 +279,48 @@ fn online_fixtures(prior: &[u8]) -> String {
     writeln!(h, "static const float fix_online_w[FIX_DIM] = {{{}}};", floats(l.weights().iter().copied())).unwrap();
     writeln!(h, "static const float fix_online_scores[FIX_ROWS] = {{{}}};", floats(scores)).unwrap();
     writeln!(h, "#define FIX_ONLINE_NEXT_I {i}\n#define FIX_ONLINE_NEXT_J {j}").unwrap();
+    h
+}
+
+/// The quantised fixture (kind 7): the centred linear fixture quantised
+/// with i16 weights over the ranges of `ROWS` (widened by 1), the rows as
+/// ranklet-core quantises them, their integer scores (`score_dense_quant`)
+/// and the scale and bias.
+fn quant_fixtures() -> String {
+    let w = [0.5, -1.25, 2.0, 0.75, -0.3];
+    let mean = [0.1, 0.0, -0.2, 0.3, 0.0];
+    let scale = [1.0, 2.0, 0.5, 1.5, 1.0];
+    let centring = Some(FeatureCentring { mean: &mean, scale: &scale });
+    let lo: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::INFINITY, f32::min) - 1.0).collect();
+    let hi: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::NEG_INFINITY, f32::max) + 1.0).collect();
+    let (mut a, mut z, mut wq) = ([0f32; DIM], [0f32; DIM], [0i16; DIM]);
+    let q = quantize_linear(&w, 0.25, centring, &lo, &hi, QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
+    let model = QuantModel {
+        width: QuantWidth::I16,
+        scale: q.scale,
+        bias: q.bias,
+        input_scale: &a,
+        zero_point: &z,
+        weights: &wq,
+    };
+    let bytes = emit(ModelSpec::new(Model::Quant(model), ElementType::F32));
+    let v = ModelView::new_checked(&bytes).unwrap();
+    let mut qrows = Vec::new();
+    let mut scores = Vec::new();
+    for r in &ROWS {
+        let mut qr = [0i16; DIM];
+        v.quantize_dense(r, &mut qr).unwrap();
+        qrows.extend_from_slice(&qr);
+        scores.push(v.score_dense_quant(r).unwrap());
+        assert_eq!(v.score_dense_i16(&qr).unwrap(), *scores.last().unwrap());
+    }
+    let mut h = String::new();
+    writeln!(h, "static const unsigned char fix_quant[] = {{{}}};", join(&bytes)).unwrap();
+    writeln!(h, "static const int16_t fix_quant_rows[] = {{{}}};", join(&qrows)).unwrap();
+    let ll: Vec<String> = scores.iter().map(|s| format!("INT64_C({s})")).collect();
+    writeln!(h, "static const int64_t fix_quant_scores[FIX_ROWS] = {{{}}};", ll.join(", ")).unwrap();
+    writeln!(h, "#define FIX_QUANT_SCALE {:e}\n#define FIX_QUANT_BIAS INT64_C({})", q.scale, q.bias).unwrap();
+    writeln!(h, "#define FIX_QUANT_ERROR_BOUND {:e}", v.quant().unwrap().error_bound()).unwrap();
     h
 }
 

@@ -13,10 +13,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use ranklet_core::format::kind::quant::accumulator_fits;
 use ranklet_core::format::{
-    Array, Basis, BasisView, BilinearModel, DualPairModel, ElementType, FeatureCentring, ScoreError, KernelCentring,
-    KernelModel, LinearModel, Model, ModelKind, ModelSpec, ModelView, OnlineModel, PairDomain, PairKernel,
-    PrefGpModel, PrefInductiveModel, Values,
+    Array, Basis, BasisView, BilinearModel, DualPairModel, ElementType, FeatureCentring, KernelCentring, KernelModel,
+    LinearModel, Model, ModelKind, ModelSpec, ModelView, OnlineModel, PairDomain, PairKernel, PrefGpModel,
+    PrefInductiveModel, QuantModel, ScoreError, Values,
 };
 use ranklet_core::learn::pref::device::DevicePrefGp;
 
@@ -206,7 +207,10 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
                 assert_eq!(b.dim_v(), dim);
                 for i in 0..dim {
                     for j in 0..dim {
-                        assert!(b.w().get(i * dim + j) == b.w().get(j * dim + i).map(|x| sign * x), "W not (anti)symmetric");
+                        assert!(
+                            b.w().get(i * dim + j) == b.w().get(j * dim + i).map(|x| sign * x),
+                            "W not (anti)symmetric"
+                        );
                     }
                 }
                 if sign < 0.0 {
@@ -232,9 +236,64 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
                 assert_eq!(d.offset(), 0.0);
             }
         }
+        ModelKind::QuantLinear => {
+            assert!(view.linear().is_none() && view.kernel().is_none() && view.feature_centring().is_none());
+            assert_eq!(elem, ElementType::F32);
+            let q = view.quant().expect("quantised kind without quant view");
+            assert_eq!(q.dim(), dim);
+            assert!(q.scale().is_finite() && q.scale() > 0.0);
+            assert!(accumulator_fits(dim, q.bias(), q.width()), "accumulator bound broken");
+            for j in 0..dim.min(DENSE_CAP) {
+                let (a, z) = (q.input_scale(j), q.zero_point(j));
+                assert!(a.is_finite() && a > 0.0 && z.is_finite());
+                let _ = (q.weight(j), q.range(j));
+            }
+            let _ = (q.weight(dim), q.input_scale(dim), q.error_bound());
+            if dim <= DENSE_CAP {
+                // The extreme inputs: exact against an i128 brute force.
+                for extreme in [i16::MIN, i16::MAX] {
+                    let x = vec![extreme; dim];
+                    let want = q.bias() as i128 + (0..dim).map(|j| q.weight(j) as i128 * extreme as i128).sum::<i128>();
+                    assert_eq!(view.score_dense_i16(&x).map(|s| s as i128), Ok(want));
+                }
+            }
+        }
         _ => {}
     }
     dim
+}
+
+/// Quantised models: the integer entry points agree with each other and
+/// with the float one, refuse bad lengths and NaN; other kinds refuse them.
+fn quant_scoring(view: &ModelView<'_>, data: &[u8]) {
+    let dim = view.dim();
+    if view.quant().is_none() {
+        assert_eq!(view.score_dense_i16(&[]), Err(ScoreError::KindMismatch));
+        assert_eq!(view.score_dense_quant(&[]), Err(ScoreError::KindMismatch));
+        return;
+    }
+    let q = view.quant().unwrap();
+    if dim > DENSE_CAP {
+        return;
+    }
+    let mut b = Bytes { data, at: data.len() / 2 };
+    assert!(matches!(view.score_dense_i16(&vec![0; dim + 1]), Err(ScoreError::DimensionMismatch { .. })));
+    let x: Vec<f32> = (0..dim).map(|_| b.raw()).collect();
+    let mut qx = vec![0i16; dim];
+    if x.iter().all(|v| v.is_finite()) {
+        view.quantize_dense(&x, &mut qx).unwrap();
+        let s = view.score_dense_quant(&x).unwrap();
+        assert_eq!(view.score_dense_i16(&qx), Ok(s));
+        let mut rows = [0i64; 2];
+        let two: Vec<i16> = qx.iter().chain(&qx).copied().collect();
+        view.score_dense_i16_rows(&two, &mut rows).unwrap();
+        assert_eq!(rows, [s, s]);
+        let f = view.score_dense_f64(&x.iter().map(|&v| v as f64).collect::<Vec<_>>()).unwrap();
+        assert_eq!(f.to_bits(), (q.scale() * s as f64).to_bits());
+    } else {
+        assert_eq!(view.score_dense_quant(&x), Err(ScoreError::NonFiniteInput));
+        assert_eq!(view.quantize_dense(&x, &mut qx), Err(ScoreError::NonFiniteInput));
+    }
 }
 
 /// Pair models: wrong and right lengths, the workspace, exact
@@ -388,6 +447,7 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
     if view.is_pair() {
         return pair_scoring(view, data);
     }
+    quant_scoring(view, data);
     if view.pref_gp().is_some() || view.pref_inductive().is_some() {
         let x = vec![0.5f32; view.dim().min(DENSE_CAP)];
         assert_eq!(view.score_dense(&x), Err(ScoreError::KindMismatch));
@@ -519,8 +579,9 @@ fn scoring(view: &ModelView<'_>, data: &[u8]) {
         assert_eq!(view.score_sparse(&dup, &val), Err(ScoreError::BadInputIndex), "repeated index");
     }
     let oob = [u32::try_from(dim).unwrap_or(u32::MAX)];
-    assert_eq!(view.score_sparse(&oob, &[1.0]), Err(ScoreError::BadInputIndex), "index == dim");
-    assert_eq!(view.score_sparse(&[u32::MAX], &[1.0]), Err(ScoreError::BadInputIndex), "index u32::MAX");
+    // Indices past the dimension are scored (the model is 0 there), not refused.
+    assert_ne!(view.score_sparse(&oob, &[1.0]), Err(ScoreError::BadInputIndex), "index == dim");
+    assert_ne!(view.score_sparse(&[u32::MAX], &[1.0]), Err(ScoreError::BadInputIndex), "index u32::MAX");
     assert!(matches!(view.score_sparse(&idx, &[]), Err(ScoreError::DimensionMismatch { .. })) || idx.is_empty());
     if !idx.is_empty() {
         let mut nan = val.clone();
@@ -555,8 +616,25 @@ fn reemit(view: &ModelView<'_>) {
     let v = |a: Array<'_>| -> Vec<f64> { a.iter().collect() };
     let centring = view.feature_centring().map(|(m, s)| (v(m), v(s)));
     let fc = centring.as_ref().map(|(m, s)| FeatureCentring { mean: m, scale: s });
-    let (w, coeffs, dense, csr, kc, online, pair, pref);
+    let (w, coeffs, dense, csr, kc, online, pair, quant, pref);
     let model = match view.kind() {
+        ModelKind::QuantLinear => {
+            let q = view.quant().unwrap();
+            let d = view.dim();
+            quant = (
+                (0..d).map(|j| q.input_scale(j)).collect::<Vec<f32>>(),
+                (0..d).map(|j| q.zero_point(j)).collect::<Vec<f32>>(),
+                (0..d).map(|j| q.weight(j)).collect::<Vec<i16>>(),
+            );
+            Model::Quant(QuantModel {
+                width: q.width(),
+                scale: q.scale(),
+                bias: q.bias(),
+                input_scale: &quant.0,
+                zero_point: &quant.1,
+                weights: &quant.2,
+            })
+        }
         ModelKind::PrefGp => {
             let p = view.pref_gp().unwrap();
             pref = [v(p.mean()), v(p.cov_packed())];
@@ -684,12 +762,22 @@ fn reemit(view: &ModelView<'_>) {
         assert_eq!(a.offset().to_bits(), b.offset().to_bits());
         same(a.w(), b.w(), "W");
     } else if let (Some(a), Some(b)) = (view.dual_pair(), back.dual_pair()) {
-        assert_eq!((a.pair(), a.two_domains(), a.kernel_u(), a.kernel_v()), (b.pair(), b.two_domains(), b.kernel_u(), b.kernel_v()));
+        assert_eq!(
+            (a.pair(), a.two_domains(), a.kernel_u(), a.kernel_v()),
+            (b.pair(), b.two_domains(), b.kernel_u(), b.kernel_v())
+        );
         assert_eq!((a.rows_u(), a.rows_v(), a.dim_u(), a.dim_v()), (b.rows_u(), b.rows_v(), b.dim_u(), b.dim_v()));
         assert_eq!(a.offset().to_bits(), b.offset().to_bits());
         same(a.basis_u(), b.basis_u(), "basis u");
         same(a.basis_v(), b.basis_v(), "basis v");
         same(a.coeffs(), b.coeffs(), "A");
+    } else if let (Some(a), Some(b)) = (view.quant(), back.quant()) {
+        assert_eq!((a.width(), a.scale().to_bits(), a.bias()), (b.width(), b.scale().to_bits(), b.bias()));
+        for j in 0..view.dim() {
+            assert_eq!(a.input_scale(j).to_bits(), b.input_scale(j).to_bits());
+            assert_eq!(a.zero_point(j).to_bits(), b.zero_point(j).to_bits());
+            assert_eq!(a.weight(j), b.weight(j));
+        }
     } else if let (Some(a), Some(b)) = (view.pref_gp(), back.pref_gp()) {
         assert_eq!((a.sigma().to_bits(), a.count(), a.items(), a.item_names()), (b.sigma().to_bits(), b.count(), b.items(), b.item_names()));
         same(a.mean(), b.mean(), "pref mean");
@@ -709,39 +797,39 @@ fn reemit(view: &ModelView<'_>) {
         same(a.rhs_compensation(), b.rhs_compensation(), "online c");
         same(a.factor_packed(), b.factor_packed(), "online L");
     } else {
-    match (view.linear(), back.linear(), view.kernel(), back.kernel()) {
-        (Some(a), Some(b), None, None) => {
-            assert_eq!(a.offset().to_bits(), b.offset().to_bits());
-            same(a.weights(), b.weights(), "weights");
-        }
-        (None, None, Some(a), Some(b)) => {
-            assert_eq!(a.kernel(), b.kernel());
-            assert_eq!(a.offset().to_bits(), b.offset().to_bits());
-            assert_eq!(a.rows(), b.rows());
-            same(a.coeffs(), b.coeffs(), "coeffs");
-            match (a.basis(), b.basis()) {
-                (BasisView::Dense(x), BasisView::Dense(y)) => same(x, y, "dense basis"),
-                (
-                    BasisView::Sparse { row_ptr: p1, indices: i1, values: v1 },
-                    BasisView::Sparse { row_ptr: p2, indices: i2, values: v2 },
-                ) => {
-                    assert!(p1.iter().eq(p2.iter()), "row_ptr changed");
-                    assert!(i1.iter().eq(i2.iter()), "indices changed");
-                    same(v1, v2, "sparse values");
-                }
-                _ => panic!("basis storage changed on re-emit"),
+        match (view.linear(), back.linear(), view.kernel(), back.kernel()) {
+            (Some(a), Some(b), None, None) => {
+                assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+                same(a.weights(), b.weights(), "weights");
             }
-            match (a.centring(), b.centring()) {
-                (None, None) => {}
-                (Some(c1), Some(c2)) => {
-                    assert_eq!(c1.grand_mean().to_bits(), c2.grand_mean().to_bits());
-                    same(c1.col_means(), c2.col_means(), "col means");
+            (None, None, Some(a), Some(b)) => {
+                assert_eq!(a.kernel(), b.kernel());
+                assert_eq!(a.offset().to_bits(), b.offset().to_bits());
+                assert_eq!(a.rows(), b.rows());
+                same(a.coeffs(), b.coeffs(), "coeffs");
+                match (a.basis(), b.basis()) {
+                    (BasisView::Dense(x), BasisView::Dense(y)) => same(x, y, "dense basis"),
+                    (
+                        BasisView::Sparse { row_ptr: p1, indices: i1, values: v1 },
+                        BasisView::Sparse { row_ptr: p2, indices: i2, values: v2 },
+                    ) => {
+                        assert!(p1.iter().eq(p2.iter()), "row_ptr changed");
+                        assert!(i1.iter().eq(i2.iter()), "indices changed");
+                        same(v1, v2, "sparse values");
+                    }
+                    _ => panic!("basis storage changed on re-emit"),
                 }
-                _ => panic!("kernel centring lost or invented on re-emit"),
+                match (a.centring(), b.centring()) {
+                    (None, None) => {}
+                    (Some(c1), Some(c2)) => {
+                        assert_eq!(c1.grand_mean().to_bits(), c2.grand_mean().to_bits());
+                        same(c1.col_means(), c2.col_means(), "col means");
+                    }
+                    _ => panic!("kernel centring lost or invented on re-emit"),
+                }
             }
+            _ => panic!("model body changed on re-emit"),
         }
-        _ => panic!("model body changed on re-emit"),
-    }
     }
     // Same parameters, same scores.
     if let Some((du, dv)) = view.pair_dims() {

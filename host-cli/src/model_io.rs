@@ -110,6 +110,11 @@ pub fn score_rows(
 ) -> Result<Vec<f64>, CliError> {
     let at =
         |i: usize, e: format::ScoreError| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i)));
+    if view.quant().is_some() {
+        // Integer scores, exact as f64 below 2⁵³ (a d = 136 i16 model's
+        // stay below 2³⁸); `precision` does not apply.
+        return Ok(score_rows_quant(view, ds, path)?.into_iter().map(|s| s as f64).collect());
+    }
     let mut out = Vec::with_capacity(ds.n_rows());
     let mut vals32 = Vec::new();
     for i in 0..ds.n_rows() {
@@ -123,6 +128,40 @@ pub fn score_rows(
             }
         };
         out.push(s);
+    }
+    Ok(out)
+}
+
+/// The integer scores of a quantised model (kind 7): each row as a dense
+/// `f32` row (missing features 0, features beyond the model's dimension
+/// dropped as for a linear model), quantised and scored by the device
+/// code (`score_dense_quant`), in input order.
+pub fn score_rows_quant(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<i64>, CliError> {
+    let dim = view.dim();
+    let mut dense = vec![0.0f32; dim];
+    let mut dropped_rows = 0usize;
+    let mut out = Vec::with_capacity(ds.n_rows());
+    for i in 0..ds.n_rows() {
+        let (c, v) = ds.row(i);
+        dense.fill(0.0);
+        let mut dropped = false;
+        for (&c, &x) in c.iter().zip(v) {
+            match dense.get_mut(c as usize) {
+                Some(slot) => *slot = x as f32,
+                None => dropped = true,
+            }
+        }
+        dropped_rows += dropped as usize;
+        let s = view
+            .score_dense_quant(&dense)
+            .map_err(|e| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i))))?;
+        out.push(s);
+    }
+    if dropped_rows > 0 {
+        eprintln!(
+            "ranklet: note: {dropped_rows} rows of {} have features beyond the model's {dim}; the model gives them weight 0",
+            path.display()
+        );
     }
     Ok(out)
 }
@@ -155,6 +194,7 @@ pub fn kind_name(k: ModelKind) -> &'static str {
         ModelKind::DualPair => "dual-pair",
         ModelKind::PrefGp => "pref-gp",
         ModelKind::PrefInductive => "pref-gp-inductive",
+        ModelKind::QuantLinear => "quantized-linear",
         _ => "unknown",
     }
 }

@@ -82,6 +82,26 @@ int freestanding_main(void) {
             s != fx->scores[1])
             return 23;
     }
+    /* The quantised model: integer scores, no floating point on the
+     * rk_score_dense_i16 path. */
+    {
+        const rk_model *m = 0;
+        int64_t q[FIX_ROWS];
+        int16_t row[FIX_DIM];
+        rk_quant_info qi;
+        if (rk_model_parse(fix_quant, sizeof fix_quant, storage, sizeof storage, &m) != RK_STATUS_OK) return 40;
+        if (rk_score_dense_i16_batch(m, fix_quant_rows, FIX_ROWS * FIX_DIM, q, FIX_ROWS) != RK_STATUS_OK) return 41;
+        for (size_t r = 0; r < FIX_ROWS; r++) {
+            int64_t one;
+            if (q[r] != fix_quant_scores[r]) return 42;
+            if (rk_score_dense_i16(m, &fix_quant_rows[r * FIX_DIM], FIX_DIM, &one) != RK_STATUS_OK || one != q[r]) return 43;
+            if (rk_quantize_dense(m, &fix_rows[r * FIX_DIM], FIX_DIM, row, FIX_DIM) != RK_STATUS_OK) return 44;
+            for (size_t k = 0; k < FIX_DIM; k++)
+                if (row[k] != fix_quant_rows[r * FIX_DIM + k]) return 45;
+            if (rk_score_dense_quant(m, &fix_rows[r * FIX_DIM], FIX_DIM, &one) != RK_STATUS_OK || one != q[r]) return 46;
+        }
+        if (rk_quant_get_info(m, &qi) != RK_STATUS_OK || qi.bias != FIX_QUANT_BIAS || qi.weight_bits != 16) return 47;
+    }
     /* The preference GP: init, observe, posterior (bit for bit), next pair, save, load. */
     const rk_model *pm = 0;
     rk_pref *p = 0, *pback = 0;

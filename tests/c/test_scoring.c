@@ -371,6 +371,60 @@ static void pairs(void) {
     CHECK_STATUS(rk_score_pair(lin, fix_rows, FIX_DIM, fix_rows, FIX_DIM, NULL, 0, &s), RK_STATUS_WRONG_MODEL_KIND);
 }
 
+/* The quantised model (kind 7): integer scores equal ranklet-core's, the
+ * float path gives c·S, and every bad argument is refused with nothing
+ * written. */
+static void quant(void) {
+    const rk_model *m = NULL, *lin = NULL;
+    rk_model_info info;
+    rk_quant_info qi;
+    int64_t scores[FIX_ROWS], one;
+    int16_t row[FIX_DIM + 1];
+    float f;
+    CHECK_STATUS(rk_model_parse(fix_quant, sizeof fix_quant, storage[0], 512, &m), RK_STATUS_OK);
+    CHECK_STATUS(rk_model_get_info(m, &info), RK_STATUS_OK);
+    CHECK(info.kind == RK_MODEL_KIND_QUANT_LINEAR && info.dim == FIX_DIM && info.element_type == RK_ELEMENT_TYPE_F32);
+    CHECK(info.format_major == 1 && info.format_minor == 3);
+    CHECK_STATUS(rk_quant_get_info(m, &qi), RK_STATUS_OK);
+    CHECK(qi.weight_bits == 16 && qi.bias == FIX_QUANT_BIAS && qi.scale == FIX_QUANT_SCALE);
+    CHECK(qi.error_bound == FIX_QUANT_ERROR_BOUND);
+    CHECK_STATUS(rk_score_dense_i16_batch(m, fix_quant_rows, FIX_ROWS * FIX_DIM, scores, FIX_ROWS), RK_STATUS_OK);
+    for (size_t r = 0; r < FIX_ROWS; r++) {
+        CHECK(scores[r] == fix_quant_scores[r]);
+        CHECK_STATUS(rk_score_dense_i16(m, &fix_quant_rows[r * FIX_DIM], FIX_DIM, &one), RK_STATUS_OK);
+        CHECK(one == fix_quant_scores[r]);
+        CHECK_STATUS(rk_quantize_dense(m, &fix_rows[r * FIX_DIM], FIX_DIM, row, FIX_DIM), RK_STATUS_OK);
+        for (size_t k = 0; k < FIX_DIM; k++) CHECK(row[k] == fix_quant_rows[r * FIX_DIM + k]);
+        CHECK_STATUS(rk_score_dense_quant(m, &fix_rows[r * FIX_DIM], FIX_DIM, &one), RK_STATUS_OK);
+        CHECK(one == fix_quant_scores[r]);
+        CHECK_STATUS(rk_score_dense(m, &fix_rows[r * FIX_DIM], FIX_DIM, &f), RK_STATUS_OK);
+        CHECK(close_rel(f, (float)(FIX_QUANT_SCALE * (double)fix_quant_scores[r])));
+    }
+    /* Hostile calls: nothing behind an out pointer changes. */
+    one = 12345;
+    CHECK_STATUS(rk_score_dense_i16(NULL, fix_quant_rows, FIX_DIM, &one), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense_i16(m, NULL, FIX_DIM, &one), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense_i16(m, fix_quant_rows, FIX_DIM, NULL), RK_STATUS_NULL_ARGUMENT);
+    CHECK_STATUS(rk_score_dense_i16(m, fix_quant_rows, FIX_DIM - 1, &one), RK_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(rk_score_dense_i16(m, (const int16_t *)((const char *)fix_quant_rows + 1), FIX_DIM, &one),
+                 RK_STATUS_MISALIGNED);
+    CHECK_STATUS(rk_score_dense_i16_batch(m, fix_quant_rows, FIX_ROWS * FIX_DIM - 1, scores, FIX_ROWS),
+                 RK_STATUS_DIMENSION_MISMATCH);
+    CHECK_STATUS(rk_quantize_dense(m, fix_rows, FIX_DIM, row, FIX_DIM + 1), RK_STATUS_DIMENSION_MISMATCH);
+    {
+        float bad[FIX_DIM] = {0};
+        bad[2] = INFINITY;
+        CHECK_STATUS(rk_score_dense_quant(m, bad, FIX_DIM, &one), RK_STATUS_NON_FINITE_INPUT);
+        CHECK_STATUS(rk_quantize_dense(m, bad, FIX_DIM, row, FIX_DIM), RK_STATUS_NON_FINITE_INPUT);
+    }
+    CHECK(one == 12345);
+    CHECK_STATUS(rk_quant_get_info(m, NULL), RK_STATUS_NULL_ARGUMENT);
+    /* A linear model is not a quantised one. */
+    CHECK_STATUS(rk_model_parse(fix_models[0].bytes, fix_models[0].len, storage[1], 512, &lin), RK_STATUS_OK);
+    CHECK_STATUS(rk_score_dense_i16(lin, fix_quant_rows, FIX_DIM, &one), RK_STATUS_WRONG_MODEL_KIND);
+    CHECK_STATUS(rk_score_dense_quant(lin, fix_rows, FIX_DIM, &one), RK_STATUS_WRONG_MODEL_KIND);
+    CHECK_STATUS(rk_quant_get_info(lin, &qi), RK_STATUS_WRONG_MODEL_KIND);
+    CHECK(one == 12345);
 /* The preference GP on the device: load the kind-8 fixture, apply the
  * observed preferences, compare with ranklet-core bit for bit (the same
  * library computes both) and with an independent ADF in double written
@@ -537,6 +591,7 @@ int main(void) {
     hostile();
     online();
     pairs();
+    quant();
     pref();
     if (failures) {
         fprintf(stderr, "%d checks failed\n", failures);

@@ -123,6 +123,26 @@ int main() {
             EXPECT(e.status == RK_STATUS_WRONG_MODEL_KIND);
         }
     }
+    // The quantised model: exact integer scores, the float path's c·S.
+    {
+        Model m(fix_quant, sizeof fix_quant);
+        std::array<int64_t, FIX_ROWS> q{};
+        check(rk_score_dense_i16_batch(m.get(), fix_quant_rows, FIX_ROWS * FIX_DIM, q.data(), q.size()));
+        for (size_t r = 0; r < FIX_ROWS; ++r) {
+            EXPECT(q[r] == fix_quant_scores[r]);
+            int64_t one = 0;
+            check(rk_score_dense_quant(m.get(), &fix_rows[r * FIX_DIM], FIX_DIM, &one));
+            EXPECT(one == q[r]);
+            const double want = FIX_QUANT_SCALE * static_cast<double>(q[r]);
+            EXPECT(std::fabs(m.score(&fix_rows[r * FIX_DIM], FIX_DIM) - want) <= 1e-6 * std::fabs(want) + 1e-30);
+        }
+        try {
+            Model lin(fix_models[0].bytes, fix_models[0].len);
+            int64_t s = 0;
+            check(rk_score_dense_i16(lin.get(), fix_quant_rows, FIX_DIM, &s));
+            EXPECT(false);
+        } catch (const Error &e) {
+            EXPECT(e.status == RK_STATUS_WRONG_MODEL_KIND);
     // The preference GP on the device, storage in a std::vector: the
     // posterior after the observations equals ranklet-core's bit for bit.
     {

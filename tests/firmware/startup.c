@@ -1,4 +1,5 @@
-/* Startup for the firmware tests on QEMU mps2-an386 (Cortex-M4F): vector
+/* Startup for the firmware tests on QEMU mps2-an386 (Cortex-M4F) and
+ * mps2-an385 (Cortex-M3, run_quant.sh): vector
  * table, reset handler (copy .data, zero .bss, enable the FPU, call main),
  * ARM semihosting (SYS_WRITE0, SYS_EXIT) and the memory primitives that
  * compiled C and Rust code may call. No libc, no heap. */
@@ -53,9 +54,13 @@ void sh_put_u32(uint32_t v) {
 __attribute__((noreturn)) void Reset_Handler(void) {
     for (uint32_t *s = __data_load, *d = __data_start; d < __data_end;) *d++ = *s++;
     for (uint32_t *d = __bss_start; d < __bss_end;) *d++ = 0;
-    /* CPACR: full access to CP10/CP11 (the FPU), before any float code. */
+#ifdef __ARM_FP
+    /* CPACR: full access to CP10/CP11 (the FPU), before any float code.
+     * Cores without an FPU (Cortex-M0/M3, tests/firmware/run_quant.sh)
+     * skip it: ARMv6-M has no CPACR. */
     *(volatile uint32_t *)0xE000ED88u |= 0xFu << 20;
     __asm__ volatile("dsb\n isb" ::: "memory");
+#endif
     sh_exit(main());
 }
 

@@ -91,7 +91,8 @@ pub enum ParseError {
         id: u16,
     },
     /// A dimension is zero, does not match another, or its byte size
-    /// overflows.
+    /// overflows; or a quantised model's dimension and bias break its
+    /// accumulator bound (`|B| + d·W_max·2¹⁵ ≤ 2⁶³ − 1`).
     BadDimensions,
     /// A parameter is NaN or infinite.
     NonFinite,
@@ -144,6 +145,9 @@ pub enum EmitError {
     /// antisymmetric (as stored), that spans two domains, or (reciprocal)
     /// whose offset is not zero.
     BadPair,
+    /// A quantised model's weight is outside the range of its width (an
+    /// `i8` model with a weight beyond `-128..=127`).
+    BadQuant,
     /// The output buffer is shorter than the encoded model.
     BufferTooSmall {
         /// Bytes needed.
@@ -248,6 +252,7 @@ impl fmt::Display for EmitError {
             EmitError::BadPair => {
                 f.write_str("pair model is not (anti)symmetric as its pair kernel claims, or spans two domains")
             }
+            EmitError::BadQuant => f.write_str("quantised weight outside the range of its width"),
             EmitError::BufferTooSmall { needed, got } => {
                 write!(f, "output buffer too small: {needed} bytes needed, {got} given")
             }

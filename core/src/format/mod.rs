@@ -123,6 +123,8 @@ mod view;
 mod write;
 
 #[cfg(test)]
+mod quant_tests;
+#[cfg(test)]
 mod tests;
 
 use core::fmt;
@@ -137,6 +139,7 @@ pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::pref_gp::{pref_gp_model, PrefGpModel, PrefGpView};
 pub use kind::pref_inductive::{pref_inductive_model, PrefInductiveModel, PrefInductiveView};
+pub use kind::quant::{quantize, quantize_linear, QuantModel, QuantView, QuantWidth, Quantized};
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;
@@ -153,8 +156,8 @@ pub const MAGIC: [u8; 4] = *b"RKLT";
 /// The newest format version this crate reads and writes. A file is
 /// written with the version that introduced its kind (1.0 for linear and
 /// kernel-expansion models, 1.1 for online RankRLS states, 1.2 for the pair
-/// models, bilinear and dual, 1.4 for the preference GPs), as both its format and its minimum reader
-/// version, so older files stay byte for byte what they were.
+/// models, bilinear and dual, 1.3 for quantised linear models, 1.4 for the preference GPs), as both
+/// its format and its minimum reader version, so older files stay byte for byte what they were.
 pub const FORMAT_VERSION: Version = Version { major: 1, minor: 4 };
 
 /// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
@@ -259,6 +262,8 @@ codes! {
         PairBasisV = 13,
         /// See [`section_id::PAIR_COEFFS`].
         PairCoeffs = 14,
+        /// See [`section_id::QUANT`].
+        Quant = 15,
         /// See [`section_id::PREF_GP`].
         PrefGp = 32,
         /// See [`section_id::PREF_ITEM_NAMES`].
@@ -316,6 +321,10 @@ pub mod section_id {
     /// Dual pair model: the coefficients `A`, m_u × m_v elements, row-major
     /// (required).
     pub const PAIR_COEFFS: u16 = Section::PairCoeffs.code();
+    /// Quantised linear model: a 24-byte record (scale `c`, bias `B`,
+    /// weight width), then input scales and zero points (d `f32` each) and
+    /// the weights (d `i8`/`i16`) (required).
+    pub const QUANT: u16 = Section::Quant.code();
     /// Preference GP over N items: a 24-byte record (σ, count), then `μ`
     /// (N elements) and the packed covariance `Σ` (N(N+1)/2) (required).
     pub const PREF_GP: u16 = Section::PrefGp.code();

@@ -288,6 +288,7 @@ fn spec_tables_match_field_constants() {
     render(field::online::FIELDS);
     render(field::bilinear::FIELDS);
     render(field::pair_dual::FIELDS);
+    render(field::quant::FIELDS);
     render(field::pref_gp::FIELDS);
     render(field::pref_kernel::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
@@ -725,6 +726,9 @@ fn sample_files() -> Vec<Vec<u8>> {
         emit(&pref_inductive_spec(ElementType::F32)),
         emit(&pref_inductive_spec(ElementType::F64)),
     ]
+    .into_iter()
+    .chain(super::quant_tests::sample_quant_files())
+    .collect()
 }
 
 #[test]
@@ -775,17 +779,19 @@ fn specific_errors() {
     );
     check(
         &|b| {
-            b[field::FORMAT_MINOR] = 5;
-            b[field::MIN_READER_MINOR] = 5;
+            b[field::FORMAT_MINOR] = FORMAT_VERSION.minor + 1;
+            b[field::MIN_READER_MINOR] = FORMAT_VERSION.minor + 1;
         },
-        ParseError::ReaderTooOld { required: Version { major: 1, minor: 5 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld {
+            required: Version { major: 1, minor: FORMAT_VERSION.minor + 1 },
+            supported: FORMAT_VERSION,
+        },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
     b[field::FORMAT_MINOR] = 7;
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
-    check(&|b| b[field::KIND] = 7, ParseError::BadKind { code: 7 });
     check(&|b| b[field::KIND] = 10, ParseError::BadKind { code: 10 });
     check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
     check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
@@ -1207,6 +1213,17 @@ fn exercise(v: &ModelView<'_>) {
         let _ = v.score_dense_f64(&x64);
     }
     let _ = v.score_sparse(&[0], &[1.0]);
+    if let Some(q) = v.quant() {
+        assert_eq!(q.dim(), d);
+        let _ = (q.error_bound(), q.range(d - 1), q.weight(d), q.scale(), q.bias());
+        if d <= 4096 {
+            let s = v.score_dense_i16(&vec![i16::MIN; d]);
+            assert!(s.is_ok());
+            let mut qx = vec![0i16; d];
+            v.quantize_dense(&vec![0.5f32; d], &mut qx).unwrap();
+            assert_eq!(v.score_dense_quant(&vec![0.5f32; d]), v.score_dense_i16(&qx));
+        }
+    }
 }
 
 proptest::proptest! {
@@ -1219,7 +1236,7 @@ proptest::proptest! {
 
     #[test]
     fn new_checked_never_panics_on_mutated_files_with_fixed_crc(
-        which in 0usize..14,
+        which in 0usize..16,
         edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
         cut in proptest::option::of(proptest::num::usize::ANY),
     ) {

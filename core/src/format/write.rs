@@ -7,7 +7,7 @@ use super::crc32::crc32;
 use super::field;
 use super::kind::Model;
 use super::section_id as sid;
-use super::{ElementType, EmitError, CRATE_VERSION, MAGIC};
+use super::{ElementType, EmitError, QuantWidth, CRATE_VERSION, MAGIC};
 
 /// Everything that goes into a model file.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +37,9 @@ pub(crate) enum Payload<'a> {
     /// A fixed-layout record (the first `len` bytes), then element arrays
     /// in either float type (a device writes its `f32` state as it is).
     FixedThen([u8; MAX_FIXED], usize, [Values<'a>; 5]),
+    /// A fixed-layout record (the first `len` bytes), two `f32` arrays, then
+    /// integer weights of the given width (kind 7).
+    Quant([u8; MAX_FIXED], usize, &'a [f32], &'a [f32], &'a [i16], QuantWidth),
 }
 
 /// Parameter values to write, borrowed in the type they are held in.
@@ -90,6 +93,9 @@ impl Payload<'_> {
             Payload::FixedThen(_, len, ref arrays) => {
                 arrays.iter().fold(len, |acc, a| acc.saturating_add(a.len().saturating_mul(es)))
             }
+            Payload::Quant(_, len, a, z, w, width) => len
+                .saturating_add(a.len().saturating_add(z.len()).saturating_mul(4))
+                .saturating_add(w.len().saturating_mul(width.bytes())),
         }
     }
 }
@@ -320,6 +326,18 @@ impl<'a> ModelSpec<'a> {
                 Payload::FixedThen(ref bytes, len, arrays) => {
                     o.put(at, bytes.get(..len).unwrap_or(&[]));
                     arrays.iter().fold(at + len, |next, &a| o.values(next, a, et));
+                }
+                Payload::Quant(ref bytes, len, a, z, w, width) => {
+                    o.put(at, bytes.get(..len).unwrap_or(&[]));
+                    let next = o.values(at + len, Values::F32(a), ElementType::F32);
+                    let mut next = o.values(next, Values::F32(z), ElementType::F32);
+                    for &wj in w {
+                        match width {
+                            QuantWidth::I8 => o.put(next, &[wj as i8 as u8]),
+                            QuantWidth::I16 => o.put(next, &wj.to_le_bytes()),
+                        }
+                        next += width.bytes();
+                    }
                 }
             }
             at += len;

@@ -8,7 +8,8 @@ use std::{fs, path::Path};
 
 use ranklet_core::format::{
     Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, PrefGpModel, PrefInductiveModel, Values,
+    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, PrefGpModel, PrefInductiveModel, QuantModel,
+    QuantWidth, Values,
 };
 
 fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
@@ -104,14 +105,26 @@ fn main() {
         let bil = |pair, dim_v, w: &'static [f64], offset| {
             Model::Bilinear(BilinearModel { pair, dim_u: 2, dim_v, w, offset })
         };
-        write(&models, &format!("bilinear_kron_{tag}"), &ModelSpec::new(bil(PairKernel::Kronecker, 3, &W_RECT, 0.5), et));
+        write(
+            &models,
+            &format!("bilinear_kron_{tag}"),
+            &ModelSpec::new(bil(PairKernel::Kronecker, 3, &W_RECT, 0.5), et),
+        );
         let sym = ModelSpec::new(bil(PairKernel::Symmetric, 2, &W_SYM, -0.25), et).with_metadata("pair=symmetric\n");
         write(&models, &format!("bilinear_sym_{tag}"), &sym);
-        write(&models, &format!("bilinear_recip_{tag}"), &ModelSpec::new(bil(PairKernel::Reciprocal, 2, &W_ANTI, 0.0), et));
+        write(
+            &models,
+            &format!("bilinear_recip_{tag}"),
+            &ModelSpec::new(bil(PairKernel::Reciprocal, 2, &W_ANTI, 0.0), et),
+        );
         let two = DualPairModel {
             pair: PairKernel::Kronecker,
             u: PairDomain { kernel: Kernel::Rbf { gamma: 0.5 }, dim: 2, basis: &bu },
-            v: Some(PairDomain { kernel: Kernel::Polynomial { gamma: 1.0, coef0: 1.0, degree: 2 }, dim: 3, basis: &bv }),
+            v: Some(PairDomain {
+                kernel: Kernel::Polynomial { gamma: 1.0, coef0: 1.0, degree: 2 },
+                dim: 3,
+                basis: &bv,
+            }),
             coeffs: &a23,
             offset: 0.125,
         };
@@ -126,6 +139,21 @@ fn main() {
         write(&models, &format!("dual_sym_one_{tag}"), &ModelSpec::new(Model::DualPair(one), et));
     }
 
+    // Quantised linear models (kind 7): i16 with metadata, i8 without;
+    // the second's bias sits at the accumulator bound for its d (so a
+    // mutation of d or of the bias crosses it).
+    let (qa, qz) = ([0.5f32, 0.25, 2.0], [1.0f32, -3.0, 0.0]);
+    let q16 = QuantModel {
+        width: QuantWidth::I16,
+        scale: 1.5e-4,
+        bias: -12345,
+        input_scale: &qa,
+        zero_point: &qz,
+        weights: &[32767, -32768, 7],
+    };
+    write(&models, "quant_i16_meta", &ModelSpec::new(Model::Quant(q16), ElementType::F32).with_metadata(meta));
+    let q8 = QuantModel { width: QuantWidth::I8, bias: i64::MAX - 3 * (1 << 22), weights: &[127, -128, 0], ..q16 };
+    write(&models, "quant_i8_at_bound", &ModelSpec::new(Model::Quant(q8), ElementType::F32));
     // Preference GPs (format 1.4): kind 8 over 3 items (with and without
     // item names) and kind 9 over m = 2 basis rows of d = 2.
     static PREF_MEAN: [f64; 3] = [0.5, -0.25, 1.0];

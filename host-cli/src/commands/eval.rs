@@ -13,7 +13,7 @@ use crate::error::CliError;
 use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
-use crate::model_io::{score_items, score_rows, ModelArgs};
+use crate::model_io::{read_model, score_items, score_rows, ModelArgs};
 use crate::ordering::mean_corr;
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
@@ -30,6 +30,13 @@ pub struct EvalArgs {
     /// (τ-b).
     #[arg(long, value_parser = parse_metric_list, help_heading = heading::OUTPUT)]
     pub metric: Option<MetricList>,
+    /// Rows only: also compare the model's scores with those of this model
+    /// on the same rows (e.g. a quantised model against the float model it
+    /// was exported from): prints `kendall_vs_reference` (τ-b over all rows,
+    /// ignoring queries), and for a quantised model `max_error_vs_reference`
+    /// (max |scale·S − reference score|) and its `error_bound`.
+    #[arg(long, value_name = "MODEL", help_heading = heading::OUTPUT)]
+    pub reference: Option<std::path::PathBuf>,
 }
 
 /// `ranklet eval`.
@@ -71,6 +78,21 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
         }
         .map_err(|e| CliError::input(format!("{}: {}", data_path.display(), e.msg)))?;
         lines.push(format!("{}\t{v:.6}", m.name()));
+    }
+    if let Some(r) = &a.reference {
+        let rbytes = read_model(r)?;
+        let rview = ModelView::new_checked(&rbytes).map_err(|e| CliError::input(e.to_string()))?;
+        let rscores = score_rows(&rview, &ds, data_path)?;
+        let n = scores.len();
+        let tau = Metric::Kendall
+            .eval_labels(&rscores, &scores, &[0, n])
+            .map_err(|e| CliError::input(format!("--reference {}: {}", r.display(), e.msg)))?;
+        lines.push(format!("kendall_vs_reference\t{tau:.6}"));
+        if let Some(q) = view.quant() {
+            let err = scores.iter().zip(&rscores).map(|(s, f)| (q.scale() * s - f).abs()).fold(0.0, f64::max);
+            lines.push(format!("max_error_vs_reference\t{err:e}"));
+            lines.push(format!("error_bound\t{:e}", q.error_bound()));
+        }
     }
     println!("{}", lines.join("\n"));
     Ok(())

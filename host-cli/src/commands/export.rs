@@ -1,5 +1,8 @@
 //! `ranklet export`: turn a model file into a C array for firmware and/or a
-//! copy without metadata (`--strip-metadata`, the device copy).
+//! copy without metadata (`--strip-metadata`, the device copy), and/or a
+//! quantised copy of a linear model (`--quantize i16|i8`: model kind 7,
+//! integer scoring; the scales come from the weights and from the value
+//! ranges of calibration rows, docs/format.md "QUANT").
 //!
 //! The model is read through the device parser (`ModelView::new_checked`),
 //! so a file it accepts is a file a device accepts.
@@ -7,13 +10,15 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 use ranklet_core::format::{
-    Basis, BasisView, FeatureCentring, KernelCentring, KernelModel, LinearModel, Model, ModelSpec, ModelView,
+    quantize_linear, Basis, BasisView, ElementType, FeatureCentring, KernelCentring, KernelModel, LinearModel, Model,
+    ModelSpec, ModelView, QuantModel, QuantWidth,
 };
 
 use crate::args::heading;
 use crate::error::{write_atomic, CliError};
+use crate::input::RowsArgs;
 use crate::model_io::{crc_of, elem_name, kind_name, ModelArgs};
 
 /// `ranklet export` arguments.
@@ -23,7 +28,7 @@ pub struct ExportArgs {
     pub model: ModelArgs,
     /// Emit a C source defining `const uint8_t NAME[]` (8-byte aligned) and
     /// `const size_t NAME_len`.
-    #[arg(long, value_name = "NAME", required_unless_present = "strip_metadata", help_heading = heading::OUTPUT)]
+    #[arg(long, value_name = "NAME", required_unless_present_any = ["strip_metadata", "quantize"], help_heading = heading::OUTPUT)]
     pub c_array: Option<String>,
     /// Drop the metadata section: the same model (kind, element type,
     /// parameters bit for bit) re-emitted by the model writer without META.
@@ -31,9 +36,32 @@ pub struct ExportArgs {
     #[arg(long, help_heading = heading::OUTPUT)]
     pub strip_metadata: bool,
     /// Output file: the C file with --c-array (default: stdout; `-o FILE.c`
-    /// also writes the matching header `FILE.h`), else the stripped model.
+    /// also writes the matching header `FILE.h`), else the stripped or
+    /// quantised model.
     #[arg(short, long, help_heading = heading::OUTPUT)]
     pub output: Option<PathBuf>,
+    /// Quantise a linear model (kind 1) for integer scoring: weights as
+    /// i16 or i8, inputs as i16 with a per-feature scale and zero point
+    /// (model kind 7). Inputs outside the calibrated range saturate.
+    #[arg(long, value_enum, help_heading = heading::OUTPUT)]
+    pub quantize: Option<QuantizeArg>,
+    /// Rows (SVMlight/LETOR, or CSV by extension) whose per-feature minimum
+    /// and maximum set the input ranges of --quantize. Default: the
+    /// model's `training_data` (from its metadata), if that file exists.
+    #[arg(long, value_name = "FILE", requires = "quantize", help_heading = heading::OUTPUT)]
+    pub calibrate: Option<PathBuf>,
+    /// CSV calibration rows: the label column (default `label`).
+    #[arg(long, requires = "calibrate", help_heading = heading::OUTPUT)]
+    pub calibrate_label_col: Option<String>,
+}
+
+/// `--quantize`: the width of the stored weights.
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QuantizeArg {
+    /// 16-bit weights.
+    I16,
+    /// 8-bit weights.
+    I8,
 }
 
 /// Whether `name` is a C identifier (and not a reserved-looking one).
@@ -121,6 +149,14 @@ pub fn strip_metadata(v: &ModelView<'_>) -> Result<Vec<u8>, CliError> {
         buf.truncate(n);
         Ok(buf)
     };
+    if let Some(q) = v.quant() {
+        let d = v.dim();
+        let a: Vec<f32> = (0..d).map(|j| q.input_scale(j)).collect();
+        let z: Vec<f32> = (0..d).map(|j| q.zero_point(j)).collect();
+        let w: Vec<i16> = (0..d).map(|j| q.weight(j)).collect();
+        let (width, scale, bias) = (q.width(), q.scale(), q.bias());
+        return emit(Model::Quant(QuantModel { width, scale, bias, input_scale: &a, zero_point: &z, weights: &w }));
+    }
     if let Some(l) = v.linear() {
         let w = vec(l.weights());
         return emit(Model::Linear(LinearModel { w: &w, offset: l.offset(), centring }));
@@ -155,6 +191,96 @@ pub fn strip_metadata(v: &ModelView<'_>) -> Result<Vec<u8>, CliError> {
     }))
 }
 
+/// The calibration file: `--calibrate`, else the model's `training_data`.
+fn calibration_path(a: &ExportArgs, v: &ModelView<'_>) -> Result<PathBuf, CliError> {
+    if let Some(p) = &a.calibrate {
+        return Ok(p.clone());
+    }
+    match v.metadata_get("training_data").map(PathBuf::from) {
+        Some(p) if p.is_file() => Ok(p),
+        Some(p) => Err(CliError::input(format!(
+            "--quantize: the model's training data {} is not here; give the calibration rows with --calibrate FILE",
+            p.display()
+        ))),
+        None => Err(CliError::input("--quantize: the model names no training data; give --calibrate FILE")),
+    }
+}
+
+/// The quantised copy of a linear model (kind 7): input ranges from the
+/// calibration rows (as `f32`, features missing from a sparse row count as
+/// 0), the rest by `ranklet_core::format::quantize_linear`. Its metadata is
+/// the source's plus `quantized=`, `calibration=`, `calibration_rows=`,
+/// `error_bound=` lines.
+pub fn quantize(
+    v: &ModelView<'_>,
+    width: QuantWidth,
+    calib: &Path,
+    label_col: Option<String>,
+) -> Result<Vec<u8>, CliError> {
+    let Some(l) = v.linear() else {
+        return Err(CliError::input(format!(
+            "--quantize: the model is {}, only a linear model (kind 1) can be quantised",
+            crate::model_io::kind_name(v.kind())
+        )));
+    };
+    let d = v.dim();
+    let rows = RowsArgs { data: Some(calib.to_path_buf()), format: None, label_col, qid_col: None, num_features: None };
+    let ds = rows.read(rows.is_csv().then_some(d))?;
+    if ds.n_rows() == 0 {
+        return Err(CliError::input(format!("{}: no rows to calibrate on", calib.display())));
+    }
+    let (mut lo, mut hi) = (vec![f32::INFINITY; d], vec![f32::NEG_INFINITY; d]);
+    let mut seen = vec![0usize; d];
+    for i in 0..ds.n_rows() {
+        let (c, x) = ds.row(i);
+        for (&c, &x) in c.iter().zip(x) {
+            let j = c as usize;
+            if j < d {
+                let x = x as f32;
+                lo[j] = lo[j].min(x);
+                hi[j] = hi[j].max(x);
+                seen[j] += 1;
+            }
+        }
+    }
+    // Features absent from some sparse rows are 0 there.
+    for j in 0..d {
+        if seen[j] < ds.n_rows() {
+            lo[j] = lo[j].min(0.0);
+            hi[j] = hi[j].max(0.0);
+        }
+    }
+    let w: Vec<f64> = l.weights().iter().collect();
+    let (mean, scale): (Vec<f64>, Vec<f64>) = match v.feature_centring() {
+        Some((m, s)) => (m.iter().collect(), s.iter().collect()),
+        None => (Vec::new(), Vec::new()),
+    };
+    let centring = v.feature_centring().map(|_| FeatureCentring { mean: &mean, scale: &scale });
+    let (mut a, mut z, mut wq) = (vec![0.0f32; d], vec![0.0f32; d], vec![0i16; d]);
+    let q = quantize_linear(&w, l.offset(), centring, &lo, &hi, width, &mut a, &mut z, &mut wq)
+        .map_err(|e| CliError::input(format!("--quantize: {e}")))?;
+    let model = QuantModel { width, scale: q.scale, bias: q.bias, input_scale: &a, zero_point: &z, weights: &wq };
+    let mut meta = v.metadata().to_string();
+    if !meta.is_empty() && !meta.ends_with('\n') {
+        meta.push('\n');
+    }
+    let wname = match width {
+        QuantWidth::I8 => "i8",
+        QuantWidth::I16 => "i16",
+    };
+    meta.push_str(&format!(
+        "quantized={wname}\ncalibration={}\ncalibration_rows={}\nerror_bound={:e}\n",
+        calib.display(),
+        ds.n_rows(),
+        q.error_bound
+    ));
+    let spec = ModelSpec::new(Model::Quant(model), ElementType::F32).with_metadata(&meta);
+    let mut buf = vec![0u8; spec.buffer_len()];
+    let n = spec.emit(&mut buf).map_err(|e| CliError::input(format!("--quantize: {e}")))?;
+    buf.truncate(n);
+    Ok(buf)
+}
+
 /// `ranklet export`.
 pub fn export(a: ExportArgs) -> Result<(), CliError> {
     if let Some(name) = &a.c_array {
@@ -164,6 +290,19 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
     }
     let read = a.model.read()?;
     let v = ModelView::new_checked(&read).map_err(|e| CliError::input(e.to_string()))?;
+    let quantized;
+    let v = match a.quantize {
+        Some(w) => {
+            let width = match w {
+                QuantizeArg::I16 => QuantWidth::I16,
+                QuantizeArg::I8 => QuantWidth::I8,
+            };
+            let calib = calibration_path(&a, &v)?;
+            quantized = quantize(&v, width, &calib, a.calibrate_label_col.clone())?;
+            ModelView::new_checked(&quantized).map_err(|e| CliError::input(format!("quantised model: {e}")))?
+        }
+        None => v,
+    };
     let stripped;
     let v = if a.strip_metadata {
         stripped = strip_metadata(&v)?;
@@ -178,7 +317,9 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
         .map_or_else(|| a.model.model.display().to_string(), |n| n.to_string_lossy().into_owned());
     let Some(name) = a.c_array else {
         let Some(out) = a.output else {
-            return Err(CliError::input("--strip-metadata without --c-array needs -o OUT.rkl".to_string()));
+            return Err(CliError::input(
+                "--strip-metadata or --quantize without --c-array needs -o OUT.rkl".to_string(),
+            ));
         };
         return write_atomic(&out, v.into_inner());
     };

@@ -71,6 +71,9 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
     if let Some(l) = v.linear() {
         largest_weights(&mut s, l.offset(), l.weights(), top);
     }
+    if let Some(q) = v.quant() {
+        quant_report(&mut s, &q, top);
+    }
     let meta = v.metadata();
     if meta.is_empty() {
         let _ = writeln!(s, "metadata: (none)");
@@ -92,6 +95,50 @@ fn largest_weights(s: &mut String, offset: f64, weights: ranklet_core::format::A
     let _ = writeln!(s, "largest_weights: {n} of {} by |w| (feature numbers 1-based)", w.len());
     for (j, wj) in w.iter().take(n) {
         let _ = writeln!(s, "  feature {}\t{wj}", j + 1);
+    }
+}
+
+/// A quantised model: its scales, the accumulator bound and the
+/// worst-case score error bound (docs/format.md, "QUANT"), then the
+/// per-feature input scale, zero point, calibrated range and weight of the
+/// `top` features with the largest |W|.
+fn quant_report(s: &mut String, q: &ranklet_core::format::QuantView<'_>, top: usize) {
+    use ranklet_core::format::{kind::quant::max_dim, QuantWidth};
+    let width = match q.width() {
+        QuantWidth::I8 => "i8",
+        QuantWidth::I16 => "i16",
+    };
+    let _ = writeln!(s, "weights: {width}; inputs: i16 (per-feature scale a_j and zero point z_j)");
+    let _ = writeln!(s, "score_scale: {:e} (model score ≈ scale × integer score)", q.scale());
+    let _ = writeln!(s, "integer_bias: {}", q.bias());
+    let _ = writeln!(
+        s,
+        "accumulator: i64, products i32; bound |B| + d·{}·32768 ≤ 2^63−1 holds for d ≤ {}",
+        q.width().w_max(),
+        max_dim(q.bias(), q.width())
+    );
+    let e = q.error_bound();
+    let _ = writeln!(
+        s,
+        "error_bound: {e:e} (worst-case |scale·S − float score| for inputs inside the calibrated ranges; saturated inputs add |v_j|·distance beyond the range)"
+    );
+    let _ = writeln!(s, "order: items whose float scores differ by more than {:e} keep their order", 2.0 * e);
+    let d = q.dim();
+    let mut js: Vec<usize> = (0..d).collect();
+    js.sort_by(|&a, &b| q.weight(b).unsigned_abs().cmp(&q.weight(a).unsigned_abs()).then(a.cmp(&b)));
+    let n = top.min(d);
+    let _ =
+        writeln!(s, "features: {n} of {d} by |W| (feature numbers 1-based): weight, input scale, zero point, range");
+    for &j in js.iter().take(n) {
+        let (lo, hi) = q.range(j);
+        let _ = writeln!(
+            s,
+            "  feature {}\t{}\ta={:e}\tz={}\t[{lo}, {hi}]",
+            j + 1,
+            q.weight(j),
+            q.input_scale(j),
+            q.zero_point(j)
+        );
     }
 }
 

@@ -17,7 +17,7 @@ use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
 use crate::family::kron::{PairModel, ScoringNodes};
 use crate::input::{EdgesArgs, RowsArgs};
-use crate::model_io::{score_rows, ModelArgs};
+use crate::model_io::{score_rows, score_rows_quant, ModelArgs};
 
 /// `ranklet score` arguments: the model and the rows (or edges) to score.
 #[derive(Args, Debug)]
@@ -55,11 +55,22 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
             let edges = read_edges(edges_path, &EdgeOptions { one_domain: model.one_domain })?;
             nodes.score_edges(&view, &model, &edges)?
         }
+        None if view.quant().is_some() => {
+            // A quantised model: its exact integer scores.
+            let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+            let scores = score_rows_quant(&view, &ds, a.rows.path()?)?;
+            return print_lines(scores);
+        }
         None => {
             let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
             score_rows(&view, &ds, a.rows.path()?, precision)?
         }
     };
+    print_lines(scores)
+}
+
+/// One value per line on stdout; a broken pipe ends quietly.
+fn print_lines<T: std::fmt::Display>(scores: Vec<T>) -> Result<(), CliError> {
     use std::io::Write;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

@@ -16,6 +16,7 @@ pub mod linear;
 pub mod online;
 pub mod pref_gp;
 pub mod pref_inductive;
+pub mod quant;
 
 use super::centring::FeatureCentring;
 use super::header::{Header, Sections};
@@ -30,6 +31,7 @@ use linear::{LinearModel, LinearView};
 use online::{OnlineModel, OnlineView};
 use pref_gp::{PrefGpModel, PrefGpView};
 use pref_inductive::{PrefInductiveModel, PrefInductiveView};
+use quant::{QuantModel, QuantView};
 
 /// What a model kind provides, implemented by its view type.
 pub(crate) trait Kind<'a>: Copy {
@@ -84,8 +86,8 @@ macro_rules! registry {
         codes! {
             /// What the parameters describe and how a score is computed.
             ///
-            /// Code 4 (GP posterior) is reserved for a later minor
-            /// version; a reader that does not
+            /// Code 4 (GP posterior) is reserved, and codes 8–9 are
+            /// reserved for preference GPs (format 1.4); a reader that does not
             /// know a kind rejects the file with [`ParseError::BadKind`]
             /// (files of newer kinds also carry a newer minimum reader
             /// version, so an old reader says `ReaderTooOld` first).
@@ -202,6 +204,11 @@ registry! {
     /// `score(u, v) = b + k_uᵀ·A·k_v` (scored by the `score_pair*`
     /// functions).
     DualPair = 6 => DualPair(DualPairModel, DualPairView),
+    /// A linear model with integer weights and inputs:
+    /// `score(q) = B + Σ_j W_j·q_j` over inputs quantised per feature, `c·score`
+    /// in the model's units (scored exactly by `score_dense_i16` and
+    /// `score_dense_quant`).
+    QuantLinear = 7 => Quant(QuantModel, QuantView),
     /// A preference-GP posterior `N(μ, Σ)` over a fixed set of N items
     /// (asked for `P(i ≻ j)`, rankings and the next pair by
     /// [`crate::learn::pref::device`], not scored by row).

@@ -1,0 +1,251 @@
+//! `ranklet export --quantize`, then `inspect`, `score` and `eval
+//! --reference` on the quantised model, end to end: the integer scores
+//! equal an independent brute force over the file's parameters (f32
+//! quantisation of each input, i128 sum), the float model's order is kept
+//! beyond twice the stated error bound, and bad input (a model that is not
+//! linear, a missing or malformed calibration file) exits 2 with nothing
+//! written.
+
+use std::path::Path;
+
+mod support;
+use support::{assert_bad_input, os, ranklet, Scratch};
+
+/// 40 rows, 3 features, in 4 queries; labels follow a linear score.
+fn data() -> String {
+    let mut s = String::new();
+    for i in 0..40 {
+        let x = [(i % 7) as f64 * 0.5 - 1.0, ((i * 3) % 11) as f64 * 10.0, 1000.0 + (i % 5) as f64 * 0.01];
+        let y = (x[0] - 0.05 * x[1] + 50.0 * (x[2] - 1000.0)).round();
+        s += &format!("{y} qid:{} 1:{} 2:{} 3:{}\n", i / 10 + 1, x[0], x[1], x[2]);
+    }
+    s
+}
+
+/// The rows as `ranklet score` reads them: dense f32.
+fn rows(text: &str) -> Vec<[f32; 3]> {
+    text.lines()
+        .map(|l| {
+            let mut r = [0f32; 3];
+            for t in l.split_whitespace().skip(2) {
+                let (j, v) = t.split_once(':').unwrap();
+                r[j.parse::<usize>().unwrap() - 1] = v.parse::<f64>().unwrap() as f32;
+            }
+            r
+        })
+        .collect()
+}
+
+/// `B + Σ_j W_j·q_j` from the file's QUANT section (docs/format.md), with
+/// `q_j = sat16(round((x_j − z_j)/a_j))` in f32 and std's rounding.
+fn brute_force(model: &[u8], x: &[f32; 3]) -> i128 {
+    let count = u16::from_le_bytes([model[24], model[25]]) as usize;
+    let sec = (0..count)
+        .map(|k| 28 + 12 * k)
+        .find(|&e| u16::from_le_bytes([model[e], model[e + 1]]) == 15)
+        .map(|e| u32::from_le_bytes(model[e + 4..e + 8].try_into().unwrap()) as usize)
+        .expect("QUANT section");
+    let bias = i64::from_le_bytes(model[sec + 8..sec + 16].try_into().unwrap());
+    assert_eq!(model[sec + 16], 2, "i16 weights");
+    let f = |at: usize| f32::from_le_bytes(model[at..at + 4].try_into().unwrap());
+    let mut s = bias as i128;
+    for j in 0..3 {
+        let (a, z) = (f(sec + 24 + 4 * j), f(sec + 24 + 12 + 4 * j));
+        let w = i16::from_le_bytes(model[sec + 48 + 2 * j..sec + 50 + 2 * j].try_into().unwrap());
+        let q = (((x[j] - z) / a) as f64).round().clamp(-32768.0, 32767.0) as i128;
+        s += w as i128 * q;
+    }
+    s
+}
+
+fn value_of(text: &str, key: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(key))
+        .and_then(|v| v.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no `{key}` in\n{text}"))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn quantised_model_scores_in_integers_and_keeps_the_order() {
+    let dir = Scratch::new("quant");
+    let text = data();
+    let data = dir.input("d.light", &text);
+    let f = dir.out("f.rkl");
+    let q = dir.out("q.rkl");
+    let run = ranklet(
+        &dir,
+        [
+            os(Path::new("train")),
+            "--algo".into(),
+            "rankrls".into(),
+            "--kernel".into(),
+            "linear".into(),
+            "--lambda".into(),
+            "0.1".into(),
+            "--standardize".into(),
+            "--data".into(),
+            os(&data),
+            "-o".into(),
+            os(&f),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = ranklet(
+        &dir,
+        [
+            "export".into(),
+            "-m".into(),
+            os(&f),
+            "--quantize".into(),
+            "i16".into(),
+            "--calibrate".into(),
+            os(&data),
+            "-o".into(),
+            os(&q),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+
+    let inspect = ranklet(&dir, ["inspect".into(), "-m".into(), os(&q)]);
+    assert_eq!(inspect.code, Some(0), "{inspect:?}");
+    for want in ["kind: quantized-linear", "format_version: 1.3", "weights: i16", "score_scale: ", "integer_bias: "] {
+        assert!(inspect.stdout.contains(want), "{want} missing:\n{}", inspect.stdout);
+    }
+    let e = value_of(&inspect.stdout, "error_bound: ");
+    let c = value_of(&inspect.stdout, "score_scale: ");
+    assert!(e > 0.0 && c > 0.0);
+
+    let bytes = std::fs::read(&q).unwrap();
+    let qs = ranklet(&dir, ["score".into(), "-m".into(), os(&q), "--data".into(), os(&data)]);
+    let fs = ranklet(&dir, ["score".into(), "-m".into(), os(&f), "--data".into(), os(&data)]);
+    assert_eq!((qs.code, fs.code), (Some(0), Some(0)), "{qs:?} {fs:?}");
+    let ints: Vec<i64> = qs.stdout.lines().map(|l| l.parse().expect("an integer score")).collect();
+    let floats: Vec<f64> = fs.stdout.lines().map(|l| l.parse().unwrap()).collect();
+    let xs = rows(&text);
+    assert_eq!((ints.len(), floats.len()), (40, 40));
+    for (r, x) in xs.iter().enumerate() {
+        assert_eq!(ints[r] as i128, brute_force(&bytes, x), "row {r}");
+        // Inputs are inside the calibrated ranges: within E of the float
+        // model (plus its own f32 rounding, 1e-5 relative).
+        assert!((c * ints[r] as f64 - floats[r]).abs() <= e + 1e-5 * floats[r].abs(), "row {r}");
+    }
+    for i in 0..40 {
+        for j in 0..40 {
+            if floats[i] - floats[j] > 2.0 * e + 1e-5 * (floats[i].abs() + floats[j].abs()) {
+                assert!(ints[i] > ints[j], "rows {i}, {j}: order lost");
+            }
+        }
+    }
+
+    let ev = ranklet(
+        &dir,
+        [
+            "eval".into(),
+            "-m".into(),
+            os(&q),
+            "--data".into(),
+            os(&data),
+            "--reference".into(),
+            os(&f),
+            "--metric".into(),
+            "kendall".into(),
+        ],
+    );
+    assert_eq!(ev.code, Some(0), "{ev:?}");
+    assert!(value_of(&ev.stdout, "kendall_vs_reference\t") >= 0.999, "{ev:?}");
+    assert!(value_of(&ev.stdout, "max_error_vs_reference\t") <= e * 1.001, "{ev:?}");
+}
+
+#[test]
+fn quantize_refuses_bad_input_and_writes_nothing() {
+    let dir = Scratch::new("quant-bad");
+    let data = dir.input("d.light", data());
+    let f = dir.input("f.rkl", []);
+    let run = ranklet(
+        &dir,
+        [
+            "train".into(),
+            "--algo".into(),
+            "rankrls".into(),
+            "--kernel".into(),
+            "rbf:0.5".into(),
+            "--lambda".into(),
+            "1".into(),
+            "--data".into(),
+            os(&data),
+            "-o".into(),
+            os(&f),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let out = dir.out("q.rkl");
+    // A kernel model cannot be quantised.
+    let run = ranklet(
+        &dir,
+        [
+            "export".into(),
+            "-m".into(),
+            os(&f),
+            "--quantize".into(),
+            "i16".into(),
+            "--calibrate".into(),
+            os(&data),
+            "-o".into(),
+            os(&out),
+        ],
+    );
+    assert_bad_input(&run, &dir, None, None, &["only a linear model"]);
+    let lin = dir.input("lin.rkl", []);
+    let run = ranklet(
+        &dir,
+        [
+            "train".into(),
+            "--algo".into(),
+            "rankrls".into(),
+            "--kernel".into(),
+            "linear".into(),
+            "--lambda".into(),
+            "1".into(),
+            "--data".into(),
+            os(&data),
+            "-o".into(),
+            os(&lin),
+        ],
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    // A missing calibration file; a malformed one (file and line named).
+    let missing = dir.root.join("in/none.light");
+    let run = ranklet(
+        &dir,
+        [
+            "export".into(),
+            "-m".into(),
+            os(&lin),
+            "--quantize".into(),
+            "i8".into(),
+            "--calibrate".into(),
+            os(&missing),
+            "-o".into(),
+            os(&out),
+        ],
+    );
+    assert_bad_input(&run, &dir, Some(&missing), None, &[]);
+    let bad = dir.input("bad.light", "1 qid:1 1:0.5\n2 qid:1 1:x\n");
+    let run = ranklet(
+        &dir,
+        [
+            "export".into(),
+            "-m".into(),
+            os(&lin),
+            "--quantize".into(),
+            "i16".into(),
+            "--calibrate".into(),
+            os(&bad),
+            "-o".into(),
+            os(&out),
+        ],
+    );
+    assert_bad_input(&run, &dir, Some(&bad), Some(2), &[]);
+}
