@@ -119,7 +119,7 @@ fn eval_edges(a: &EvalArgs) -> Result<(), CliError> {
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let model = PairModel::from_view(&view)?;
     let nodes = ScoringNodes::read(&a.data.graph, &model, &view)?;
-    let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain })?;
+    let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain, ..EdgeOptions::default() })?;
     let scores = nodes.score_edges(&view, &model, &edges)?;
     let us: Vec<usize> = edges.edges().iter().map(|&(u, _)| u).collect();
     let mut lines = Vec::with_capacity(metrics.len());

@@ -36,7 +36,8 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
         Some(edges_path) => {
             let model = PairModel::from_view(&view)?;
             let nodes = ScoringNodes::read(&a.graph, &model, &view)?;
-            let edges = read_edges(edges_path, &EdgeOptions { one_domain: model.one_domain })?;
+            let edges =
+                read_edges(edges_path, &EdgeOptions { one_domain: model.one_domain, ..EdgeOptions::default() })?;
             nodes.score_edges(&view, &model, &edges)?
         }
         None => {
