@@ -189,6 +189,12 @@ enum rk_status
    A score is not a finite `float`.
    */
   RK_STATUS_SCORE_OVERFLOW = 5153,
+  /*
+   Preference GP: an observation's update would overflow `float` or
+   leave a posterior variance `<= 0` by rounding; the posterior is
+   unchanged (refit on the host, or keep the state in `double`).
+   */
+  RK_STATUS_PREF_UPDATE_FAILED = 5190,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -229,6 +235,16 @@ enum rk_model_kind
    bases (scored by `rk_score_pair`).
    */
   RK_MODEL_KIND_DUAL_PAIR = 6,
+  /*
+   A preference-GP posterior over a fixed set of items (`dim` is the
+   number of items; used through `rk_pref_init`, not scored by row).
+   */
+  RK_MODEL_KIND_PREF_GP = 8,
+  /*
+   An inductive preference GP (basis rows, `α`, `W`; not scored by row
+   through this ABI).
+   */
+  RK_MODEL_KIND_PREF_INDUCTIVE = 9,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -308,6 +324,11 @@ typedef struct rk_model rk_model;
  An online learner (opaque), in caller storage.
  */
 typedef struct rk_online rk_online;
+
+/*
+ A preference-GP posterior (opaque), in caller storage.
+ */
+typedef struct rk_pref rk_pref;
 
 /*
  What [`rk_model_get_info`] reports about a model.
@@ -889,6 +910,241 @@ rk_status rk_online_load(const uint8_t *region,
                          size_t storage_len,
                          struct rk_online **out_online,
                          uint32_t *out_seq);
+
+/*
+ Bytes of caller storage a posterior over `n_items` items needs, at any
+ alignment: `4·(2N + N(N+1)/2)` plus a small handle (8 616 bytes for
+ N = 64 on a 32-bit device); 0 if `n_items` is 0 or absurdly large.
+ */
+size_t rk_pref_storage_size(size_t n_items);
+
+/*
+ Loads the posterior of a parsed kind-8 model (`RK_MODEL_KIND_PREF_GP`)
+ into caller `storage`, as `float`. The posterior does not borrow
+ `model`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_WRONG_MODEL_KIND` (not a preference GP over items),
+ `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_pref_storage_size(N)`),
+ `RK_STATUS_PREF_UPDATE_FAILED` (an `f64` model whose values overflow
+ `float`).
+
+ # Safety
+
+ `model` is NULL or a live model handle; `storage` points to
+ `storage_len` writable bytes used for nothing else while the posterior
+ lives; `out_pref` points to a writable `rk_pref *`.
+ */
+rk_status rk_pref_init(const struct rk_model *model,
+                       void *storage,
+                       size_t storage_len,
+                       struct rk_pref **out_pref);
+
+/*
+ The number of items N to `*out_n`, and the preferences absorbed so far
+ (the model's count plus this device's) to `*out_count` (if not NULL).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`.
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out_n` points to a writable `size_t`;
+ `out_count` is NULL or points to a writable `uint64_t`.
+ */
+rk_status rk_pref_items(const struct rk_pref *pref, size_t *out_n, uint64_t *out_count);
+
+/*
+ `P(i ≻ j) = Φ((μ_i − μ_j)/√(2σ² + v_ij))` (paper 001 eqs. 13–14) to
+ `*out_prob`, and `v_ij = Σ_ii + Σ_jj − 2Σ_ij`, the posterior variance
+ of `f_i − f_j`, to `*out_var` (if not NULL). `P(i ≻ i) = 0.5`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_BAD_ARGUMENT` (`i` or `j` not below N).
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out_prob` points to a writable
+ `float`; `out_var` is NULL or points to a writable `float`.
+ */
+rk_status rk_pref_prob(const struct rk_pref *pref,
+                       uint32_t i,
+                       uint32_t j,
+                       float *out_prob,
+                       float *out_var);
+
+/*
+ The items by posterior mean, highest first (ties in index order), into
+ `out_order[0..n]`; `n` must be N.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_LENGTH_MISMATCH` (`n` is not N).
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out_order` points to `n` writable
+ `uint32_t`.
+ */
+rk_status rk_pref_rank(const struct rk_pref *pref, uint32_t *out_order, size_t n);
+
+/*
+ Copies the posterior: the mean `μ` (N floats) to `out_mean`, and the
+ covariance `Σ`, lower triangle packed row by row (`Σ[i][j]`, `j ≤ i`, at
+ `i(i+1)/2 + j`; N(N+1)/2 floats) to `out_cov` (if not NULL).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_LENGTH_MISMATCH` (`mean_len` is not N, or `cov_len` is not
+ N(N+1)/2 with `out_cov` given).
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out_mean` points to `mean_len`
+ writable floats; `out_cov` is NULL or points to `cov_len` writable
+ floats.
+ */
+rk_status rk_pref_posterior(const struct rk_pref *pref,
+                            float *out_mean,
+                            size_t mean_len,
+                            float *out_cov,
+                            size_t cov_len);
+
+/*
+ The pair to ask about next (paper 001 §5): over all pairs `i < j` of
+ the N items, the largest ratio `v_ij/(μ_i − μ_j)²` of the variance of
+ the difference to its squared mean, exactly (O(N²)); the first such
+ pair in `(i, j)` order on ties. Writes `*out_i < *out_j` and the ratio
+ (`INFINITY` where the means are equal and `v_ij > 0`).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
+ `RK_STATUS_LENGTH_MISMATCH` (N < 2: there is no pair).
+
+ # Safety
+
+ `pref` is NULL or a live handle; the outputs are writable.
+ */
+rk_status rk_pref_next_pair(const struct rk_pref *pref,
+                            uint32_t *out_i,
+                            uint32_t *out_j,
+                            float *out_ratio);
+
+/*
+ One observed preference: item `winner` was preferred to item `loser`.
+ Absorbed by one ADF site update of the posterior (assumed-density
+ filtering: one new EP site from the current posterior, never revisited;
+ not iterated EP), O(N²). On error the posterior is unchanged.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_BAD_ARGUMENT` (an index not below N, or `winner == loser`),
+ `RK_STATUS_PREF_UPDATE_FAILED` (the update would overflow `float` or
+ leave a variance `≤ 0` by rounding).
+
+ # Safety
+
+ `pref` is NULL or a live handle not used concurrently.
+ */
+rk_status rk_pref_observe(struct rk_pref *pref, uint32_t winner, uint32_t loser);
+
+/*
+ Bytes of the `.rkl` file that holds the posterior
+ ([`rk_pref_write_model`]).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`.
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out_len` points to a writable `size_t`.
+ */
+rk_status rk_pref_model_size(const struct rk_pref *pref, size_t *out_len);
+
+/*
+ Writes the posterior as a `.rkl` file (kind 8, `float`, no item names;
+ readable by `rk_model_parse` and by `ranklet` on a host) into
+ `out[0..len]`, and its length to `*out_written`.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_STORAGE_TOO_SMALL` (`len` below [`rk_pref_model_size`]),
+ `RK_STATUS_FORMAT_OTHER` (a posterior the format refuses: a covariance
+ that rounding has pushed outside the file's checks).
+
+ # Safety
+
+ `pref` is NULL or a live handle; `out` points to `len` writable bytes;
+ `out_written` to a writable `size_t`.
+ */
+rk_status rk_pref_write_model(const struct rk_pref *pref,
+                              uint8_t *out,
+                              size_t len,
+                              size_t *out_written);
+
+/*
+ Bytes of a two-slot store region that holds the posterior over
+ `n_items` items ([`rk_pref_save`]); 0 on overflow.
+ */
+size_t rk_pref_store_size(size_t n_items);
+
+/*
+ Saves the posterior into a two-slot store `region` of `region_len`
+ bytes (at least [`rk_pref_store_size`]`(N)`), into the slot that does
+ not hold the newest state, and writes the save's sequence number to
+ `*out_seq`. Power lost at any byte of the save leaves the previous state
+ loadable ([`rk_pref_load`]).
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
+ `RK_STATUS_STORAGE_TOO_SMALL` (region), `RK_STATUS_FORMAT_OTHER`.
+
+ # Safety
+
+ `pref` is NULL or a live handle; `region` points to `region_len`
+ writable bytes (any alignment) not overlapping the posterior's storage;
+ `out_seq` points to a writable `uint32_t`.
+ */
+rk_status rk_pref_save(const struct rk_pref *pref,
+                       uint8_t *region,
+                       size_t region_len,
+                       uint32_t *out_seq);
+
+/*
+ Restores the newest valid posterior saved in a two-slot store `region`
+ into caller `storage` (as [`rk_pref_init`]'s) and writes its sequence
+ number to `*out_seq` (if not NULL). The saved file is validated in full.
+
+ # Errors
+
+ `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_NO_SAVED_STATE`,
+ `RK_STATUS_FORMAT_*` (a slot whose checksum holds but whose file is not
+ valid), `RK_STATUS_WRONG_MODEL_KIND`, `RK_STATUS_STORAGE_TOO_SMALL`.
+
+ # Safety
+
+ `region` points to `region_len` readable bytes (only read during the
+ call); `storage` as in [`rk_pref_init`]; `out_pref` points to a writable
+ `rk_pref *`; `out_seq` is NULL or writable.
+ */
+rk_status rk_pref_load(const uint8_t *region,
+                       size_t region_len,
+                       void *storage,
+                       size_t storage_len,
+                       struct rk_pref **out_pref,
+                       uint32_t *out_seq);
 
 #ifdef __cplusplus
 }  // extern "C"

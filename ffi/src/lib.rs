@@ -104,6 +104,9 @@ mod pair;
 // Learning on the device: the online RankRLS learner and its store.
 mod online;
 
+// A preference GP on the device: P(i ≻ j), ranking, next pair, ADF update.
+mod pref;
+
 pub use model::{
     rk_element_type, rk_model, rk_model_get_info, rk_model_info, rk_model_kind, rk_model_parse, rk_model_storage_size,
     rk_pair_kernel, RK_MODEL_STORAGE_MAX,
@@ -116,6 +119,11 @@ pub use online::{
     rk_online_store_size, rk_online_weights, rk_online_write_model,
 };
 pub use pair::{rk_rank_candidates, rk_score_pair};
+pub use pref::{
+    rk_pref, rk_pref_init, rk_pref_items, rk_pref_load, rk_pref_model_size, rk_pref_next_pair, rk_pref_observe,
+    rk_pref_posterior, rk_pref_prob, rk_pref_rank, rk_pref_save, rk_pref_storage_size, rk_pref_store_size,
+    rk_pref_write_model,
+};
 pub use rank::{rk_rank, rk_rank_dense, rk_rank_sparse};
 pub use score::{rk_score_dense, rk_score_dense_batch, rk_score_sparse, rk_score_sparse_batch};
 pub use status::{rk_status, rk_status_str, rk_version};

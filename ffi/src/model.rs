@@ -27,6 +27,12 @@ pub enum rk_model_kind {
     /// A dual pair model, `score(u, v) = b + k_uᵀ·A·k_v` over stored node
     /// bases (scored by `rk_score_pair`).
     DualPair = 6,
+    /// A preference-GP posterior over a fixed set of items (`dim` is the
+    /// number of items; used through `rk_pref_init`, not scored by row).
+    PrefGp = 8,
+    /// An inductive preference GP (basis rows, `α`, `W`; not scored by row
+    /// through this ABI).
+    PrefInductive = 9,
 }
 
 /// The pair kernel of a pair model: how `score(u, v)` relates to
@@ -297,6 +303,8 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
             ModelKind::OnlineRankRls => rk_model_kind::OnlineRankRls,
             ModelKind::Bilinear => rk_model_kind::Bilinear,
             ModelKind::DualPair => rk_model_kind::DualPair,
+            ModelKind::PrefGp => rk_model_kind::PrefGp,
+            ModelKind::PrefInductive => rk_model_kind::PrefInductive,
             _ => rk_model_kind::KernelExpansion,
         };
         let pair = match v.pair_kernel() {

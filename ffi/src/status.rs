@@ -95,6 +95,12 @@ pub enum rk_status {
     NonFiniteInput = 5152,
     /// A score is not a finite `float`.
     ScoreOverflow = 5153,
+    // 5154..=5189: reserved for future input codes.
+    /// Preference GP: an observation's update would overflow `float` or
+    /// leave a posterior variance `<= 0` by rounding; the posterior is
+    /// unchanged (refit on the host, or keep the state in `double`).
+    PrefUpdateFailed = 5190,
+    // 5191..=5199: reserved for future preference-GP codes.
 }
 
 /// Lists every status with its message; the `match` it expands to is
@@ -154,6 +160,7 @@ status_messages! {
     BadInputIndex => "sparse input index out of range or not strictly increasing",
     NonFiniteInput => "input contains NaN or infinity",
     ScoreOverflow => "score is not a finite float",
+    PrefUpdateFailed => "preference update would leave the posterior non-finite or not positive definite (unchanged)",
 }
 
 impl rk_status {

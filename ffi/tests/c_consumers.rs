@@ -13,9 +13,10 @@ use std::process::Command;
 
 use ranklet_core::format::{
     Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel,
+    LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, Values,
 };
 use ranklet_core::learn::online::OnlineRankRls;
+use ranklet_core::learn::pref::device::DevicePrefGp;
 use ranklet_core::rank;
 
 const DIM: usize = 5;
@@ -124,6 +125,7 @@ fn fixtures_h() -> String {
     h += "};\n";
     h += &online_fixtures(&models[0].1);
     h += &pair_fixtures();
+    h += &pref_fixtures();
     h += "#endif\n";
     h
 }
@@ -240,6 +242,66 @@ fn online_fixtures(prior: &[u8]) -> String {
     writeln!(h, "static const float fix_online_w[FIX_DIM] = {{{}}};", floats(l.weights().iter().copied())).unwrap();
     writeln!(h, "static const float fix_online_scores[FIX_ROWS] = {{{}}};", floats(scores)).unwrap();
     writeln!(h, "#define FIX_ONLINE_NEXT_I {i}\n#define FIX_ONLINE_NEXT_J {j}").unwrap();
+    h
+}
+
+/// Observed preferences over the `ROWS.len()` items of the preference-GP
+/// fixture `(winner, loser)`: repeats and a contradiction (1 ≻ 3, 3 ≻ 1).
+const PREF_OBS: [(u32, u32); 7] = [(2, 4), (0, 5), (1, 3), (3, 1), (2, 0), (4, 1), (2, 4)];
+const PREF_SIGMA: f64 = 0.5;
+
+/// A kind-8 posterior over the rows as items (prior covariance
+/// `0.5·x_iᵀx_j/d + 0.5·I`, mean `0.1·(x_i0 − x_i1)`), in `f32`, and what
+/// ranklet-core's device code makes of it after `PREF_OBS`: the posterior
+/// bit for bit, P(0 ≻ 2) with v_02, the next pair and the ranking.
+fn pref_fixtures() -> String {
+    let n = ROWS.len();
+    let mean: Vec<f64> = ROWS.iter().map(|r| 0.1 * (r[0] - r[1]) as f64).collect();
+    let mut cov = Vec::new();
+    for i in 0..n {
+        for j in 0..=i {
+            let dot: f64 = ROWS[i].iter().zip(&ROWS[j]).map(|(a, b)| (a * b) as f64).sum();
+            cov.push(0.5 * dot / DIM as f64 + if i == j { 0.5 } else { 0.0 });
+        }
+    }
+    let bytes = emit(ModelSpec::new(
+        Model::PrefGp(PrefGpModel {
+            sigma: PREF_SIGMA,
+            count: 0,
+            mean: Values::F64(&mean),
+            cov_packed: Values::F64(&cov),
+            item_names: "a\nb\nc\nd\ne\nf\n",
+        }),
+        ElementType::F32,
+    ));
+    let v = ModelView::new_checked(&bytes).unwrap();
+    let mut storage = vec![0f32; DevicePrefGp::<f32>::storage_len(n)];
+    let mut gp = DevicePrefGp::from_model(&mut storage, &v).unwrap();
+    for (w, l) in PREF_OBS {
+        gp.observe(w as usize, l as usize).unwrap();
+    }
+    let (p, var) = gp.prob(0, 2).unwrap();
+    let (ni, nj, _) = gp.next_pair().unwrap();
+    let mut order = vec![0u32; n];
+    gp.rank(&mut order).unwrap();
+    let mut h = String::new();
+    writeln!(
+        h,
+        "#define FIX_PREF_N {n}\n#define FIX_PREF_TRI {}\n#define FIX_PREF_OBS {}",
+        n * (n + 1) / 2,
+        PREF_OBS.len()
+    )
+    .unwrap();
+    writeln!(h, "#define FIX_PREF_SIGMA {PREF_SIGMA:e}").unwrap();
+    writeln!(h, "static const unsigned char fix_pref[] = {{{}}};", join(&bytes)).unwrap();
+    let obs: Vec<String> = PREF_OBS.iter().map(|(w, l)| format!("{{{w}, {l}}}")).collect();
+    writeln!(h, "static const uint32_t fix_pref_obs[FIX_PREF_OBS][2] = {{{}}};", obs.join(", ")).unwrap();
+    writeln!(h, "static const float fix_pref_mean[FIX_PREF_N] = {{{}}};", floats(gp.mean().iter().copied())).unwrap();
+    writeln!(h, "static const float fix_pref_cov[FIX_PREF_TRI] = {{{}}};", floats(gp.cov_packed().iter().copied()))
+        .unwrap();
+    writeln!(h, "static const float fix_pref_p02 = {p:e}f, fix_pref_v02 = {var:e}f;").unwrap();
+    writeln!(h, "#define FIX_PREF_NEXT_I {ni}\n#define FIX_PREF_NEXT_J {nj}").unwrap();
+    writeln!(h, "static const uint32_t fix_pref_order[FIX_PREF_N] = {{{}}};", join(&order)).unwrap();
     h
 }
 

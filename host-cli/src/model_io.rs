@@ -170,6 +170,8 @@ pub fn kind_name(k: ModelKind) -> &'static str {
         ModelKind::OnlineRankRls => "online-rankrls",
         ModelKind::Bilinear => "bilinear",
         ModelKind::DualPair => "dual-pair",
+        ModelKind::PrefGp => "pref-gp",
+        ModelKind::PrefInductive => "pref-gp-inductive",
         _ => "unknown",
     }
 }

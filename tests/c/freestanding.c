@@ -16,6 +16,8 @@ static unsigned char storage[512];
 static unsigned char online_storage[1024];
 static unsigned char online_region[2048];
 static float online_work[256];
+static unsigned char pref_storage[512];
+static unsigned char pref_region[1024];
 
 int freestanding_main(void);
 int freestanding_main(void) {
@@ -79,5 +81,27 @@ int freestanding_main(void) {
             s != fx->scores[1])
             return 23;
     }
+    /* The preference GP: init, observe, posterior (bit for bit), next pair, save, load. */
+    const rk_model *pm = 0;
+    rk_pref *p = 0, *pback = 0;
+    float mean[FIX_PREF_N], cov[FIX_PREF_TRI];
+    uint32_t order[FIX_PREF_N];
+    if (rk_model_parse(fix_pref, sizeof fix_pref, storage, sizeof storage, &pm) != RK_STATUS_OK) return 24;
+    if (rk_pref_init(pm, pref_storage, sizeof pref_storage, &p) != RK_STATUS_OK) return 25;
+    for (size_t k = 0; k < FIX_PREF_OBS; k++)
+        if (rk_pref_observe(p, fix_pref_obs[k][0], fix_pref_obs[k][1]) != RK_STATUS_OK) return 26;
+    if (rk_pref_save(p, pref_region, sizeof pref_region, &seq) != RK_STATUS_OK) return 27;
+    if (rk_pref_load(pref_region, sizeof pref_region, pref_storage, sizeof pref_storage, &pback, &seq) != RK_STATUS_OK)
+        return 28;
+    if (rk_pref_posterior(pback, mean, FIX_PREF_N, cov, FIX_PREF_TRI) != RK_STATUS_OK) return 29;
+    for (size_t k = 0; k < FIX_PREF_N; k++)
+        if (mean[k] != fix_pref_mean[k]) return 30;
+    for (size_t k = 0; k < FIX_PREF_TRI; k++)
+        if (cov[k] != fix_pref_cov[k]) return 31;
+    if (rk_pref_next_pair(pback, &i, &j, &ratio) != RK_STATUS_OK || i != FIX_PREF_NEXT_I || j != FIX_PREF_NEXT_J)
+        return 32;
+    if (rk_pref_rank(pback, order, FIX_PREF_N) != RK_STATUS_OK) return 33;
+    for (size_t k = 0; k < FIX_PREF_N; k++)
+        if (order[k] != fix_pref_order[k]) return 34;
     return 0;
 }

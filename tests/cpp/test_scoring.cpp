@@ -123,6 +123,32 @@ int main() {
             EXPECT(e.status == RK_STATUS_WRONG_MODEL_KIND);
         }
     }
+    // The preference GP on the device, storage in a std::vector: the
+    // posterior after the observations equals ranklet-core's bit for bit.
+    {
+        Model m(fix_pref, sizeof fix_pref);
+        std::vector<unsigned char> storage(rk_pref_storage_size(FIX_PREF_N));
+        rk_pref *p = nullptr;
+        check(rk_pref_init(m.get(), storage.data(), storage.size(), &p));
+        for (const auto &o : fix_pref_obs) check(rk_pref_observe(p, o[0], o[1]));
+        std::array<float, FIX_PREF_N> mean{};
+        std::array<float, FIX_PREF_TRI> cov{};
+        check(rk_pref_posterior(p, mean.data(), mean.size(), cov.data(), cov.size()));
+        for (size_t i = 0; i < FIX_PREF_N; ++i) EXPECT(mean[i] == fix_pref_mean[i]);
+        for (size_t k = 0; k < FIX_PREF_TRI; ++k) EXPECT(cov[k] == fix_pref_cov[k]);
+        float prob = 0.0f, var = 0.0f;
+        check(rk_pref_prob(p, 0, 2, &prob, &var));
+        EXPECT(prob == fix_pref_p02 && var == fix_pref_v02);
+        std::array<uint32_t, FIX_PREF_N> order{};
+        check(rk_pref_rank(p, order.data(), order.size()));
+        for (size_t i = 0; i < FIX_PREF_N; ++i) EXPECT(order[i] == fix_pref_order[i]);
+        try {
+            check(rk_pref_observe(p, 2, 2));
+            EXPECT(false);
+        } catch (const Error &e) {
+            EXPECT(e.status == RK_STATUS_BAD_ARGUMENT);
+        }
+    }
     if (failures != 0) return 1;
     std::printf("test_scoring.cpp: all checks passed\n");
     return 0;

@@ -98,3 +98,5 @@ pub use super::kind::dual_pair::layout as pair_dual;
 pub use super::kind::kernel_expansion::layout::{kernel, kernel_centring};
 pub use super::kind::linear::layout as linear;
 pub use super::kind::online::layout as online;
+pub use super::kind::pref_gp::layout as pref_gp;
+pub use super::kind::pref_inductive::layout as pref_kernel;

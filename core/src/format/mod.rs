@@ -135,6 +135,8 @@ pub use kind::dual_pair::{DualPairModel, DualPairView, PairDomain};
 pub use kind::kernel_expansion::{Basis, BasisView, KernelCentring, KernelCentringView, KernelModel, KernelView};
 pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
+pub use kind::pref_gp::{pref_gp_model, PrefGpModel, PrefGpView};
+pub use kind::pref_inductive::{pref_inductive_model, PrefInductiveModel, PrefInductiveView};
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;
@@ -151,9 +153,9 @@ pub const MAGIC: [u8; 4] = *b"RKLT";
 /// The newest format version this crate reads and writes. A file is
 /// written with the version that introduced its kind (1.0 for linear and
 /// kernel-expansion models, 1.1 for online RankRLS states, 1.2 for the pair
-/// models, bilinear and dual), as both its format and its minimum reader
+/// models, bilinear and dual, 1.4 for the preference GPs), as both its format and its minimum reader
 /// version, so older files stay byte for byte what they were.
-pub const FORMAT_VERSION: Version = Version { major: 1, minor: 2 };
+pub const FORMAT_VERSION: Version = Version { major: 1, minor: 4 };
 
 /// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
 /// `(u, v)` relates to the score of `(v, u)`. The same type the Kronecker
@@ -257,6 +259,18 @@ codes! {
         PairBasisV = 13,
         /// See [`section_id::PAIR_COEFFS`].
         PairCoeffs = 14,
+        /// See [`section_id::PREF_GP`].
+        PrefGp = 32,
+        /// See [`section_id::PREF_ITEM_NAMES`].
+        PrefItemNames = 33,
+        /// See [`section_id::PREF_KERNEL`].
+        PrefKernel = 34,
+        /// See [`section_id::PREF_BASIS`].
+        PrefBasis = 35,
+        /// See [`section_id::PREF_ALPHA`].
+        PrefAlpha = 36,
+        /// See [`section_id::PREF_W`].
+        PrefW = 37,
     }
 }
 
@@ -302,12 +316,29 @@ pub mod section_id {
     /// Dual pair model: the coefficients `A`, m_u × m_v elements, row-major
     /// (required).
     pub const PAIR_COEFFS: u16 = Section::PairCoeffs.code();
+    /// Preference GP over N items: a 24-byte record (σ, count), then `μ`
+    /// (N elements) and the packed covariance `Σ` (N(N+1)/2) (required).
+    pub const PREF_GP: u16 = Section::PrefGp.code();
+    /// Preference GP over N items: item names, N lines each ended by `\n`,
+    /// UTF-8 (optional).
+    pub const PREF_ITEM_NAMES: u16 = Section::PrefItemNames.code();
+    /// Inductive preference GP: a 48-byte record (kernel, m, σ, amplitude,
+    /// count) (required).
+    pub const PREF_KERNEL: u16 = Section::PrefKernel.code();
+    /// Inductive preference GP: basis rows, m × d elements, row-major
+    /// (required).
+    pub const PREF_BASIS: u16 = Section::PrefBasis.code();
+    /// Inductive preference GP: `α`, m elements (required).
+    pub const PREF_ALPHA: u16 = Section::PrefAlpha.code();
+    /// Inductive preference GP: `W = (K + S̃⁻¹)⁻¹`, packed lower triangle,
+    /// m(m+1)/2 elements (required).
+    pub const PREF_W: u16 = Section::PrefW.code();
 
     /// Whether this reader knows `id`, and if so whether it must be marked
-    /// required (every known section but `META`).
+    /// required (every known section but `META` and `PREF_ITEM_NAMES`).
     pub(crate) const fn known_required(id: u16) -> Option<bool> {
         match Section::from_code(id) {
-            Some(Section::Meta) => Some(false),
+            Some(Section::Meta | Section::PrefItemNames) => Some(false),
             Some(_) => Some(true),
             None => None,
         }

@@ -208,10 +208,10 @@ impl ModelView<'_> {
         Ok(())
     }
 
-    /// [`ScoreError::KindMismatch`] for a pair model, which the single-row
-    /// entry points do not score.
+    /// [`ScoreError::KindMismatch`] for a pair model or a preference GP,
+    /// which the single-row entry points do not score.
     fn single_row(&self) -> Result<(), ScoreError> {
-        if self.is_pair() {
+        if self.is_pair() || self.pref_gp().is_some() || self.pref_inductive().is_some() {
             Err(ScoreError::KindMismatch)
         } else {
             Ok(())

@@ -13,6 +13,7 @@ use std::vec::Vec;
 use super::crc32::crc32;
 use super::field;
 use super::*;
+use crate::MatRef as PrefMatRef;
 
 /// The worked example of `docs/format.md`, also committed as a fixture.
 const FIXTURE_HEX: &str = include_str!("../../tests/fixtures/format/linear_tiny_f32.hex");
@@ -287,6 +288,8 @@ fn spec_tables_match_field_constants() {
     render(field::online::FIELDS);
     render(field::bilinear::FIELDS);
     render(field::pair_dual::FIELDS);
+    render(field::pref_gp::FIELDS);
+    render(field::pref_kernel::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
 }
@@ -598,6 +601,10 @@ fn sample_files() -> Vec<Vec<u8>> {
         )),
         emit(&ModelSpec::new(Model::DualPair(dual_a.model()), ElementType::F32).with_metadata("pair=kron\n")),
         emit(&ModelSpec::new(Model::DualPair(dual_b.model()), ElementType::F64)),
+        emit(&pref_gp_spec(ElementType::F32, PREF_NAMES)),
+        emit(&pref_gp_spec(ElementType::F64, "").with_metadata("sigma=0.5\n")),
+        emit(&pref_inductive_spec(ElementType::F32)),
+        emit(&pref_inductive_spec(ElementType::F64)),
     ]
 }
 
@@ -649,10 +656,10 @@ fn specific_errors() {
     );
     check(
         &|b| {
-            b[field::FORMAT_MINOR] = 3;
-            b[field::MIN_READER_MINOR] = 3;
+            b[field::FORMAT_MINOR] = 5;
+            b[field::MIN_READER_MINOR] = 5;
         },
-        ParseError::ReaderTooOld { required: Version { major: 1, minor: 3 }, supported: FORMAT_VERSION },
+        ParseError::ReaderTooOld { required: Version { major: 1, minor: 5 }, supported: FORMAT_VERSION },
     );
     // a 1.7 file readable by 1.0 readers is accepted
     let mut b = good.clone();
@@ -660,6 +667,7 @@ fn specific_errors() {
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
     check(&|b| b[field::KIND] = 7, ParseError::BadKind { code: 7 });
+    check(&|b| b[field::KIND] = 10, ParseError::BadKind { code: 10 });
     check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
     check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
     check(&|b| b[field::RESERVED.start] = 1, ParseError::BadHeader);
@@ -1034,7 +1042,7 @@ fn scoring_input_errors() {
 fn errors_display() {
     use std::string::ToString;
     let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
-    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.2)");
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.4)");
     let _: &dyn core::error::Error = &e;
 }
 
@@ -1050,6 +1058,17 @@ fn exercise(v: &ModelView<'_>) {
     }
     if let Some(k) = v.kernel() {
         assert_eq!(k.coeffs().len(), k.rows());
+    }
+    if let Some(p) = v.pref_gp() {
+        assert_eq!(p.mean().len(), p.items());
+        let _ = (p.cov(0, d - 1), p.cov(d, 0), p.item_name(0));
+    }
+    if let Some(p) = v.pref_inductive() {
+        if d <= 4096 && p.rows() <= 4096 {
+            let mut w = vec![0.0; p.prob_workspace_len()];
+            let _ = p.predict(&vec![0.5; d], &mut w);
+            let _ = p.prob(&vec![0.5; d], &vec![-0.5; d], &mut w);
+        }
     }
     if let Some((du, dv)) = v.pair_dims() {
         if du <= 4096 && dv <= 4096 && v.pair_workspace_len() <= 1 << 16 {
@@ -1080,7 +1099,7 @@ proptest::proptest! {
 
     #[test]
     fn new_checked_never_panics_on_mutated_files_with_fixed_crc(
-        which in 0usize..10,
+        which in 0usize..14,
         edits in proptest::collection::vec((proptest::num::usize::ANY, proptest::num::u8::ANY), 1..6),
         cut in proptest::option::of(proptest::num::usize::ANY),
     ) {
@@ -1712,4 +1731,381 @@ fn pair_and_single_row_entry_points_do_not_mix() {
     assert_eq!(l.score_pair(&[1.0; 3], &[1.0; 3], &mut []), Err(ScoreError::KindMismatch));
     assert_eq!(l.score_pair_f64(&[1.0; 3], &[1.0; 3], &mut []), Err(ScoreError::KindMismatch));
     assert_eq!(l.score_pair_rows(&[1.0; 3], &[], &mut [], &mut []), Err(ScoreError::KindMismatch));
+}
+
+// ------------------------------------------------ preference GPs (kinds 8, 9)
+
+/// A valid kind-8 posterior over 3 items (Σ positive definite).
+const PREF_MEAN: [f64; 3] = [0.5, -0.25, 1.0];
+const PREF_COV: [f64; 6] = [1.0, 0.2, 0.8, -0.1, 0.3, 1.5];
+const PREF_NAMES: &str = "apple\nbanana\ncherry\n";
+
+fn pref_gp_spec(et: ElementType, names: &'static str) -> ModelSpec<'static> {
+    ModelSpec::new(
+        Model::PrefGp(PrefGpModel {
+            sigma: 0.5,
+            count: 7,
+            mean: Values::F64(&PREF_MEAN),
+            cov_packed: Values::F64(&PREF_COV),
+            item_names: names,
+        }),
+        et,
+    )
+}
+
+/// A valid kind-9 model: d = 2, m = 3 basis rows, RBF kernel.
+const PI_BASIS: [f64; 6] = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0];
+const PI_ALPHA: [f64; 3] = [0.5, -1.0, 0.25];
+/// `W` (symmetric PSD: diagonally dominant), packed lower.
+const PI_W: [f64; 6] = [0.05, 0.01, 0.04, 0.0, -0.005, 0.03];
+const PI_KERNEL: Kernel = Kernel::Rbf { gamma: 0.5 };
+
+fn pref_inductive_spec(et: ElementType) -> ModelSpec<'static> {
+    ModelSpec::new(
+        Model::PrefInductive(PrefInductiveModel {
+            kernel: PI_KERNEL,
+            scale: 2.0,
+            sigma: 0.3,
+            count: 11,
+            dim: 2,
+            basis: &PI_BASIS,
+            alpha: &PI_ALPHA,
+            w_packed: &PI_W,
+        }),
+        et,
+    )
+}
+
+fn unpack(p: &[f64], n: usize) -> Vec<f64> {
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            m[i * n + j] = p[i * (i + 1) / 2 + j];
+            m[j * n + i] = p[i * (i + 1) / 2 + j];
+        }
+    }
+    m
+}
+
+#[test]
+fn pref_gp_round_trip() {
+    for et in [ElementType::F32, ElementType::F64] {
+        for names in ["", PREF_NAMES] {
+            let bytes = emit(&pref_gp_spec(et, names).with_metadata("algo=pref-gp\n"));
+            let v = ModelView::new_checked(&bytes).unwrap();
+            assert_eq!(v.kind(), ModelKind::PrefGp);
+            assert_eq!(v.kind().code(), 8);
+            assert_eq!(v.format_version(), Version { major: 1, minor: 4 });
+            assert_eq!(v.min_reader_version(), Version { major: 1, minor: 4 });
+            assert_eq!(v.dim(), 3);
+            assert!(v.linear().is_none() && v.pref_inductive().is_none() && v.online().is_none());
+            let p = v.pref_gp().unwrap();
+            assert_eq!((p.sigma(), p.count(), p.items()), (0.5, 7, 3));
+            let all = |a: Array<'_>| a.iter().collect::<Vec<f64>>();
+            assert_eq!(all(p.mean()), PREF_MEAN.iter().map(|&x| round(x, et)).collect::<Vec<_>>());
+            assert_eq!(all(p.cov_packed()), PREF_COV.iter().map(|&x| round(x, et)).collect::<Vec<_>>());
+            let full = unpack(&PREF_COV, 3);
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert_eq!(p.cov(i, j), round(full[i * 3 + j], et));
+                }
+            }
+            assert!(p.cov(3, 0).is_nan());
+            assert_eq!(p.item_names(), names);
+            assert_eq!(p.item_name(1), if names.is_empty() { None } else { Some("banana") });
+            assert_eq!(v.metadata_get("algo"), Some("pref-gp"));
+            // Not a row scorer.
+            assert_eq!(v.score_dense(&[1.0; 3]), Err(ScoreError::KindMismatch));
+            assert_eq!(v.score_dense_f64(&[1.0; 3]), Err(ScoreError::KindMismatch));
+            assert_eq!(v.score_sparse(&[0], &[1.0]), Err(ScoreError::KindMismatch));
+            assert_eq!(v.score_pair(&[1.0; 3], &[1.0; 3], &mut []), Err(ScoreError::KindMismatch));
+        }
+    }
+    // The builder from a full matrix writes the same bytes (only the lower
+    // triangle is read: poison the upper one).
+    let mut full = unpack(&PREF_COV, 3);
+    full[1] = f64::NAN;
+    full[2] = 99.0;
+    let mut buf = [0.0; 6];
+    let m = pref_gp_model(&PREF_MEAN, PrefMatRef::from_row_major(&full, 3, 3).unwrap(), 0.5, 7, PREF_NAMES, &mut buf)
+        .unwrap();
+    assert_eq!(emit(&ModelSpec::new(m, ElementType::F32)), emit(&pref_gp_spec(ElementType::F32, PREF_NAMES)));
+    let sq = PrefMatRef::from_row_major(&full, 3, 3).unwrap();
+    assert_eq!(
+        pref_gp_model(&PREF_MEAN, sq, 0.5, 7, "", &mut [0.0; 5]).map(|_| ()),
+        Err(EmitError::BufferTooSmall { needed: 6, got: 5 })
+    );
+    let wide = PrefMatRef::from_row_major(&full[..6], 2, 3).unwrap();
+    assert_eq!(pref_gp_model(&PREF_MEAN, wide, 0.5, 7, "", &mut [0.0; 6]).map(|_| ()), Err(EmitError::BadDimensions));
+    // The file length the device side sizes its save buffer with.
+    assert_eq!(PrefGpModel::file_len(3, ElementType::F32), Some(emit(&pref_gp_spec(ElementType::F32, "")).len()));
+    assert_eq!(PrefGpModel::file_len(usize::MAX, ElementType::F32), None);
+}
+
+#[test]
+fn pref_gp_errors() {
+    let good = emit(&pref_gp_spec(ElementType::F32, PREF_NAMES));
+    let id = section_id::PREF_GP;
+    let at = section_offset(&good, id);
+    let with = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = good.clone();
+        f(&mut b);
+        fix_crc(&mut b);
+        ModelView::new_checked(&b).map(|_| ())
+    };
+    let put_f64 = |b: &mut Vec<u8>, at: usize, x: f64| b[at..at + 8].copy_from_slice(&x.to_le_bytes());
+    let put_f32 = |b: &mut Vec<u8>, at: usize, x: f32| b[at..at + 4].copy_from_slice(&x.to_le_bytes());
+    let sigma = at + field::pref_gp::SIGMA.start;
+    assert_eq!(with(&|b| put_f64(b, sigma, 0.0)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f64(b, sigma, -0.5)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f64(b, sigma, f64::NAN)), Err(ParseError::NonFinite));
+    assert_eq!(with(&|b| b[at + field::pref_gp::RESERVED.start + 7] = 1), Err(ParseError::BadSection { id }));
+    // Σ starts after μ (3 f32); the diagonal is at packed 0, 2, 5.
+    let cov = at + field::pref_gp::LEN + 3 * 4;
+    assert_eq!(with(&|b| put_f32(b, cov, 0.0)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f32(b, cov + 5 * 4, -1.5)), Err(ParseError::BadSection { id }));
+    // |Σ_10| = 0.9 > 1.001·√(1·0.8) = 0.895: not a covariance.
+    assert_eq!(with(&|b| put_f32(b, cov + 4, 0.9)), Err(ParseError::BadSection { id }));
+    // … 0.894 passes (the bound is a necessary condition only).
+    assert_eq!(with(&|b| put_f32(b, cov + 4, 0.894)), Ok(()));
+    assert_eq!(with(&|b| put_f32(b, cov + 3 * 4, f32::INFINITY)), Err(ParseError::NonFinite));
+    assert_eq!(with(&|b| put_f32(b, at + field::pref_gp::LEN, f32::NAN)), Err(ParseError::NonFinite));
+    // N in the header must match the section's length.
+    assert_eq!(with(&|b| b[field::DIM.start] = 2), Err(ParseError::BadSection { id }));
+    // Item names: N lines each ended by '\n', UTF-8.
+    let names = section_offset(&good, section_id::PREF_ITEM_NAMES);
+    let nid = ParseError::BadSection { id: section_id::PREF_ITEM_NAMES };
+    assert_eq!(with(&|b| b[names + 5] = b'x'), Err(nid)); // "applexbanana\n…": 2 lines
+    assert_eq!(with(&|b| b[names + 1] = 0xFF), Err(nid)); // not UTF-8
+    assert_eq!(with(&|b| b[names + 1] = b'\n'), Err(nid)); // 4 lines
+                                                           // The names section is optional: a reader that drops its required
+                                                           // flag still reads; marking it required is a flag error.
+    let entry = |b: &[u8], id: u16| {
+        (0..2)
+            .map(|e| field::HEADER_LEN + e * field::section::ENTRY_LEN)
+            .find(|&e| u16::from_le_bytes([b[e], b[e + 1]]) == id)
+            .unwrap()
+    };
+    let e = entry(&good, section_id::PREF_ITEM_NAMES);
+    assert_eq!(with(&|b| b[e + field::section::FLAGS.start] = 1), Err(nid));
+    // A file claiming 1.2 cannot hold a kind of 1.4.
+    assert_eq!(
+        with(&|b| {
+            b[field::FORMAT_MINOR] = 2;
+            b[field::MIN_READER_MINOR] = 2;
+        }),
+        Err(ParseError::BadHeader)
+    );
+    // A 1.4 file needs a 1.4 reader: a 1.5 minimum is ReaderTooOld here.
+    assert!(matches!(
+        with(&|b| {
+            b[field::FORMAT_MINOR] = 5;
+            b[field::MIN_READER_MINOR] = 5;
+        }),
+        Err(ParseError::ReaderTooOld { .. })
+    ));
+    // Another kind's section in a kind-8 file.
+    assert_eq!(
+        with(&|b| b[e] = section_id::PREF_ALPHA as u8),
+        Err(ParseError::BadSection { id: section_id::PREF_ALPHA })
+    );
+
+    // The writer refuses what the parser would.
+    let check = |sigma: f64, mean: &'static [f64], cov: &'static [f64], names: &'static str, et: ElementType| {
+        ModelSpec::new(
+            Model::PrefGp(PrefGpModel {
+                sigma,
+                count: 0,
+                mean: Values::F64(mean),
+                cov_packed: Values::F64(cov),
+                item_names: names,
+            }),
+            et,
+        )
+        .check()
+    };
+    let f32_ = ElementType::F32;
+    assert_eq!(check(0.5, &PREF_MEAN, &PREF_COV, PREF_NAMES, f32_), Ok(()));
+    assert_eq!(check(0.0, &PREF_MEAN, &PREF_COV, "", f32_), Err(EmitError::BadState));
+    assert_eq!(check(f64::NAN, &PREF_MEAN, &PREF_COV, "", f32_), Err(EmitError::NonFinite));
+    assert_eq!(check(0.5, &PREF_MEAN, &PREF_COV[..5], "", f32_), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.5, &[], &[], "", f32_), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.5, &PREF_MEAN, &[1.0, 0.9, 0.8, -0.1, 0.3, 1.5], "", f32_), Err(EmitError::BadState));
+    assert_eq!(check(0.5, &PREF_MEAN, &[1.0, 0.2, 0.8, -0.1, 0.3, 0.0], "", f32_), Err(EmitError::BadState));
+    assert_eq!(check(0.5, &PREF_MEAN, &[1.0, 0.2, 0.8, -0.1, 0.3, 1e39], "", f32_), Err(EmitError::NonFinite));
+    assert_eq!(check(0.5, &PREF_MEAN, &[1.0, 0.2, 0.8, -0.1, 0.3, 1e39], "", ElementType::F64), Ok(()));
+    assert_eq!(check(0.5, &PREF_MEAN, &PREF_COV, "a\nb\n", f32_), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.5, &PREF_MEAN, &PREF_COV, "a\nb\nc", f32_), Err(EmitError::BadDimensions));
+    // A diagonal entry that is positive in f64 but rounds to 0 in f32.
+    assert_eq!(check(0.5, &PREF_MEAN, &[1.0, 0.0, 1e-50, 0.0, 0.0, 1.0], "", f32_), Err(EmitError::BadState));
+}
+
+#[test]
+fn pref_inductive_round_trip_and_predictions() {
+    for et in [ElementType::F32, ElementType::F64] {
+        let bytes = emit(&pref_inductive_spec(et));
+        let v = ModelView::new_checked(&bytes).unwrap();
+        assert_eq!(v.kind(), ModelKind::PrefInductive);
+        assert_eq!(v.kind().code(), 9);
+        assert_eq!(v.format_version(), Version { major: 1, minor: 4 });
+        assert_eq!(v.dim(), 2);
+        let p = v.pref_inductive().unwrap();
+        assert_eq!((p.kernel(), p.scale(), p.sigma(), p.count(), p.rows()), (PI_KERNEL, 2.0, 0.3, 11, 3));
+        let r = |a: &[f64]| a.iter().map(|&x| round(x, et)).collect::<Vec<_>>();
+        assert_eq!(p.basis().iter().collect::<Vec<_>>(), r(&PI_BASIS));
+        assert_eq!(p.alpha().iter().collect::<Vec<_>>(), r(&PI_ALPHA));
+        assert_eq!(p.w_packed().iter().collect::<Vec<_>>(), r(&PI_W));
+        assert_eq!(v.score_dense_f64(&[1.0, 1.0]), Err(ScoreError::KindMismatch));
+
+        // Against the dense formulas on the stored values: mean = k_xᵀα,
+        // var = a·k(x,x) − k_xᵀWk_x, P = Φ(Δm/√(2σ² + v)).
+        let (basis, alpha, w) = (r(&PI_BASIS), r(&PI_ALPHA), unpack(&r(&PI_W), 3));
+        let kx = |x: &[f64]| kernel_rows(&PI_KERNEL, &basis, 2, x).iter().map(|k| 2.0 * k).collect::<Vec<_>>();
+        let quad = |a: &[f64], b: &[f64]| {
+            let mut s = 0.0;
+            for i in 0..3 {
+                for j in 0..3 {
+                    s += a[i] * w[i * 3 + j] * b[j];
+                }
+            }
+            s
+        };
+        let mut work = vec![0.0; p.prob_workspace_len()];
+        for (x, y) in [([0.3, -0.2], [1.0, 1.0]), ([0.0, 0.0], [0.0, 1.0]), ([2.0, -1.0], [0.5, 0.5])] {
+            let (ka, kb) = (kx(&x), kx(&y));
+            let mean_x: f64 = ka.iter().zip(&alpha).map(|(k, a)| k * a).sum();
+            let mean_y: f64 = kb.iter().zip(&alpha).map(|(k, a)| k * a).sum();
+            let var_x = 2.0 - quad(&ka, &ka);
+            let var_y = 2.0 - quad(&kb, &kb);
+            let cov = 2.0 * kernel_f64(&PI_KERNEL, &x, &y) - quad(&ka, &kb);
+            let (m, var) = p.predict(&x, &mut work).unwrap();
+            assert!((m - mean_x).abs() < 1e-14 && (var - var_x).abs() < 1e-14, "{m} {mean_x} {var} {var_x}");
+            let (prob, vd) = p.prob(&x, &y, &mut work).unwrap();
+            let vd_ref = var_x + var_y - 2.0 * cov;
+            assert!((vd - vd_ref).abs() < 1e-13, "{vd} {vd_ref}");
+            // Φ by the erfc series-free route: scipy-free closed form check of symmetry
+            // and of one value below.
+            let (q, _) = p.prob(&y, &x, &mut work).unwrap();
+            assert!((prob + q - 1.0).abs() < 1e-15);
+            let z = (mean_x - mean_y) / (2.0 * 0.09 + vd_ref).sqrt();
+            assert!((prob - 0.5 * libm::erfc(-z / core::f64::consts::SQRT_2)).abs() < 1e-15);
+        }
+        assert_eq!(p.predict(&[1.0], &mut work), Err(ScoreError::DimensionMismatch { expected: 2, got: 1 }));
+        assert_eq!(p.predict(&[1.0, f64::NAN], &mut work), Err(ScoreError::NonFiniteInput));
+        assert_eq!(p.predict(&[1.0, 0.0], &mut [0.0; 2]), Err(ScoreError::DimensionMismatch { expected: 3, got: 2 }));
+        assert_eq!(
+            p.prob(&[1.0, 0.0], &[0.0, 0.0], &mut [0.0; 5]),
+            Err(ScoreError::DimensionMismatch { expected: 6, got: 5 })
+        );
+    }
+    // P(x ≻ y) at a known point: W = 0, α = e_0, linear kernel, d = 1, one
+    // basis row x_0 = 1: mean(x) = a·x, var(x) = a·x²; x = 1, y = 0:
+    // P = Φ(a/√(2σ² + a)) with a = 2, σ = 1: Φ(1) = 0.841344746068543.
+    let spec = ModelSpec::new(
+        Model::PrefInductive(PrefInductiveModel {
+            kernel: Kernel::Linear,
+            scale: 2.0,
+            sigma: 1.0,
+            count: 0,
+            dim: 1,
+            basis: &[1.0],
+            alpha: &[1.0],
+            w_packed: &[0.0],
+        }),
+        ElementType::F64,
+    );
+    let bytes = emit(&spec);
+    let v = ModelView::new_checked(&bytes).unwrap();
+    let (p, vd) = v.pref_inductive().unwrap().prob(&[1.0], &[0.0], &mut [0.0; 2]).unwrap();
+    assert!((p - 0.841_344_746_068_543).abs() < 1e-15 && vd == 2.0, "{p} {vd}");
+}
+
+#[test]
+fn pref_inductive_errors() {
+    let good = emit(&pref_inductive_spec(ElementType::F64));
+    let id = section_id::PREF_KERNEL;
+    let at = section_offset(&good, id);
+    let with = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = good.clone();
+        f(&mut b);
+        fix_crc(&mut b);
+        ModelView::new_checked(&b).map(|_| ())
+    };
+    let put_f64 = |b: &mut Vec<u8>, at: usize, x: f64| b[at..at + 8].copy_from_slice(&x.to_le_bytes());
+    use field::pref_kernel as pk;
+    assert_eq!(with(&|b| put_f64(b, at + pk::SIGMA.start, 0.0)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f64(b, at + pk::SCALE.start, -2.0)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f64(b, at + pk::SCALE.start, f64::INFINITY)), Err(ParseError::NonFinite));
+    assert_eq!(with(&|b| put_f64(b, at + pk::GAMMA.start, 0.0)), Err(ParseError::BadKernel));
+    assert_eq!(with(&|b| put_f64(b, at + pk::COEF0.start, 1.0)), Err(ParseError::BadKernel));
+    assert_eq!(with(&|b| b[at + pk::KERNEL] = 9), Err(ParseError::BadKernel));
+    assert_eq!(with(&|b| b[at + pk::RESERVED.start] = 1), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| b[at + pk::ROWS.start] = 0), Err(ParseError::BadDimensions));
+    assert_eq!(with(&|b| b[at + pk::ROWS.start] = 2), Err(ParseError::BadSection { id: section_id::PREF_BASIS }));
+    let w = section_offset(&good, section_id::PREF_W);
+    assert_eq!(with(&|b| put_f64(b, w, -0.5)), Err(ParseError::BadSection { id: section_id::PREF_W }));
+    // |W_10| = 0.045 > 1.001·√(0.05·0.04) = 0.04477.
+    assert_eq!(with(&|b| put_f64(b, w + 8, 0.045)), Err(ParseError::BadSection { id: section_id::PREF_W }));
+    assert_eq!(with(&|b| put_f64(b, w + 8, f64::NAN)), Err(ParseError::NonFinite));
+    let alpha = section_offset(&good, section_id::PREF_ALPHA);
+    assert_eq!(with(&|b| put_f64(b, alpha, f64::NEG_INFINITY)), Err(ParseError::NonFinite));
+    assert_eq!(with(&|b| b[field::DIM.start] = 3), Err(ParseError::BadSection { id: section_id::PREF_BASIS }));
+    assert_eq!(
+        with(&|b| {
+            b[field::FORMAT_MINOR] = 3;
+            b[field::MIN_READER_MINOR] = 3;
+        }),
+        Err(ParseError::BadHeader)
+    );
+    // The writer refuses what the parser would.
+    let check =
+        |kernel: Kernel, scale: f64, sigma: f64, basis: &'static [f64], alpha: &'static [f64], w: &'static [f64]| {
+            ModelSpec::new(
+                Model::PrefInductive(PrefInductiveModel {
+                    kernel,
+                    scale,
+                    sigma,
+                    count: 0,
+                    dim: 2,
+                    basis,
+                    alpha,
+                    w_packed: w,
+                }),
+                ElementType::F32,
+            )
+            .check()
+        };
+    assert_eq!(check(PI_KERNEL, 2.0, 0.3, &PI_BASIS, &PI_ALPHA, &PI_W), Ok(()));
+    assert_eq!(check(Kernel::Rbf { gamma: -1.0 }, 2.0, 0.3, &PI_BASIS, &PI_ALPHA, &PI_W), Err(EmitError::BadKernel));
+    assert_eq!(check(PI_KERNEL, 0.0, 0.3, &PI_BASIS, &PI_ALPHA, &PI_W), Err(EmitError::BadState));
+    assert_eq!(check(PI_KERNEL, 2.0, 0.0, &PI_BASIS, &PI_ALPHA, &PI_W), Err(EmitError::BadState));
+    assert_eq!(check(PI_KERNEL, 2.0, 0.3, &PI_BASIS[..5], &PI_ALPHA, &PI_W), Err(EmitError::BadDimensions));
+    assert_eq!(check(PI_KERNEL, 2.0, 0.3, &PI_BASIS, &PI_ALPHA[..2], &PI_W), Err(EmitError::BadDimensions));
+    assert_eq!(check(PI_KERNEL, 2.0, 0.3, &PI_BASIS, &PI_ALPHA, &PI_W[..5]), Err(EmitError::BadDimensions));
+    assert_eq!(
+        check(PI_KERNEL, 2.0, 0.3, &PI_BASIS, &PI_ALPHA, &[0.5, 0.9, 0.4, 0.0, 0.0, 0.3]),
+        Err(EmitError::BadState)
+    );
+    assert_eq!(check(PI_KERNEL, 2.0, 0.3, &PI_BASIS, &[0.5, f64::NAN, 0.25], &PI_W), Err(EmitError::NonFinite));
+    // The builder packs the lower triangle of a full W.
+    let full = unpack(&PI_W, 3);
+    let mut buf = [0.0; 6];
+    let m = pref_inductive_model(
+        PI_KERNEL,
+        2.0,
+        0.3,
+        11,
+        &PI_BASIS,
+        2,
+        &PI_ALPHA,
+        PrefMatRef::from_row_major(&full, 3, 3).unwrap(),
+        &mut buf,
+    )
+    .unwrap();
+    assert_eq!(emit(&ModelSpec::new(m, ElementType::F64)), good);
+    let wm = PrefMatRef::from_row_major(&full, 3, 3).unwrap();
+    assert_eq!(
+        pref_inductive_model(PI_KERNEL, 2.0, 0.3, 11, &PI_BASIS, 3, &PI_ALPHA, wm, &mut [0.0; 6]).map(|_| ()),
+        Err(EmitError::BadDimensions)
+    );
 }

@@ -8,7 +8,7 @@
 //! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
-//! | [`pref`] | preference GPs: pairwise probit GP by EP (rank-one sites, parallel damped updates, EP evidence), score-difference GP in closed form, XPGP prior with relational graph kernels, evidence gradients and a projected L-BFGS, greedy active pair choice | 000 §5 eq. 10–11; 001 §3–5, §7, eqs. 1–2, 5–14 |
+//! | [`pref`] | preference GPs: pairwise probit GP by EP (rank-one sites, parallel damped updates, EP evidence), score-difference GP in closed form, XPGP prior with relational graph kernels, evidence gradients and a projected L-BFGS, greedy active pair choice; `device`: the posterior over a fixed item set on a device (ADF update per preference, `P(i ≻ j)`, next pair) | 000 §5 eq. 10–11; 001 §3–5, §7, eqs. 1–2, 5–14 |
 //! | [`online`] | online RankRLS: one preference per O(D²) Cholesky update in caller storage; posterior variance and next-pair choice | 000 eq. 5, 004 eq. 6 (normal equations), 000 §5 (Bayesian reading), 001 §5 (next pair) |
 //!
 //! Each family exposes a **fit-to-model** entry point (one call from data

@@ -14,6 +14,8 @@ pub mod dual_pair;
 pub mod kernel_expansion;
 pub mod linear;
 pub mod online;
+pub mod pref_gp;
+pub mod pref_inductive;
 
 use super::centring::FeatureCentring;
 use super::header::{Header, Sections};
@@ -26,6 +28,8 @@ use dual_pair::{DualPairModel, DualPairView};
 use kernel_expansion::{KernelModel, KernelView};
 use linear::{LinearModel, LinearView};
 use online::{OnlineModel, OnlineView};
+use pref_gp::{PrefGpModel, PrefGpView};
+use pref_inductive::{PrefInductiveModel, PrefInductiveView};
 
 /// What a model kind provides, implemented by its view type.
 pub(crate) trait Kind<'a>: Copy {
@@ -188,4 +192,11 @@ registry! {
     /// `score(u, v) = b + k_uᵀ·A·k_v` (scored by the `score_pair*`
     /// functions).
     DualPair = 6 => DualPair(DualPairModel, DualPairView),
+    /// A preference-GP posterior `N(μ, Σ)` over a fixed set of N items
+    /// (asked for `P(i ≻ j)`, rankings and the next pair by
+    /// [`crate::learn::pref::device`], not scored by row).
+    PrefGp = 8 => PrefGp(PrefGpModel, PrefGpView),
+    /// An inductive preference GP: basis rows, `α` and `W` for the mean and
+    /// variance of new items (`PrefInductiveView::predict`).
+    PrefInductive = 9 => PrefInductive(PrefInductiveModel, PrefInductiveView),
 }

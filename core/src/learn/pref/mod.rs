@@ -3,7 +3,8 @@
 //! score-difference GP in closed form (000 §5, last part), the XPGP prior
 //! with relational graph kernels (001 eqs. 1, 2, 5; §7), hyperparameters by
 //! the EP evidence ([`hyper`]), and greedy active choice of the next pairs
-//! (001 §5, [`active`]).
+//! (001 §5, [`active`]); [`device`] holds the kind-8 posterior on a device
+//! (ADF update per preference, `P(i ≻ j)`, next pair).
 //!
 //! # The model
 //!
@@ -125,6 +126,7 @@ use crate::graph::Pair;
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 pub mod active;
+pub mod device;
 pub mod hyper;
 pub mod xpgp;
 
