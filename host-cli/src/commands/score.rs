@@ -2,7 +2,7 @@
 //! edges file (pair models), in input order.
 
 use clap::{ArgGroup, Args};
-use ranklet_core::format::ModelView;
+use ranklet_core::format::{ModelView, PrefInductiveView};
 
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
@@ -26,12 +26,29 @@ pub struct ScoreArgs {
     pub rows: RowsArgs,
     #[command(flatten)]
     pub graph: EdgesArgs,
+    /// Inductive preference GPs: print `mean<TAB>sd` of each row's latent
+    /// utility (the posterior standard deviation, 000 §5) instead of the
+    /// mean alone.
+    #[arg(long)]
+    pub sd: bool,
 }
 
 /// `ranklet score`.
 pub fn score(a: ScoreArgs) -> Result<(), CliError> {
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    if let Some(gp) = view.pref_inductive() {
+        return score_pref(&a, &gp, view.dim());
+    }
+    if a.sd {
+        return Err(CliError::input("--sd applies to inductive preference GPs (train --inductive)"));
+    }
+    if view.pref_gp().is_some() {
+        return Err(CliError::input(format!(
+            "{}: a preference GP over a fixed item set scores its own items: see `ranklet inspect` (posterior means) or `ranklet suggest`",
+            a.model.model.display()
+        )));
+    }
     let scores = match &a.graph.edges {
         Some(edges_path) => {
             let model = PairModel::from_view(&view)?;
@@ -54,5 +71,39 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
         }
     }
     let _ = out.flush();
+    Ok(())
+}
+
+/// `ranklet score` with an inductive preference GP (kind 9): the posterior
+/// mean (and with `--sd` the standard deviation) of each row's latent
+/// utility, in input order.
+fn score_pref(a: &ScoreArgs, gp: &PrefInductiveView<'_>, dim: usize) -> Result<(), CliError> {
+    let path = a.rows.path()?;
+    let ds = a.rows.read(Some(dim))?;
+    if ds.n_features() > dim {
+        return Err(CliError::input(format!(
+            "{}: {} features, the model has {dim}",
+            path.display(),
+            ds.n_features()
+        )));
+    }
+    let mut x = vec![0.0; dim];
+    let mut work = vec![0.0; gp.predict_workspace_len()];
+    let mut out = String::new();
+    for i in 0..ds.n_rows() {
+        x.iter_mut().for_each(|v| *v = 0.0);
+        let (c, v) = ds.row(i);
+        c.iter().zip(v).for_each(|(&c, &v)| x[c as usize] = v);
+        let (m, var) = gp
+            .predict(&x, &mut work)
+            .map_err(|e| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i))))?;
+        if a.sd {
+            out.push_str(&format!("{m}\t{}\n", var.sqrt()));
+        } else {
+            out.push_str(&format!("{m}\n"));
+        }
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().lock().write_all(out.as_bytes());
     Ok(())
 }

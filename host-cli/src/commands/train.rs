@@ -20,7 +20,7 @@ use crate::cv::{self, Scheme};
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
-use crate::family::pref::{PrefAlgo, PrefData, PrefKernel};
+use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
 use crate::family::{describe, Algo, Family, RowFamily};
 use crate::fit::{Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -181,6 +181,12 @@ pub struct TrainArgs {
     /// Also write the cross-validation curve as a PNG (needs --cv).
     #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::CV)]
     pub plot_cv: Option<PathBuf>,
+    /// Preference GPs (pref-gp, diff-gp): write the inductive model (kind
+    /// 9: basis rows, α, W), which predicts new items from their
+    /// attributes, instead of the posterior over the training items (kind
+    /// 8, by item id), which `suggest` and devices use.
+    #[arg(long, requires = "prefs", help_heading = heading::OUTPUT)]
+    pub inductive: bool,
     /// Element type of the model file.
     #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub precision: Precision,
@@ -435,9 +441,27 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
         }
     }
     let kernel = PrefKernel::from_arg(a.kernel.as_ref())?;
+    let kind = if a.inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
     let data = PrefData::read(&a.data, algo)?;
     let mut backend = HostBackend::new(a.backend);
-    let (bytes, summary) = crate::family::pref::train(&mut backend, algo, kernel, &data, a.precision.element())?;
+    let prefs = a.data.prefs.prefs.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+    let mut meta = format!(
+        "algorithm={}\nitems={}\nprefs={prefs}\nn_items={}\nn_prefs={}\nties_dropped={}\n",
+        algo.name(),
+        data.items.source,
+        data.items.len(),
+        data.obs.len(),
+        match &data.obs {
+            Observations::Binary(b) => b.ties_dropped,
+            Observations::Differences(_) => 0,
+        }
+    );
+    for (r, rel) in data.relations.iter().enumerate() {
+        let covered = rel.covered(data.items.len());
+        meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
+    }
+    let (bytes, summary) =
+        crate::family::pref::train(&mut backend, algo, kernel, kind, &data, a.precision.element(), &mut meta)?;
     write_atomic(&a.output, &bytes)?;
     eprintln!("{summary}");
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());

@@ -46,13 +46,13 @@
 //!
 //! # Group files (`--relation-groups`, several allowed)
 //!
-//! A bipartite relation `item group [w]` (a wine and its producer, a film
-//! and its director), projected to co-membership as 001 §7 does: items `i`
-//! and `j` are related when they share a group, with weight
-//! `W_ij = Σ_g w_ig · w_jg` (the number of shared groups for unit weights);
-//! each group becomes a clique. Group ids are a name space of their own.
-//! Every item id must be known; weights finite and ≥ 0; the same
-//! (item, group) twice is an error.
+//! A bipartite relation `item group` (a wine and its producer, a film and
+//! its director), projected to co-membership as 001 §7 does (by core's
+//! learner): items `i ≠ j` are related with weight `W_ij` = the number of
+//! groups they share; each group becomes a clique. Group ids are a name
+//! space of their own. Every item id must be known; the same (item, group)
+//! twice is an error; there are no weights (a third field other than `1`
+//! is an error).
 
 use std::{collections::HashMap, path::Path};
 
@@ -238,35 +238,42 @@ pub fn parse_prefs_str(text: &str, name: &str, ids: &[String]) -> Result<Prefs, 
     Ok(Prefs { judgements, lines, source: name.to_owned() })
 }
 
-/// One relation type over the items: an undirected graph with non-negative
-/// weights, each edge once as `(i, j, w)` with `i < j`, no loops, in order
-/// of first appearance.
+/// One relation type over the items (001 §7).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Relation {
     /// The file it came from (its name in reports).
     pub source: String,
-    /// The edges.
-    pub edges: Vec<(usize, usize, f64)>,
+    /// The relation.
+    pub kind: RelationKind,
+}
+
+/// The two shapes of a relation file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RelationKind {
+    /// An undirected graph with non-negative weights: each edge once as
+    /// `(i, j, w)` with `i < j`, no loops, in order of first appearance.
+    Edges(Vec<(usize, usize, f64)>),
+    /// Memberships `(item, group)` of a bipartite relation, in file order,
+    /// none twice; projected to co-membership by the learner
+    /// (`ranklet_core::learn::pref::xpgp::Relation::Groups`).
+    Groups(Vec<(usize, usize)>),
 }
 
 impl Relation {
-    /// The weighted adjacency matrix `W` (`n × n`, symmetric, zero
-    /// diagonal), row-major.
-    pub fn adjacency(&self, n: usize) -> Vec<f64> {
-        let mut w = vec![0.0; n * n];
-        for &(i, j, v) in &self.edges {
-            w[i * n + j] += v;
-            w[j * n + i] += v;
-        }
-        w
-    }
-
-    /// Number of items with at least one edge.
+    /// Number of items with at least one edge (sharing a group with
+    /// another item, for groups).
     pub fn covered(&self, n: usize) -> usize {
         let mut seen = vec![false; n];
-        for &(i, j, _) in &self.edges {
-            seen[i] = true;
-            seen[j] = true;
+        match &self.kind {
+            RelationKind::Edges(e) => e.iter().for_each(|&(i, j, _)| {
+                seen[i] = true;
+                seen[j] = true;
+            }),
+            RelationKind::Groups(g) => {
+                let mut size: std::collections::HashMap<usize, usize> = std::collections::HashMap::new();
+                g.iter().for_each(|&(_, k)| *size.entry(k).or_default() += 1);
+                g.iter().filter(|&&(_, k)| size[&k] > 1).for_each(|&(i, _)| seen[i] = true);
+            }
         }
         seen.iter().filter(|&&s| s).count()
     }
@@ -332,7 +339,7 @@ pub fn parse_relation_str(text: &str, name: &str, ids: &[String]) -> Result<Rela
             }
         }
     }
-    Ok(Relation { source: name.to_owned(), edges })
+    Ok(Relation { source: name.to_owned(), kind: RelationKind::Edges(edges) })
 }
 
 /// Reads a group file (`item group [w]`) over the items `ids` and projects
@@ -359,28 +366,15 @@ pub fn parse_groups_str(text: &str, name: &str, ids: &[String]) -> Result<Relati
     let raw = parse_edges_str(text, name, &opts)?;
     let groups = raw.v_ids().to_vec();
     let e = raw.on_nodes(ids, &groups)?;
-    // Members of each group, in file order.
-    let mut members: Vec<Vec<(usize, f64)>> = vec![Vec::new(); groups.len()];
-    for (k, (&(i, g), &w)) in e.edges().iter().zip(e.labels()).enumerate() {
-        let w = check_weight(name, e.source_line(k), w)?;
-        members[g].push((i, w));
+    if let Some(k) = e.labels().iter().position(|&w| w != 1.0) {
+        return Err(DataError::at(
+            name,
+            e.source_line(k),
+            ErrorKind::Invalid,
+            format!("weight {}: a group file has no weights (items sharing a group are related with weight 1 per shared group)", e.labels()[k]),
+        ));
     }
-    // W_ij = Σ_g w_ig·w_jg over the cliques, accumulated in first-seen order.
-    let mut at: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut edges: Vec<(usize, usize, f64)> = Vec::new();
-    for m in &members {
-        for (x, &(i, wi)) in m.iter().enumerate() {
-            for &(j, wj) in &m[x + 1..] {
-                let key = (i.min(j), i.max(j));
-                let k = *at.entry(key).or_insert_with(|| {
-                    edges.push((key.0, key.1, 0.0));
-                    edges.len() - 1
-                });
-                edges[k].2 += wi * wj;
-            }
-        }
-    }
-    Ok(Relation { source: name.to_owned(), edges })
+    Ok(Relation { source: name.to_owned(), kind: RelationKind::Groups(e.edges().to_vec()) })
 }
 
 #[cfg(test)]
@@ -428,10 +422,8 @@ mod tests {
     fn relation_is_undirected_weighted_and_checked() {
         let items = ids(&["a", "b", "c", "d"]);
         let r = parse_relation_str("a b\nc b 0.5\nb a 1\nd d 3\n", "r", &items).unwrap();
-        assert_eq!(r.edges, vec![(0, 1, 1.0), (1, 2, 0.5)]);
+        assert_eq!(r.kind, RelationKind::Edges(vec![(0, 1, 1.0), (1, 2, 0.5)]));
         assert_eq!(r.covered(4), 3);
-        let w = r.adjacency(4);
-        assert_eq!((w[1], w[4], w[6], w[9], w[15]), (1.0, 1.0, 0.5, 0.5, 0.0));
         let err = |t: &str| {
             let e = parse_relation_str(t, "r", &items).unwrap_err();
             (e.kind(), e.line())
@@ -445,18 +437,18 @@ mod tests {
     }
 
     #[test]
-    fn groups_project_to_co_membership() {
+    fn groups_are_memberships_checked_by_line() {
         let items = ids(&["a", "b", "c", "d"]);
-        // g1 = {a, b, c}, g2 = {b, c} with c weighted 2, d alone.
-        let r = parse_groups_str("a g1\nb g1\nc g1\nb g2\nc g2 2\nd g3\n", "g", &items).unwrap();
-        let w = r.adjacency(4);
-        let at = |i: usize, j: usize| w[i * 4 + j];
-        assert_eq!((at(0, 1), at(0, 2), at(1, 2), at(2, 1), at(0, 3), at(3, 3)), (1.0, 1.0, 3.0, 3.0, 0.0, 0.0));
+        let r = parse_groups_str("a g1\nb g1\nc g1 1\nb g2\nd g3\n", "g", &items).unwrap();
+        assert_eq!(r.kind, RelationKind::Groups(vec![(0, 0), (1, 0), (2, 0), (1, 1), (3, 2)]));
+        assert_eq!(r.covered(4), 3);
         let e = parse_groups_str("a g\nq g\n", "g", &items).unwrap_err();
         assert_eq!((e.kind(), e.line()), (ErrorKind::Unknown, Some(2)));
         let e = parse_groups_str("a g\na g\n", "g", &items).unwrap_err();
         assert_eq!((e.kind(), e.line()), (ErrorKind::Duplicate, Some(2)));
-        let e = parse_groups_str("a g inf\n", "g", &items).unwrap_err();
-        assert_eq!((e.kind(), e.line()), (ErrorKind::NonFinite, Some(1)));
+        let e = parse_groups_str("a g\nb g inf\n", "g", &items).unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ErrorKind::NonFinite, Some(2)));
+        let e = parse_groups_str("a g 2\n", "g", &items).unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ErrorKind::Invalid, Some(1)));
     }
 }

@@ -25,13 +25,22 @@
 
 use std::path::Path;
 
+use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
-use ranklet_core::format::ElementType;
+use ranklet_core::format::kind::pref_gp::packed_len;
+use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView};
+use ranklet_core::graph::Pair;
 use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::pref::device::DevicePrefGp;
+use ranklet_core::learn::pref::hyper::{self, OptParams};
+use ranklet_core::learn::pref::{xpgp, EpParams, Likelihood, PrefPosterior};
+use ranklet_core::learn::LearnError;
+use ranklet_core::linalg::Rows;
 use ranklet_core::metrics;
+use ranklet_core::MatRef;
 
 use crate::args::KernelArg;
-use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation};
+use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind};
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
 use crate::input::DataArgs;
@@ -256,20 +265,382 @@ pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path) -> Result<Observ
     Ok(Observations::Binary(bin))
 }
 
-/// Fits `algo` on `data` and encodes the model file; returns its bytes and
-/// a summary for stderr (hyperparameters, evidence).
+/// Which model kind `train` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefModelKind {
+    /// Kind 8: the posterior `N(μ, Σ)` over the training items, by name
+    /// (transductive: predicts and suggests pairs among those items; what a
+    /// device updates).
+    FixedItems,
+    /// Kind 9: basis rows, `α` and `W` (inductive: predicts new items from
+    /// their attributes; pref-gp and diff-gp only).
+    Inductive,
+}
+
+/// The fitted hyperparameters, by name, as `θ` holds them in log space
+/// (`ranklet_core::learn::pref::xpgp`): `a`, `gamma`, the noise (`sigma`
+/// or `noise`), then `b_r`, `iota_r` per relation.
+fn theta_names(algo: PrefAlgo, n_rel: usize) -> Vec<String> {
+    let noise = if algo == PrefAlgo::DiffGp { "noise" } else { "sigma" };
+    let mut v = vec!["a".to_string(), "gamma".to_string(), noise.to_string()];
+    for r in 0..n_rel {
+        v.push(format!("b_{r}"));
+        v.push(format!("iota_{r}"));
+    }
+    v
+}
+
+/// Fits `algo` on `data` — EP (or the exact Gaussian posterior) with the
+/// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
+/// hyper::fit_hyper`; the RBF width fixed by `--kernel rbf:G`) — and
+/// encodes the model file (`kind`). Returns its bytes and a one-line
+/// summary (hyperparameters, evidence) for stderr.
 ///
 /// # Errors
-/// Numerical failure of the fit ([`CliError::failure`]).
+/// Bad input ([`CliError::input`]): an inductive model with relations, no
+/// attributes without relations. Numerical failure ([`CliError::failure`]).
 pub fn train<B: Backend>(
     backend: &mut B,
     algo: PrefAlgo,
     kernel: PrefKernel,
+    kind: PrefModelKind,
     data: &PrefData,
     element: ElementType,
+    meta: &mut String,
 ) -> Result<(Vec<u8>, String), CliError> {
-    let _ = (backend, algo, kernel, data, element);
-    Err(CliError::failure("the preference GP learners are not wired into this build yet"))
+    let items = &data.items;
+    let (n, d) = (items.len(), items.d);
+    if kind == PrefModelKind::Inductive && !data.relations.is_empty() {
+        return Err(CliError::input("--inductive: a model with relations (xpgp) is over its fixed item set"));
+    }
+    if d == 0 && data.relations.is_empty() {
+        return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
+    }
+    let pairs: Vec<Pair> = match &data.obs {
+        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
+        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
+    };
+    let m = pairs.len();
+    let rels: Vec<xpgp::Relation<'_>> = data
+        .relations
+        .iter()
+        .map(|r| match &r.kind {
+            RelationKind::Edges(e) => xpgp::Relation::Edges(e),
+            RelationKind::Groups(g) => xpgp::Relation::Groups(g),
+        })
+        .collect();
+    let fail = |e: LearnError| CliError::failure(format!("--algo {}: {e}", algo.name()));
+    let x = if d > 0 { Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?)) } else { None };
+    let prior = xpgp::XpgpPrior { n, x, relations: &rels };
+    // θ in log space; see `theta_names`. The probit noise is held fixed
+    // (redundant with the kernel scales); the Gaussian noise is fitted,
+    // within [1e-4, 10] times the rms observed difference.
+    let lik = match algo {
+        PrefAlgo::DiffGp => Likelihood::Gaussian { noise: 1.0 },
+        _ => Likelihood::Probit { sigma: std::f64::consts::FRAC_1_SQRT_2 },
+    };
+    let p = xpgp::theta_len(rels.len());
+    let mut theta = vec![0.0; p];
+    theta[1] = match kernel {
+        PrefKernel::Rbf(g) => g.ln(),
+        PrefKernel::Auto => (1.0 / d.max(1) as f64).ln(),
+    };
+    let rms = (pairs.iter().map(|q| q.magnitude * q.magnitude).sum::<f64>() / m as f64).sqrt().max(1e-12);
+    theta[xpgp::THETA_NOISE] = match algo {
+        PrefAlgo::DiffGp => (0.1 * rms).ln(),
+        _ => lik.scale().ln(),
+    };
+    let (mut lo, mut hi) = (vec![0.0; p], vec![0.0; p]);
+    hyper::default_bounds(&theta, &mut lo, &mut hi).map_err(fail)?;
+    if let PrefKernel::Rbf(_) = kernel {
+        (lo[1], hi[1]) = (theta[1], theta[1]);
+    }
+    if d == 0 {
+        (lo[0], hi[0], lo[1], hi[1]) = (theta[0], theta[0], theta[1], theta[1]);
+    }
+    if algo == PrefAlgo::DiffGp {
+        (lo[xpgp::THETA_NOISE], hi[xpgp::THETA_NOISE]) = ((1e-4 * rms).ln(), (10.0 * rms).ln());
+    }
+    let ep = EpParams::default();
+    let opt = OptParams::default();
+    let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+    let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
+    let mut work =
+        vec![0.0; hyper::evidence_workspace_len(&prior) + hyper::minimize_workspace_len(p, opt.memory.max(1))];
+    let bar = spinner(&format!("{}: {n} items, {m} preferences, fitting {} hyperparameters", algo.name(), free_count(&lo, &hi)));
+    let report = hyper::fit_hyper(backend, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work);
+    bar.finish_and_clear();
+    let report = report.map_err(fail)?;
+
+    let names = theta_names(algo, rels.len());
+    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
+    let noise = theta[xpgp::THETA_NOISE].exp();
+    // The probit σ of the model file: for the Gaussian likelihood the
+    // σ with 2σ² = noise², so that P(i ≻ j) = Φ(m/√(noise² + v)) is the
+    // probability that the observed difference is positive.
+    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
+    let summary = format!(
+        "{}: {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} optimizer_iterations={} evaluations={}{}",
+        algo.name(),
+        values.join(" "),
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+    );
+    // Full precision in the metadata (the summary line rounds).
+    for (k, t) in names.iter().zip(&theta) {
+        meta.push_str(&format!("{k}={}\n", t.exp()));
+    }
+    meta.push_str(&format!(
+        "likelihood={}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\noptimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
+        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        u8::from(report.converged),
+        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
+    ));
+    let bytes = match kind {
+        PrefModelKind::FixedItems => {
+            let mut names = String::new();
+            for id in &items.ids {
+                names.push_str(id);
+                names.push('\n');
+            }
+            let mut buf = vec![0.0; packed_len(n)];
+            let cov = MatRef::from_col_major(post.cov(), n, n).map_err(|e| fail(e.into()))?;
+            let model = format::pref_gp_model(post.mean(), cov, sigma, m as u64, &names, &mut buf)
+                .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+            emit(model, element, meta)?
+        }
+        PrefModelKind::Inductive => {
+            // W = K⁻¹ − K⁻¹ΣK⁻¹ of the file is core's R = S̃ − S̃ΣS̃,
+            // column by column.
+            let mut r = vec![0.0; n * n];
+            let (mut e, mut tmp) = (vec![0.0; n], vec![0.0; 2 * n]);
+            for j in 0..n {
+                e.iter_mut().for_each(|v| *v = 0.0);
+                e[j] = 1.0;
+                post.apply_r(&pairs, &e, &mut r[j * n..(j + 1) * n], &mut tmp).map_err(fail)?;
+            }
+            let mut buf = vec![0.0; packed_len(n)];
+            let w = MatRef::from_col_major(&r, n, n).map_err(|e| fail(e.into()))?;
+            let k = Kernel::Rbf { gamma: theta[1].exp() };
+            let model = format::pref_inductive_model(
+                k,
+                theta[0].exp(),
+                sigma,
+                m as u64,
+                &items.x,
+                d,
+                post.alpha(),
+                w,
+                &mut buf,
+            )
+            .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+            meta.push_str(&format!("items_ids={}\n", items.ids.join(",")));
+            emit(model, element, meta)?
+        }
+    };
+    Ok((bytes, summary))
+}
+
+/// How many parameters a box leaves free.
+fn free_count(lo: &[f64], hi: &[f64]) -> usize {
+    lo.iter().zip(hi).filter(|(a, b)| a < b).count()
+}
+
+/// A spinner on stderr for the hyperparameter search (its length is not
+/// known in advance); hidden when stderr is not a terminal.
+fn spinner(msg: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
+        bar.set_style(style);
+    }
+    bar.set_message(msg.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+/// Serialises `model` with `meta`.
+fn emit(model: format::Model<'_>, element: ElementType, meta: &str) -> Result<Vec<u8>, CliError> {
+    let spec = ModelSpec::new(model, element).with_metadata(meta);
+    let mut out = vec![0u8; spec.buffer_len()];
+    let len = spec.emit(&mut out).map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+    out.truncate(len);
+    Ok(out)
+}
+
+/// A preference model read from a file: kind 8 (over named items) or 9
+/// (inductive).
+pub enum PrefModel<'a> {
+    /// Kind 8.
+    Fixed(PrefGpView<'a>),
+    /// Kind 9, and its attribute dimension.
+    Inductive(PrefInductiveView<'a>, usize),
+}
+
+impl<'a> PrefModel<'a> {
+    /// The preference model of `view`, if it is one.
+    pub fn of(view: &ModelView<'a>) -> Option<PrefModel<'a>> {
+        view.pref_gp().map(PrefModel::Fixed).or_else(|| view.pref_inductive().map(|v| PrefModel::Inductive(v, view.dim())))
+    }
+}
+
+/// Held-out evaluation of a preference model: for each strict judgement
+/// `w ≻ l` (ties dropped, counted on stderr), the posterior means and
+/// `P(w ≻ l)` with its logarithm. A kind-8 model looks the ids of the
+/// preferences file up among its own items; a kind-9 model scores the
+/// attributes of `--items`/`--data`.
+pub struct Scored {
+    /// `(winner, loser)` indices into `mean`.
+    pub pairs: Vec<(usize, usize)>,
+    /// Posterior mean per item.
+    pub mean: Vec<f64>,
+    /// `P(w ≻ l)` per pair.
+    pub prob: Vec<f64>,
+    /// `log P(w ≻ l)` per pair (stable in the tails).
+    pub log_prob: Vec<f64>,
+}
+
+/// Scores the held-out preferences of `data_args` with `model`.
+///
+/// # Errors
+/// Reader errors (file and line), ids the model does not know, attribute
+/// dimensions that differ from the model's, only ties.
+pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
+    let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
+    let bad = |e: LearnError| CliError::failure(format!("{}: {e}", path.display()));
+    match model {
+        PrefModel::Fixed(v) => {
+            let ids: Vec<String> = (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect();
+            if v.item_names().is_empty() {
+                return Err(CliError::input("the model has no item names to look the preferences up by"));
+            }
+            let prefs = read_prefs(path, &ids)?;
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let n = v.items();
+            let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
+            let gp = DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(bad)?;
+            let mean = gp.mean().to_vec();
+            let mut prob = Vec::with_capacity(bin.pairs.len());
+            let mut log_prob = Vec::with_capacity(bin.pairs.len());
+            for &(w, l) in &bin.pairs {
+                let (p, var) = gp.prob(w, l).map_err(bad)?;
+                prob.push(p);
+                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+            }
+            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
+        }
+        PrefModel::Inductive(v, dim) => {
+            let items = PrefItems::read(data_args)?;
+            if items.d != *dim {
+                return Err(CliError::input(format!(
+                    "{}: {} attributes, the model has {}",
+                    items.source,
+                    items.d,
+                    dim
+                )));
+            }
+            let prefs = read_prefs(path, &items.ids)?;
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let se = |i: usize, e: ranklet_core::format::ScoreError| {
+                CliError::input(format!("{}: item {}: {e}", items.source, items.ids[i]))
+            };
+            let mut work = vec![0.0; v.prob_workspace_len()];
+            let mut mean = vec![0.0; items.len()];
+            for (i, m) in mean.iter_mut().enumerate() {
+                *m = v.predict(items.row(i), &mut work).map_err(|e| se(i, e))?.0;
+            }
+            let mut prob = Vec::with_capacity(bin.pairs.len());
+            let mut log_prob = Vec::with_capacity(bin.pairs.len());
+            for &(w, l) in &bin.pairs {
+                let (p, var) = v.prob(items.row(w), items.row(l), &mut work).map_err(|e| se(w, e))?;
+                prob.push(p);
+                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+            }
+            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
+        }
+    }
+}
+
+/// `log P(w ≻ l) = log Φ(m/√(2σ² + v))` by core's tail-stable `log Φ`.
+fn log_prob_of(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
+    ranklet_core::learn::pref::log_phi_ratio(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt()).0
+}
+
+/// One suggested question.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suggestion {
+    /// The pair (item indices of the model).
+    pub i: usize,
+    /// Second item.
+    pub j: usize,
+    /// Posterior mean of `f_i − f_j` when it was picked.
+    pub mean_diff: f64,
+    /// Posterior variance of `f_i − f_j` when it was picked.
+    pub var_diff: f64,
+}
+
+/// The next `k` pairs to ask of a kind-8 model (001 §5): greedily the
+/// unpicked pair of highest `v/m²` (ties to the larger `v`, then the
+/// earlier pair in `(i, j)` order, `i < j`), then the posterior updated as
+/// if the more probable answer had been given (the "pretend-answered" rule
+/// of core's `learn::pref::active`), and again.
+///
+/// **Adapter.** core's greedy selection (`active::select_pairs`) works on
+/// a fitted `PrefPosterior`, which a model file does not hold (it holds
+/// `μ`, `Σ` and σ). The device posterior of the same file
+/// (`learn::pref::device::DevicePrefGp`) has the update — `observe`, one
+/// ADF site from the current marginal, which is `select_pairs`' update for
+/// the more probable answer — and `next_pair`, which cannot exclude pairs
+/// already picked (after a pretend answer the same pair can still have the
+/// highest ratio). So this loop scans the pairs itself with the device's
+/// `prob` (`v_ij`) and means, skipping picked pairs, as `select_pairs`
+/// does. O(k·N²).
+///
+/// # Errors
+/// A failed update.
+pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliError> {
+    let n = view.items();
+    let bad = |e: LearnError| CliError::failure(format!("suggest: {e}"));
+    let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
+    let mut gp = DevicePrefGp::<f64>::from_view(&mut storage, view).map_err(bad)?;
+    let mut out: Vec<Suggestion> = Vec::with_capacity(k);
+    let mut picked = std::collections::HashSet::new();
+    while out.len() < k {
+        let mut best: Option<Suggestion> = None;
+        for i in 0..n {
+            for j in i + 1..n {
+                if picked.contains(&(i, j)) {
+                    continue;
+                }
+                let (_, v) = gp.prob(i, j).map_err(bad)?;
+                let m = gp.mean()[i] - gp.mean()[j];
+                let better = match &best {
+                    None => true,
+                    Some(b) => {
+                        let (l, r) = (v * b.mean_diff * b.mean_diff, b.var_diff * m * m);
+                        l > r || (l == r && v > b.var_diff)
+                    }
+                };
+                if better {
+                    best = Some(Suggestion { i, j, mean_diff: m, var_diff: v });
+                }
+            }
+        }
+        let Some(s) = best else { break };
+        picked.insert((s.i, s.j));
+        let (w, l) = if s.mean_diff >= 0.0 { (s.i, s.j) } else { (s.j, s.i) };
+        out.push(s);
+        gp.observe(w, l).map_err(bad)?;
+    }
+    Ok(out)
 }
 
 /// A metric on held-out judgements `w ≻ l` (ties dropped).
