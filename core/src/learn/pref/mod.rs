@@ -67,7 +67,11 @@
 //! the current sites (`≈ 3.3n³` flops: `Lᵀ(WL)` by gemm with `WL` formed
 //! sparsely, a Cholesky, a triangular solve), then
 //! updates every site from its cavity, `τ̃ ← (1 − δ)·τ̃ + δ·τ̃_new` (and the
-//! same for `ν̃`), `δ =` [`EpParams::damping`]. Parallel rather than
+//! same for `ν̃`), `δ` starting at [`EpParams::damping`] (0.8 by default),
+//! halved (down to 1/8) after any round whose largest site change exceeds
+//! the previous round's — the onset of the oscillation undamped parallel
+//! EP can fall into — and grown back by 1.25× (up to the initial value)
+//! after a round that moved the sites less. Parallel rather than
 //! sequential because one round is three BLAS-3 calls instead of `m`
 //! rank-one updates of `Σ`. **Convergence**: the round in which every site
 //! moved by less than [`EpParams::tol`] in the scale-free units
@@ -133,6 +137,9 @@ const SQRT_2PI: f64 = 2.506_628_274_631_000_7;
 /// `½·ln(2π)`.
 const HALF_LN_2PI: f64 = 0.918_938_533_204_672_7;
 
+/// The smallest damping the adaptive rule goes down to.
+const MIN_DAMPING: f64 = 0.125;
+
 /// The likelihood of one preference (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Likelihood {
@@ -187,7 +194,10 @@ impl Likelihood {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct EpParams {
-    /// Damping `δ ∈ (0, 1]` of the parallel site updates (1 = undamped).
+    /// Initial (and largest) damping `δ ∈ (0, 1]` of the parallel site
+    /// updates (1 = undamped); halved (down to 1/8) after a round whose
+    /// largest site change exceeds the previous round's, grown back by
+    /// 1.25× after one that moved less.
     pub damping: f64,
     /// Convergence threshold on `c²·|Δτ̃|` and `c·|Δν̃|`, `> 0`.
     pub tol: f64,
@@ -196,9 +206,9 @@ pub struct EpParams {
 }
 
 impl Default for EpParams {
-    /// `δ = 0.5`, `tol = 1e-8`, 500 rounds.
+    /// `δ = 0.8`, `tol = 1e-8`, 500 rounds.
     fn default() -> Self {
-        EpParams { damping: 0.5, tol: 1e-8, max_iter: 500 }
+        EpParams { damping: 0.8, tol: 1e-8, max_iter: 500 }
     }
 }
 
@@ -459,7 +469,8 @@ impl<'s> PrefPosterior<'s> {
             self.form_cov(backend)?;
         } else {
             let c = libm::sqrt(c2);
-            let delta = params.damping;
+            let mut delta = params.damping;
+            let mut last_change = f64::INFINITY;
             loop {
                 self.posterior(backend, pairs, &mut ws)?;
                 if self.iterations >= params.max_iter {
@@ -485,6 +496,14 @@ impl<'s> PrefPosterior<'s> {
                     self.nu[s] = nv;
                 }
                 self.skipped = skipped;
+                // A round that moved the sites more than the one before
+                // is the start of an oscillation: halve the damping.
+                if change > last_change {
+                    delta = (0.5 * delta).max(MIN_DAMPING);
+                } else {
+                    delta = (1.25 * delta).min(params.damping);
+                }
+                last_change = change;
                 if change < params.tol {
                     self.posterior(backend, pairs, &mut ws)?;
                     self.form_cov(backend)?;
