@@ -109,7 +109,7 @@
 //! sites `τ̃` (`m`), `ν̃` (`m`), the factor `L` (`n × n`, column-major),
 //! `C = L_B⁻¹Lᵀ` (`n × n`), `Σ = CᵀC` (`n × n`, column-major, both
 //! triangles; formed once at convergence by a syrk), `μ` (`n`), `α` (`n`).
-//! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 2n² + n`
+//! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 3n² + n`
 //! elements of scratch.
 //!
 //! # Errors
@@ -327,7 +327,9 @@ pub fn fit_workspace_len(n: usize) -> usize {
 scratch! {
     /// Scratch of one posterior computation.
     struct FitScratch(n: usize) {
-        /// `W·L`.
+        /// `Lᵀ` (column-major: its columns are the rows of `L`).
+        lt: n.saturating_mul(n),
+        /// `(W·L)ᵀ`.
         wl: n.saturating_mul(n),
         /// `B = I + LᵀWL`, then its factor.
         b: n.saturating_mul(n),
@@ -455,6 +457,11 @@ impl<'s> PrefPosterior<'s> {
         let (mut ws, _) = FitScratch::split(work, n)?;
         self.lik = lik;
         self.jitter = factor_with_jitter(backend, k, self.l)?;
+        for j in 0..n {
+            for i in 0..n {
+                ws.lt[i * n + j] = self.l[j * n + i];
+            }
+        }
         self.iterations = 0;
         self.skipped = 0;
         let c2 = lik.diff_noise_var();
@@ -529,7 +536,9 @@ impl<'s> PrefPosterior<'s> {
     ) -> Result<(), LearnError> {
         let n = self.n;
         let l = MatRef::from_col_major(self.l, n, n)?;
-        // W·L, row by row from the sites: O(m·n).
+        // (W·L)ᵀ = LᵀW column by column from the sites, O(m·n) on
+        // contiguous columns of Lᵀ: site s adds ±τ̃(Lᵀe_w − Lᵀe_l) to
+        // columns w and l.
         ws.wl.iter_mut().for_each(|v| *v = 0.0);
         ws.h.iter_mut().for_each(|v| *v = 0.0);
         for (s, p) in pairs.iter().enumerate() {
@@ -539,15 +548,16 @@ impl<'s> PrefPosterior<'s> {
             if t == 0.0 {
                 continue;
             }
+            let (cw, cl) = (&ws.lt[p.winner * n..(p.winner + 1) * n], &ws.lt[p.loser * n..(p.loser + 1) * n]);
             for j in 0..n {
-                let dj = t * (l.at(p.winner, j) - l.at(p.loser, j));
-                ws.wl[j * n + p.winner] += dj;
-                ws.wl[j * n + p.loser] -= dj;
+                let dj = t * (cw[j] - cl[j]);
+                ws.wl[p.winner * n + j] += dj;
+                ws.wl[p.loser * n + j] -= dj;
             }
         }
         {
             let mut b = MatMut::from_col_major(ws.b, n, n)?;
-            backend.gemm(1.0, l.t(), MatRef::from_col_major(ws.wl, n, n)?, 0.0, b.rb_mut())?;
+            backend.gemm(1.0, l.t(), MatRef::from_col_major(ws.wl, n, n)?.t(), 0.0, b.rb_mut())?;
             for i in 0..n {
                 for j in 0..i {
                     // Symmetrise (rounding), keep the lower triangle.
@@ -565,15 +575,8 @@ impl<'s> PrefPosterior<'s> {
         let lb = MatRef::from_col_major(ws.b, n, n)?;
         let log_det_b: f64 = (0..n).map(|i| 2.0 * libm::log(lb.at(i, i))).sum();
         // C = L_B⁻¹·Lᵀ, so that Σ = CᵀC and var(dᵀf) = ‖C·d‖².
-        {
-            let mut cm = MatMut::from_col_major(self.c, n, n)?;
-            for j in 0..n {
-                for i in 0..n {
-                    *cm.at_mut(i, j) = l.at(j, i);
-                }
-            }
-            backend.solve_lower_in_place(lb, cm)?;
-        }
+        self.c.copy_from_slice(ws.lt);
+        backend.solve_lower_in_place(lb, MatMut::from_col_major(self.c, n, n)?)?;
         // μ = Cᵀ(C·h).
         let cr = MatRef::from_col_major(self.c, n, n)?;
         crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
