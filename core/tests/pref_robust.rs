@@ -144,8 +144,8 @@ fn rank_one_kernel_gets_a_valid_posterior() {
     assert!(f.jitter > 0.0);
     // The posterior mean stays (nearly) in the span of v.
     let c = f.mean[0] / v[0];
-    for i in 0..n {
-        assert!((f.mean[i] - c * v[i]).abs() < 1e-3 * (1.0 + c.abs()), "{:?}", f.mean);
+    for (m, vi) in f.mean.iter().zip(v) {
+        assert!((m - c * vi).abs() < 1e-3 * (1.0 + c.abs()), "{:?}", f.mean);
     }
 }
 

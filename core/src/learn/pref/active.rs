@@ -22,7 +22,11 @@
 //! Σ ← Σ − κ·(Σd)(Σd)ᵀ,   μ ← μ + Σd·(ν̃ − τ̃·dᵀμ)/(1 + τ̃v),   κ = τ̃/(1 + τ̃v)
 //! ```
 //!
-//! O(n²) per pick plus O(candidates) to score them. The covariance update
+//! applied to the factor `C` of `Σ = CᵀC` ([`PrefPosterior::cov_factor`]),
+//! so that variances of differences stay `‖C(e_i − e_j)‖²` (no
+//! cancellation, as in EP): with `g = C·d`, `C ← C − η·g·(gᵀC)`,
+//! `η = κ/(1 + √(1 − κ‖g‖²))` (then `(I − ηggᵀ)² = I − κggᵀ`; `κ‖g‖² =
+//! τ̃v/(1 + τ̃v) < 1`). O(n²) per pick plus O(n) per candidate to score. The covariance update
 //! depends on the answer only through `τ̃`, and the more probable answer is
 //! the one that moves `τ̃` least (the probit site precision grows as the
 //! answer becomes more surprising), so the rule is the conservative
@@ -32,9 +36,9 @@
 use super::{probit_site, LearnError, Likelihood, PrefPosterior};
 use crate::LinalgError;
 
-/// Scratch of [`select_pairs`] for `n` items: `n² + 2n`.
+/// Scratch of [`select_pairs`] for `n` items: `n² + 3n`.
 pub fn select_workspace_len(n: usize) -> usize {
-    n.saturating_mul(n).saturating_add(2 * n)
+    n.saturating_mul(n).saturating_add(3 * n)
 }
 
 /// Picks up to `out.len()` candidates (see the module docs); writes their
@@ -63,10 +67,16 @@ pub fn select_pairs(
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    let (sg, rest) = work.split_at_mut(n * n);
-    let (mu, sd) = rest.split_at_mut(n);
-    sg.copy_from_slice(post.cov());
+    let (cf, rest) = work.split_at_mut(n * n);
+    let (mu, rest) = rest.split_at_mut(n);
+    let (g, sd) = rest.split_at_mut(n);
+    let sd = &mut sd[..n];
+    cf.copy_from_slice(post.cov_factor());
     mu.copy_from_slice(post.mean());
+    let var = |cf: &[f64], i: usize, j: usize| -> f64 {
+        let (ci, cj) = (&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n]);
+        ci.iter().zip(cj.iter()).map(|(a, b)| (a - b) * (a - b)).sum()
+    };
     let lik = post.likelihood();
     let mut picked = 0;
     while picked < out.len() {
@@ -76,7 +86,7 @@ pub fn select_pairs(
             if out[..picked].contains(&c) {
                 continue;
             }
-            let v = (sg[i * n + i] + sg[j * n + j] - 2.0 * sg[j * n + i]).max(0.0);
+            let v = var(cf, i, j);
             let m = mu[i] - mu[j];
             let m2 = m * m;
             let better = match best {
@@ -114,18 +124,24 @@ pub fn select_pairs(
         if !(tau.is_finite() && nu.is_finite()) {
             return Err(LinalgError::NonFinite.into());
         }
+        // g = C·d, Σd = Cᵀg (into sd), then C ← C − η·g·(gᵀC) = C − η·g·sdᵀ.
         for r in 0..n {
-            sd[r] = sg[a * n + r] - sg[b * n + r];
+            g[r] = cf[a * n + r] - cf[b * n + r];
+        }
+        for col in 0..n {
+            sd[col] = cf[col * n..(col + 1) * n].iter().zip(g.iter()).map(|(x, y)| x * y).sum();
         }
         let den = 1.0 + tau * v;
         let kappa = tau / den;
-        let shift = (nu - tau * md) / den;
+        let g2: f64 = g.iter().map(|x| x * x).sum();
+        let eta = kappa / (1.0 + libm::sqrt((1.0 - kappa * g2).max(0.0)));
         for col in 0..n {
-            let f = kappa * sd[col];
-            for r in 0..n {
-                sg[col * n + r] -= f * sd[r];
+            let f = eta * sd[col];
+            for (cv, gv) in cf[col * n..(col + 1) * n].iter_mut().zip(g.iter()) {
+                *cv -= f * gv;
             }
         }
+        let shift = (nu - tau * md) / den;
         for r in 0..n {
             mu[r] += sd[r] * shift;
         }

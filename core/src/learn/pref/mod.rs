@@ -68,7 +68,11 @@
 //! the current sites (`≈ 3.3n³` flops: `Lᵀ(WL)` by gemm with `WL` formed
 //! sparsely, a Cholesky, a triangular solve), then
 //! updates every site from its cavity, `τ̃ ← (1 − δ)·τ̃ + δ·τ̃_new` (and the
-//! same for `ν̃`), `δ =` [`EpParams::damping`]. Parallel rather than
+//! same for `ν̃`), `δ` starting at [`EpParams::damping`] (0.8 by default),
+//! halved (down to 1/8) after any round whose largest site change exceeds
+//! the previous round's — the onset of the oscillation undamped parallel
+//! EP can fall into — and grown back by 1.25× (up to the initial value)
+//! after a round that moved the sites less. Parallel rather than
 //! sequential because one round is three BLAS-3 calls instead of `m`
 //! rank-one updates of `Σ`. **Convergence**: the round in which every site
 //! moved by less than [`EpParams::tol`] in the scale-free units
@@ -106,7 +110,7 @@
 //! sites `τ̃` (`m`), `ν̃` (`m`), the factor `L` (`n × n`, column-major),
 //! `C = L_B⁻¹Lᵀ` (`n × n`), `Σ = CᵀC` (`n × n`, column-major, both
 //! triangles; formed once at convergence by a syrk), `μ` (`n`), `α` (`n`).
-//! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 2n² + n`
+//! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 3n² + n`
 //! elements of scratch.
 //!
 //! # Errors
@@ -134,6 +138,9 @@ pub mod xpgp;
 const SQRT_2PI: f64 = 2.506_628_274_631_000_7;
 /// `½·ln(2π)`.
 const HALF_LN_2PI: f64 = 0.918_938_533_204_672_7;
+
+/// The smallest damping the adaptive rule goes down to.
+const MIN_DAMPING: f64 = 0.125;
 
 /// The likelihood of one preference (see the [module docs](self)).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -189,7 +196,10 @@ impl Likelihood {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct EpParams {
-    /// Damping `δ ∈ (0, 1]` of the parallel site updates (1 = undamped).
+    /// Initial (and largest) damping `δ ∈ (0, 1]` of the parallel site
+    /// updates (1 = undamped); halved (down to 1/8) after a round whose
+    /// largest site change exceeds the previous round's, grown back by
+    /// 1.25× after one that moved less.
     pub damping: f64,
     /// Convergence threshold on `c²·|Δτ̃|` and `c·|Δν̃|`, `> 0`.
     pub tol: f64,
@@ -198,9 +208,9 @@ pub struct EpParams {
 }
 
 impl Default for EpParams {
-    /// `δ = 0.5`, `tol = 1e-8`, 500 rounds.
+    /// `δ = 0.8`, `tol = 1e-8`, 500 rounds.
     fn default() -> Self {
-        EpParams { damping: 0.5, tol: 1e-8, max_iter: 500 }
+        EpParams { damping: 0.8, tol: 1e-8, max_iter: 500 }
     }
 }
 
@@ -319,7 +329,9 @@ pub fn fit_workspace_len(n: usize) -> usize {
 scratch! {
     /// Scratch of one posterior computation.
     struct FitScratch(n: usize) {
-        /// `W·L`.
+        /// `Lᵀ` (column-major: its columns are the rows of `L`).
+        lt: n.saturating_mul(n),
+        /// `(W·L)ᵀ`.
         wl: n.saturating_mul(n),
         /// `B = I + LᵀWL`, then its factor.
         b: n.saturating_mul(n),
@@ -447,6 +459,11 @@ impl<'s> PrefPosterior<'s> {
         let (mut ws, _) = FitScratch::split(work, n)?;
         self.lik = lik;
         self.jitter = factor_with_jitter(backend, k, self.l)?;
+        for j in 0..n {
+            for i in 0..n {
+                ws.lt[i * n + j] = self.l[j * n + i];
+            }
+        }
         self.iterations = 0;
         self.skipped = 0;
         let c2 = lik.diff_noise_var();
@@ -461,7 +478,8 @@ impl<'s> PrefPosterior<'s> {
             self.form_cov(backend)?;
         } else {
             let c = libm::sqrt(c2);
-            let delta = params.damping;
+            let mut delta = params.damping;
+            let mut last_change = f64::INFINITY;
             loop {
                 self.posterior(backend, pairs, &mut ws)?;
                 if self.iterations >= params.max_iter {
@@ -487,6 +505,14 @@ impl<'s> PrefPosterior<'s> {
                     self.nu[s] = nv;
                 }
                 self.skipped = skipped;
+                // A round that moved the sites more than the one before
+                // is the start of an oscillation: halve the damping.
+                if change > last_change {
+                    delta = (0.5 * delta).max(MIN_DAMPING);
+                } else {
+                    delta = (1.25 * delta).min(params.damping);
+                }
+                last_change = change;
                 if change < params.tol {
                     self.posterior(backend, pairs, &mut ws)?;
                     self.form_cov(backend)?;
@@ -512,7 +538,9 @@ impl<'s> PrefPosterior<'s> {
     ) -> Result<(), LearnError> {
         let n = self.n;
         let l = MatRef::from_col_major(self.l, n, n)?;
-        // W·L, row by row from the sites: O(m·n).
+        // (W·L)ᵀ = LᵀW column by column from the sites, O(m·n) on
+        // contiguous columns of Lᵀ: site s adds ±τ̃(Lᵀe_w − Lᵀe_l) to
+        // columns w and l.
         ws.wl.iter_mut().for_each(|v| *v = 0.0);
         ws.h.iter_mut().for_each(|v| *v = 0.0);
         for (s, p) in pairs.iter().enumerate() {
@@ -522,15 +550,16 @@ impl<'s> PrefPosterior<'s> {
             if t == 0.0 {
                 continue;
             }
+            let (cw, cl) = (&ws.lt[p.winner * n..(p.winner + 1) * n], &ws.lt[p.loser * n..(p.loser + 1) * n]);
             for j in 0..n {
-                let dj = t * (l.at(p.winner, j) - l.at(p.loser, j));
-                ws.wl[j * n + p.winner] += dj;
-                ws.wl[j * n + p.loser] -= dj;
+                let dj = t * (cw[j] - cl[j]);
+                ws.wl[p.winner * n + j] += dj;
+                ws.wl[p.loser * n + j] -= dj;
             }
         }
         {
             let mut b = MatMut::from_col_major(ws.b, n, n)?;
-            backend.gemm(1.0, l.t(), MatRef::from_col_major(ws.wl, n, n)?, 0.0, b.rb_mut())?;
+            backend.gemm(1.0, l.t(), MatRef::from_col_major(ws.wl, n, n)?.t(), 0.0, b.rb_mut())?;
             for i in 0..n {
                 for j in 0..i {
                     // Symmetrise (rounding), keep the lower triangle.
@@ -548,15 +577,8 @@ impl<'s> PrefPosterior<'s> {
         let lb = MatRef::from_col_major(ws.b, n, n)?;
         let log_det_b: f64 = (0..n).map(|i| 2.0 * libm::log(lb.at(i, i))).sum();
         // C = L_B⁻¹·Lᵀ, so that Σ = CᵀC and var(dᵀf) = ‖C·d‖².
-        {
-            let mut cm = MatMut::from_col_major(self.c, n, n)?;
-            for j in 0..n {
-                for i in 0..n {
-                    *cm.at_mut(i, j) = l.at(j, i);
-                }
-            }
-            backend.solve_lower_in_place(lb, cm)?;
-        }
+        self.c.copy_from_slice(ws.lt);
+        backend.solve_lower_in_place(lb, MatMut::from_col_major(self.c, n, n)?)?;
         // μ = Cᵀ(C·h).
         let cr = MatRef::from_col_major(self.c, n, n)?;
         crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
