@@ -97,6 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--active-reps", type=int, default=2)
+    ap.add_argument("--queries", type=int, default=N_QUERIES)
     ap.add_argument("--out", default="/tmp/ranklet-exp/pref-wine")
     a = ap.parse_args()
     t0 = time.time()
@@ -106,7 +107,7 @@ def main():
     res = {}  # (learner, m) -> list of metric dicts (one per query x rep)
     act = {"random": [], "active": []}
     ties_asked = []
-    for q in range(N_QUERIES):
+    for q in range(a.queries):
         rows = perm[q * PER_QUERY:(q + 1) * PER_QUERY]
         d, pairs = query_files(q, x[rows], y[rows], a.out)
         yq = y[rows]
@@ -187,9 +188,9 @@ def main():
     lines = [
         "## Relevance feedback on wines: PGP vs XPGP vs RankRLS (001 §6 design, Figs. 2 and 4)",
         "",
-        C.stamp(t0, f"experiments/pref_wine.sh --reps {a.reps} --active-reps {a.active_reps}"),
+        C.stamp(t0, f"experiments/pref_wine.sh --reps {a.reps} --active-reps {a.active_reps} --queries {a.queries}"),
         "",
-        f"{N_QUERIES} queries of {PER_QUERY} red wines (disjoint, seed 7), attributes standardised per query;",
+        f"{a.queries} queries of {PER_QUERY} red wines (disjoint, seed 7), attributes standardised per query;",
         "preferences = every pair of wines of different taster quality; relation (xpgp) = the",
         f"{KNN}-nearest-neighbour cosine-similarity graph of the standardised attributes (weights = cosine).",
         f"{a.reps} random draws of the known pairs per query and size (the paper: 20); the remaining pairs",

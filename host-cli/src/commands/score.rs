@@ -81,11 +81,7 @@ fn score_pref(a: &ScoreArgs, gp: &PrefInductiveView<'_>, dim: usize) -> Result<(
     let path = a.rows.path()?;
     let ds = a.rows.read(Some(dim))?;
     if ds.n_features() > dim {
-        return Err(CliError::input(format!(
-            "{}: {} features, the model has {dim}",
-            path.display(),
-            ds.n_features()
-        )));
+        return Err(CliError::input(format!("{}: {} features, the model has {dim}", path.display(), ds.n_features())));
     }
     let mut x = vec![0.0; dim];
     let mut work = vec![0.0; gp.predict_workspace_len()];

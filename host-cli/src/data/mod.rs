@@ -55,7 +55,8 @@ pub use self::nodes::{
 pub use self::orders::{parse_items_str, parse_orders_str, read_items, read_orders, Items};
 pub use self::pairs::{parse_pairs_str, read_pairs, Pair};
 pub use self::prefs::{
-    parse_groups_str, parse_prefs_str, parse_relation_str, read_groups, read_prefs, read_relation, Prefs, Relation, RelationKind,
+    parse_groups_str, parse_prefs_str, parse_relation_str, read_groups, read_prefs, read_relation, Prefs, Relation,
+    RelationKind,
 };
 pub use self::svmlight::{parse_svmlight_str, read_svmlight, SvmlightOptions};
 

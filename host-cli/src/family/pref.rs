@@ -330,7 +330,11 @@ pub fn train<B: Backend>(
         })
         .collect();
     let fail = |e: LearnError| CliError::failure(format!("--algo {}: {e}", algo.name()));
-    let x = if d > 0 { Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?)) } else { None };
+    let x = if d > 0 {
+        Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
+    } else {
+        None
+    };
     let prior = xpgp::XpgpPrior { n, x, relations: &rels };
     // θ in log space; see `theta_names`. The probit noise is held fixed
     // (redundant with the kernel scales); the Gaussian noise is fitted,
@@ -367,7 +371,11 @@ pub fn train<B: Backend>(
     let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
     let mut work =
         vec![0.0; hyper::evidence_workspace_len(&prior) + hyper::minimize_workspace_len(p, opt.memory.max(1))];
-    let bar = spinner(&format!("{}: {n} items, {m} preferences, fitting {} hyperparameters", algo.name(), free_count(&lo, &hi)));
+    let bar = spinner(&format!(
+        "{}: {n} items, {m} preferences, fitting {} hyperparameters",
+        algo.name(),
+        free_count(&lo, &hi)
+    ));
     let report = hyper::fit_hyper(backend, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work);
     bar.finish_and_clear();
     let report = report.map_err(fail)?;
@@ -488,7 +496,9 @@ pub enum PrefModel<'a> {
 impl<'a> PrefModel<'a> {
     /// The preference model of `view`, if it is one.
     pub fn of(view: &ModelView<'a>) -> Option<PrefModel<'a>> {
-        view.pref_gp().map(PrefModel::Fixed).or_else(|| view.pref_inductive().map(|v| PrefModel::Inductive(v, view.dim())))
+        view.pref_gp()
+            .map(PrefModel::Fixed)
+            .or_else(|| view.pref_inductive().map(|v| PrefModel::Inductive(v, view.dim())))
     }
 }
 
@@ -542,9 +552,7 @@ pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored
             if items.d != *dim {
                 return Err(CliError::input(format!(
                     "{}: {} attributes, the model has {}",
-                    items.source,
-                    items.d,
-                    dim
+                    items.source, items.d, dim
                 )));
             }
             let prefs = read_prefs(path, &items.ids)?;
