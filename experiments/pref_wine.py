@@ -208,7 +208,7 @@ def main():
         "",
         "![error rate vs known pairs](img/pref_wine_error.png)",
         "",
-        "Paper (OHSUMED, Fig. 2, read off the plot): XPGP below PGP and SVM at every size, mean error",
+        "Paper (OHSUMED, Fig. 2, as its text states it): XPGP below PGP and SVM at every size, mean error",
         "rates reduced by 12–40 %.",
         "",
         f"**Active vs random (001 Fig. 4 design)**, xpgp, 25 questions per query, {a.active_reps} runs per query:",
