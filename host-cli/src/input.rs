@@ -111,6 +111,7 @@ impl PairsArgs {
 #[derive(Args, Debug, Clone)]
 #[command(group(ArgGroup::new("input").required(true).args(["data", "items", "edges"])))]
 #[command(group(ArgGroup::new("items_data").args(["orders", "prefs"])))]
+#[command(group(ArgGroup::new("items_needs").args(["items"]).requires("items_data")))]
 #[command(group(ArgGroup::new("pref_items").args(["data", "items"])))]
 #[command(group(
     ArgGroup::new("sample_orders")
@@ -211,7 +212,7 @@ pub fn parse_precomputed(s: &str) -> Result<PathBuf, String> {
 pub struct OrdersArgs {
     /// Items: CSV with an `id` column and numeric attribute columns; with
     /// --prefs also `id i:v …` lines (by the extension, as node features).
-    #[arg(long, requires = "items_data", help_heading = heading::ORDERS)]
+    #[arg(long, help_heading = heading::ORDERS)]
     pub items: Option<PathBuf>,
     /// Sample orders: one order per line, item ids most preferred first.
     #[arg(long, requires = "items", help_heading = heading::ORDERS)]
