@@ -4,6 +4,7 @@
 use clap::{ArgGroup, Args};
 use ranklet_core::format::{ModelView, PrefInductiveView};
 
+use crate::args::heading;
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
 use crate::family::kron::{PairModel, ScoringNodes};
@@ -29,7 +30,7 @@ pub struct ScoreArgs {
     /// Inductive preference GPs: print `mean<TAB>sd` of each row's latent
     /// utility (the posterior standard deviation, 000 §5) instead of the
     /// mean alone.
-    #[arg(long)]
+    #[arg(long, help_heading = heading::OUTPUT)]
     pub sd: bool,
 }
 
