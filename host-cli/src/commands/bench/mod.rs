@@ -1,11 +1,13 @@
 //! `ranklet bench …`: benchmarks of the numerical core, one JSON line each
 //! (`eigen`: the symmetric eigendecomposition; `train`: one training run;
-//! `kron`: one Kronecker RLS fit, closed form or CG).
+//! `kron`: one Kronecker RLS fit, closed form or CG; `pref`: the probit
+//! preference GP's EP and one evidence + gradient evaluation).
 
 use clap::Subcommand;
 
 pub mod eigen;
 pub mod kron;
+pub mod pref;
 pub mod train;
 
 /// Benchmarks.
@@ -18,6 +20,10 @@ pub enum BenchCommand {
     /// Time one Kronecker RLS fit (RBF node kernels included): closed form on a
     /// complete p × p graph, or CG on an incomplete one.
     Kron(kron::KronBenchArgs),
+    /// Time the probit preference GP: EP to convergence and one evidence +
+    /// gradient evaluation at fixed hyperparameters (optionally a whole
+    /// hyperparameter fit).
+    Pref(pref::PrefBenchArgs),
 }
 
 /// Runs a benchmark subcommand.
@@ -35,6 +41,11 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         }
         BenchCommand::Kron(args) => {
             let line = kron::bench_kron(&args)?;
+            println!("{line}");
+            Ok(())
+        }
+        BenchCommand::Pref(args) => {
+            let line = pref::bench_pref(&args)?;
             println!("{line}");
             Ok(())
         }
