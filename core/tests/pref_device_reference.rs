@@ -194,6 +194,29 @@ fn next_pair_brute_force_on_ties_and_degenerate_posteriors() {
     let (i, j, r) = gp.next_pair().unwrap();
     assert_eq!((i, j), (0, 2));
     assert!(r.is_infinite() && r > 0.0);
+    // A certain pair (v = 0, ratio 0) first does not block a later
+    // uncertain one: items 0 and 1 perfectly correlated with equal
+    // variance, item 2 independent.
+    let mean = [0.0, 0.0, 1.0];
+    let cov = [1.0, 1.0, 1.0, 0.0, 0.0, 1.0];
+    let spec = ModelSpec::new(
+        Model::PrefGp(PrefGpModel {
+            sigma: 1.0,
+            count: 0,
+            mean: Values::F64(&mean),
+            cov_packed: Values::F64(&cov),
+            item_names: "",
+        }),
+        ElementType::F64,
+    );
+    let mut b = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut b).unwrap();
+    let view = ModelView::new_checked(&b).unwrap();
+    let mut st = vec![0.0f64; DevicePrefGp::<f64>::storage_len(3)];
+    let gp = DevicePrefGp::from_model(&mut st, &view).unwrap();
+    assert_eq!(gp.prob(0, 1).unwrap(), (0.5, 0.0));
+    // (0, 2) and (1, 2): v = 2, m² = 1, ratio 2; the first wins.
+    assert_eq!(gp.next_pair(), Some((0, 2, 2.0)));
     // Brute force over the same rule, cross-multiplied, agrees on a random
     // posterior: checked on the fixture above; here also N = 1 has none.
     let one = ModelSpec::new(

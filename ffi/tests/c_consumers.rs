@@ -258,9 +258,9 @@ fn pref_fixtures() -> String {
     let n = ROWS.len();
     let mean: Vec<f64> = ROWS.iter().map(|r| 0.1 * (r[0] - r[1]) as f64).collect();
     let mut cov = Vec::new();
-    for i in 0..n {
-        for j in 0..=i {
-            let dot: f64 = ROWS[i].iter().zip(&ROWS[j]).map(|(a, b)| (a * b) as f64).sum();
+    for (i, ri) in ROWS.iter().enumerate() {
+        for (j, rj) in ROWS.iter().enumerate().take(i + 1) {
+            let dot: f64 = ri.iter().zip(rj).map(|(a, b)| (a * b) as f64).sum();
             cov.push(0.5 * dot / DIM as f64 + if i == j { 0.5 } else { 0.0 });
         }
     }

@@ -15,8 +15,10 @@
 use libfuzzer_sys::fuzz_target;
 use ranklet_core::format::{
     Array, Basis, BasisView, BilinearModel, DualPairModel, ElementType, FeatureCentring, ScoreError, KernelCentring,
-    KernelModel, LinearModel, Model, ModelKind, ModelSpec, ModelView, OnlineModel, PairDomain, PairKernel, Values,
+    KernelModel, LinearModel, Model, ModelKind, ModelSpec, ModelView, OnlineModel, PairDomain, PairKernel,
+    PrefGpModel, PrefInductiveModel, Values,
 };
+use ranklet_core::learn::pref::device::DevicePrefGp;
 
 /// Largest dimension for which a right-length dense input is built (a sparse
 /// kernel model can declare d up to 2^32 − 1 in a few hundred bytes).
@@ -107,6 +109,30 @@ fn accessors(view: &ModelView<'_>, data: &[u8]) -> usize {
     }
 
     match view.kind() {
+        ModelKind::PrefGp => {
+            let p = view.pref_gp().expect("pref-gp kind without view");
+            assert!(view.linear().is_none() && view.kernel().is_none() && view.pref_inductive().is_none());
+            assert!(p.sigma() > 0.0 && p.sigma().is_finite());
+            assert_eq!(p.items(), dim);
+            finite_len(p.mean(), dim, "pref mean");
+            finite_len(p.cov_packed(), dim * (dim + 1) / 2, "pref cov");
+            for i in 0..dim.min(64) {
+                assert!(p.cov(i, i) > 0.0, "pref: Σ_ii <= 0 accepted");
+            }
+            assert!(p.cov(dim, 0).is_nan());
+            let names = p.item_names();
+            assert!(names.is_empty() || names.lines().count() == dim);
+            let _ = p.item_name(dim);
+        }
+        ModelKind::PrefInductive => {
+            let p = view.pref_inductive().expect("pref-inductive kind without view");
+            assert!(p.sigma() > 0.0 && p.scale() > 0.0);
+            let m = p.rows();
+            assert!(m > 0);
+            finite_len(p.basis(), m * dim, "pref basis");
+            finite_len(p.alpha(), m, "pref alpha");
+            finite_len(p.w_packed(), m * (m + 1) / 2, "pref W");
+        }
         ModelKind::Linear => {
             assert!(view.kernel().is_none());
             let l = view.linear().expect("linear kind without linear view");
@@ -271,9 +297,102 @@ fn pair_scoring(view: &ModelView<'_>, data: &[u8]) {
     }
 }
 
+/// A kind-8 posterior loaded on the "device" (f32 and f64): P(i ≻ j),
+/// ranking, next pair and observations from the fuzz bytes; an observation
+/// either succeeds with a finite posterior whose variances stay positive,
+/// or fails and changes nothing.
+fn pref_device(view: &ModelView<'_>, data: &[u8]) {
+    fn run<R: ranklet_core::Real + ranklet_core::rank::Score + ranklet_core::learn::pref::device::PrefReal>(
+        view: &ModelView<'_>,
+        data: &[u8],
+    ) {
+        let n = view.dim();
+        let mut storage = vec![R::ZERO; DevicePrefGp::<R>::storage_len(n)];
+        let Ok(mut gp) = DevicePrefGp::<R>::from_model(&mut storage, view) else {
+            // Only an f64 file whose values overflow f32 may be refused.
+            assert_eq!(core::mem::size_of::<R>(), 4, "an f64 device refused a valid kind-8 model");
+            return;
+        };
+        let mut b = Bytes { data, at: 1 };
+        for _ in 0..4 {
+            let (i, j) = (b.next() as usize % (n + 1), b.next() as usize % (n + 1));
+            match gp.prob(i, j) {
+                Ok((p, v)) => {
+                    assert!(i < n && j < n);
+                    assert!(p.to_f64() >= 0.0 && p.to_f64() <= 1.0 && v.to_f64() >= 0.0, "P or v out of range");
+                }
+                Err(_) => assert!(i >= n || j >= n),
+            }
+        }
+        if let Some((i, j, r)) = gp.next_pair() {
+            assert!(i < j && j < n && !(r.to_f64() < 0.0));
+        } else {
+            assert!(n < 2);
+        }
+        let mut order = vec![0u32; n];
+        gp.rank(&mut order).expect("rank");
+        for k in 1..n {
+            assert!(gp.mean()[order[k - 1] as usize] >= gp.mean()[order[k] as usize]);
+        }
+        for _ in 0..3 {
+            let (w, l) = (b.next() as usize % (n + 1), b.next() as usize % (n + 1));
+            let (m0, c0) = (gp.mean().to_vec(), gp.cov_packed().to_vec());
+            match gp.observe(w, l) {
+                Ok(()) => {
+                    assert!(w < n && l < n && w != l);
+                    assert!(gp.mean().iter().chain(gp.cov_packed()).all(|x| x.is_finite()), "non-finite posterior");
+                    for i in 0..n {
+                        assert!(gp.cov(i, i).unwrap().to_f64() > 0.0, "variance <= 0 after observe");
+                    }
+                }
+                Err(_) => {
+                    assert!(gp.mean() == &m0[..] && gp.cov_packed() == &c0[..], "a failed observe changed the state");
+                }
+            }
+        }
+        // The device state writes back as a kind-8 file, unless rounding has
+        // pushed it outside the file's checks (then the writer says so).
+        let spec = ModelSpec::new(gp.to_model(), ElementType::F32);
+        let mut buf = vec![0u8; spec.buffer_len()];
+        if spec.emit(&mut buf).is_ok() {
+            ModelView::new_checked(&buf).expect("device state written but not readable");
+        }
+    }
+    if view.dim() <= 96 {
+        run::<f32>(view, data);
+        run::<f64>(view, data);
+    }
+}
+
+fn pref_inductive_predictions(view: &ModelView<'_>, data: &[u8]) {
+    let p = view.pref_inductive().unwrap();
+    let d = view.dim();
+    if d > DENSE_CAP || p.rows() > 512 {
+        return;
+    }
+    let mut b = Bytes { data, at: 3 };
+    let x: Vec<f64> = (0..d).map(|_| b.small() as f64).collect();
+    let y: Vec<f64> = (0..d).map(|_| b.small() as f64).collect();
+    let mut work = vec![0.0; p.prob_workspace_len()];
+    if let Ok((_, var)) = p.predict(&x, &mut work) {
+        assert!(var >= 0.0);
+    }
+    if let Ok((pr, v)) = p.prob(&x, &y, &mut work) {
+        assert!((0.0..=1.0).contains(&pr) && v >= 0.0);
+    }
+    expect_err(p.predict(&x[..d - 1], &mut work), "short x");
+    expect_err(p.predict(&x, &mut work[..p.rows() - 1]), "short work");
+}
+
 fn scoring(view: &ModelView<'_>, data: &[u8]) {
     if view.is_pair() {
         return pair_scoring(view, data);
+    }
+    if view.pref_gp().is_some() || view.pref_inductive().is_some() {
+        let x = vec![0.5f32; view.dim().min(DENSE_CAP)];
+        assert_eq!(view.score_dense(&x), Err(ScoreError::KindMismatch));
+        assert_eq!(view.score_sparse(&[], &[]), Err(ScoreError::KindMismatch));
+        return if view.pref_gp().is_some() { pref_device(view, data) } else { pref_inductive_predictions(view, data) };
     }
     assert_eq!(view.score_pair(&[], &[], &mut []), Err(ScoreError::KindMismatch));
     let dim = view.dim();
@@ -436,8 +555,34 @@ fn reemit(view: &ModelView<'_>) {
     let v = |a: Array<'_>| -> Vec<f64> { a.iter().collect() };
     let centring = view.feature_centring().map(|(m, s)| (v(m), v(s)));
     let fc = centring.as_ref().map(|(m, s)| FeatureCentring { mean: m, scale: s });
-    let (w, coeffs, dense, csr, kc, online, pair);
+    let (w, coeffs, dense, csr, kc, online, pair, pref);
     let model = match view.kind() {
+        ModelKind::PrefGp => {
+            let p = view.pref_gp().unwrap();
+            pref = [v(p.mean()), v(p.cov_packed())];
+            Model::PrefGp(PrefGpModel {
+                sigma: p.sigma(),
+                count: p.count(),
+                mean: Values::F64(&pref[0]),
+                cov_packed: Values::F64(&pref[1]),
+                item_names: p.item_names(),
+            })
+        }
+        ModelKind::PrefInductive => {
+            let p = view.pref_inductive().unwrap();
+            pref = [v(p.basis()), v(p.alpha())];
+            w = v(p.w_packed());
+            Model::PrefInductive(PrefInductiveModel {
+                kernel: p.kernel(),
+                scale: p.scale(),
+                sigma: p.sigma(),
+                count: p.count(),
+                dim: view.dim(),
+                basis: &pref[0],
+                alpha: &pref[1],
+                w_packed: &w,
+            })
+        }
         ModelKind::Bilinear => {
             let b = view.bilinear().unwrap();
             w = v(b.w());
@@ -545,6 +690,16 @@ fn reemit(view: &ModelView<'_>) {
         same(a.basis_u(), b.basis_u(), "basis u");
         same(a.basis_v(), b.basis_v(), "basis v");
         same(a.coeffs(), b.coeffs(), "A");
+    } else if let (Some(a), Some(b)) = (view.pref_gp(), back.pref_gp()) {
+        assert_eq!((a.sigma().to_bits(), a.count(), a.items(), a.item_names()), (b.sigma().to_bits(), b.count(), b.items(), b.item_names()));
+        same(a.mean(), b.mean(), "pref mean");
+        same(a.cov_packed(), b.cov_packed(), "pref cov");
+    } else if let (Some(a), Some(b)) = (view.pref_inductive(), back.pref_inductive()) {
+        assert_eq!((a.kernel(), a.rows(), a.count()), (b.kernel(), b.rows(), b.count()));
+        assert_eq!((a.sigma().to_bits(), a.scale().to_bits()), (b.sigma().to_bits(), b.scale().to_bits()));
+        same(a.basis(), b.basis(), "pref basis");
+        same(a.alpha(), b.alpha(), "pref alpha");
+        same(a.w_packed(), b.w_packed(), "pref W");
     } else if let (Some(a), Some(b)) = (view.online(), back.online()) {
         assert_eq!((a.lambda().to_bits(), a.count(), a.prior_id()), (b.lambda().to_bits(), b.count(), b.prior_id()));
         assert_eq!(a.offset().to_bits(), b.offset().to_bits());
@@ -598,7 +753,7 @@ fn reemit(view: &ModelView<'_>) {
             let (s1, s2) = (view.score_pair(&xu, &xv, &mut w1), back.score_pair(&xu, &xv, &mut w2));
             assert_eq!(s1.map(f32::to_bits), s2.map(f32::to_bits));
         }
-    } else if view.dim() <= DENSE_CAP {
+    } else if view.dim() <= DENSE_CAP && view.pref_gp().is_none() && view.pref_inductive().is_none() {
         let x: Vec<f32> = (0..view.dim()).map(|j| (j % 5) as f32 - 2.0).collect();
         let (s1, s2) = (view.score_dense(&x), back.score_dense(&x));
         assert_eq!(s1.map(f32::to_bits), s2.map(f32::to_bits));

@@ -20,6 +20,14 @@
  *   pscore bilinear <u> <row> <f32 bits hex> (rk_rank_candidates for node u)
  *   porder bilinear <u> <row> <row> ...
  *   stack bilinear rank <bytes>
+ *   pref mean <i> <f32 bits hex>            (preference GP after the observations)
+ *   pref cov <k> <f32 bits hex>             (packed lower triangle)
+ *   pref count <n>
+ *   pref next <i> <j> ratio <f32 bits hex>
+ *   pref prob <i> <j> <f32 bits hex> var <f32 bits hex>
+ *   pref order <item> <item> ...
+ *   pref saved seq <s>; pref torn: previous state loads (seq <s>)
+ *   stack pref observe <bytes> prob <bytes> next <bytes> save <bytes> load <bytes>
  *   FIRMWARE OK | FIRMWARE FAIL <what> */
 #include <stddef.h>
 #include <stdint.h>
@@ -46,6 +54,22 @@ static float online_work[FW_ROWS * FW_DIM + 4 * FW_ROWS + 16];
 extern const uint8_t fw_model_bilinear[];
 extern const size_t fw_model_bilinear_len;
 static float pair_work[FW_DIM + 8];
+
+/* The preference GP (kind 8): a prior over FW_PREF_N items written by
+ * core/examples/pref_fixture.rs on the host, with the observations it
+ * drew (pref_obs.h); run.sh compares the device posterior with the host's
+ * f64 ADF from the same file. */
+#include "pref_obs.h"
+extern const uint8_t fw_model_pref[];
+extern const size_t fw_model_pref_len;
+#define PREF_FLOATS (2 * FW_PREF_N + FW_PREF_N * (FW_PREF_N + 1) / 2)
+#define PREF_STORAGE (4 * PREF_FLOATS + 64)
+#define PREF_REGION (2 * (4 * (FW_PREF_N + FW_PREF_N * (FW_PREF_N + 1) / 2) + 128))
+static unsigned char pref_storage[PREF_STORAGE];
+static unsigned char pref_reloaded[PREF_STORAGE];
+static unsigned char pref_region[PREF_REGION];
+static float pref_mean[FW_PREF_N], pref_cov[FW_PREF_N * (FW_PREF_N + 1) / 2];
+static uint32_t pref_order[FW_PREF_N];
 
 #include "stackpaint.h"
 
@@ -339,6 +363,152 @@ static int run_pairs(void) {
     return 0;
 }
 
+static void put_bits(float f) {
+    union { float f; uint32_t u; } a = {f};
+    sh_put_hex32(a.u);
+}
+
+/* The preference GP on the device: load the host's prior, absorb the
+ * observations one ADF site at a time, print the posterior, P(i > j), the
+ * next pair and the ranking; hostile calls; save to the A/B store, reload,
+ * and a torn newer save must not load. */
+static int run_pref(void) {
+    const rk_model *m = 0;
+    rk_pref *p = 0, *back = 0;
+    rk_status st;
+    size_t n = 0;
+    uint64_t count = 0;
+    uint32_t stack_obs = 0, stack_prob = 0, stack_next = 0, stack_save = 0, stack_load = 0, sp, used;
+    if ((st = rk_model_parse(fw_model_pref, fw_model_pref_len, storage, sizeof storage, &m)) != RK_STATUS_OK)
+        return fail("parse", "pref", st);
+    rk_model_info info;
+    if ((st = rk_model_get_info(m, &info)) != RK_STATUS_OK || info.kind != RK_MODEL_KIND_PREF_GP ||
+        info.dim != FW_PREF_N)
+        return fail("info", "pref", st);
+    if (rk_pref_storage_size(FW_PREF_N) > sizeof pref_storage)
+        return fail("storage", "pref", (uint32_t)rk_pref_storage_size(FW_PREF_N));
+    if (rk_pref_store_size(FW_PREF_N) > sizeof pref_region)
+        return fail("region", "pref", (uint32_t)rk_pref_store_size(FW_PREF_N));
+    if ((st = rk_pref_init(m, pref_storage, sizeof pref_storage, &p)) != RK_STATUS_OK) return fail("init", "pref", st);
+    for (uint32_t k = 0; k < FW_PREF_OBS; k++) {
+        sp = current_sp();
+        paint(sp - PAINT_GAP);
+        st = rk_pref_observe(p, fw_pref_obs[k][0], fw_pref_obs[k][1]);
+        used = stack_used(sp);
+        if (used > stack_obs) stack_obs = used;
+        if (st != RK_STATUS_OK) return fail("observe", "pref", k);
+    }
+    /* Hostile observations are refused and change nothing (the host
+     * comparison below would catch a change). */
+    if ((st = rk_pref_observe(p, 3, 3)) != RK_STATUS_BAD_ARGUMENT) return fail("w == l not refused", "pref", st);
+    if ((st = rk_pref_observe(p, FW_PREF_N, 0)) != RK_STATUS_BAD_ARGUMENT)
+        return fail("index N not refused", "pref", st);
+    if ((st = rk_pref_init(m, pref_storage, 16, &back)) != RK_STATUS_STORAGE_TOO_SMALL)
+        return fail("short storage not refused", "pref", st);
+    if ((st = rk_pref_items(p, &n, &count)) != RK_STATUS_OK || n != FW_PREF_N) return fail("items", "pref", st);
+    if ((st = rk_pref_posterior(p, pref_mean, FW_PREF_N, pref_cov, sizeof pref_cov / sizeof pref_cov[0])) !=
+        RK_STATUS_OK)
+        return fail("posterior", "pref", st);
+    for (uint32_t i = 0; i < FW_PREF_N; i++) {
+        sh_puts("pref mean ");
+        sh_put_u32(i);
+        sh_puts(" ");
+        put_bits(pref_mean[i]);
+        sh_puts("\n");
+    }
+    for (uint32_t k = 0; k < sizeof pref_cov / sizeof pref_cov[0]; k++) {
+        sh_puts("pref cov ");
+        sh_put_u32(k);
+        sh_puts(" ");
+        put_bits(pref_cov[k]);
+        sh_puts("\n");
+    }
+    sh_puts("pref count ");
+    sh_put_u32((uint32_t)count);
+    sh_puts("\n");
+    uint32_t ni = 0, nj = 0;
+    float ratio = 0.0f, prob = 0.0f, var = 0.0f;
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_pref_next_pair(p, &ni, &nj, &ratio);
+    stack_next = stack_used(sp);
+    if (st != RK_STATUS_OK) return fail("next_pair", "pref", st);
+    sh_puts("pref next ");
+    sh_put_u32(ni);
+    sh_puts(" ");
+    sh_put_u32(nj);
+    sh_puts(" ratio ");
+    put_bits(ratio);
+    sh_puts("\n");
+    for (uint32_t k = 0; k < 4; k++) {
+        uint32_t i = (k * 5) % FW_PREF_N, j = (k * 11 + 3) % FW_PREF_N;
+        sp = current_sp();
+        paint(sp - PAINT_GAP);
+        st = rk_pref_prob(p, i, j, &prob, &var);
+        used = stack_used(sp);
+        if (used > stack_prob) stack_prob = used;
+        if (st != RK_STATUS_OK) return fail("prob", "pref", st);
+        sh_puts("pref prob ");
+        sh_put_u32(i);
+        sh_puts(" ");
+        sh_put_u32(j);
+        sh_puts(" ");
+        put_bits(prob);
+        sh_puts(" var ");
+        put_bits(var);
+        sh_puts("\n");
+    }
+    if ((st = rk_pref_rank(p, pref_order, FW_PREF_N)) != RK_STATUS_OK) return fail("rank", "pref", st);
+    sh_puts("pref order");
+    for (uint32_t i = 0; i < FW_PREF_N; i++) {
+        sh_puts(" ");
+        sh_put_u32(pref_order[i]);
+    }
+    sh_puts("\n");
+
+    /* Save, reload, then a torn newer save: the first save still loads. */
+    uint32_t seq = 0, seq2 = 0;
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_pref_save(p, pref_region, sizeof pref_region, &seq);
+    stack_save = stack_used(sp);
+    if (st != RK_STATUS_OK) return fail("save", "pref", st);
+    sp = current_sp();
+    paint(sp - PAINT_GAP);
+    st = rk_pref_load(pref_region, sizeof pref_region, pref_reloaded, sizeof pref_reloaded, &back, &seq2);
+    stack_load = stack_used(sp);
+    if (st != RK_STATUS_OK || seq2 != seq) return fail("load", "pref", st);
+    float m2[FW_PREF_N];
+    if ((st = rk_pref_posterior(back, m2, FW_PREF_N, 0, 0)) != RK_STATUS_OK) return fail("reloaded", "pref", st);
+    for (uint32_t i = 0; i < FW_PREF_N; i++)
+        if (m2[i] != pref_mean[i]) return fail("reloaded mean differs", "pref", i);
+    sh_puts("pref saved seq ");
+    sh_put_u32(seq);
+    sh_puts("\n");
+    if ((st = rk_pref_observe(p, 0, 1)) != RK_STATUS_OK) return fail("observe after save", "pref", st);
+    if ((st = rk_pref_save(p, pref_region, sizeof pref_region, &seq2)) != RK_STATUS_OK)
+        return fail("second save", "pref", st);
+    pref_region[sizeof pref_region / 2 + 100] ^= 0x01;
+    if (seq2 == seq) return fail("second save reused the sequence", "pref", seq2);
+    if ((st = rk_pref_load(pref_region, sizeof pref_region, pref_reloaded, sizeof pref_reloaded, &back, &seq2)) !=
+        RK_STATUS_OK)
+        return fail("load after damage", "pref", st);
+    if ((st = rk_pref_posterior(back, m2, FW_PREF_N, 0, 0)) != RK_STATUS_OK) return fail("reloaded 2", "pref", st);
+    for (uint32_t i = 0; i < FW_PREF_N; i++)
+        if (m2[i] != pref_mean[i]) return fail("damaged save was loaded", "pref", i);
+    sh_puts("pref torn: previous state loads (seq ");
+    sh_put_u32(seq2);
+    sh_puts(")\n");
+    sh_puts("stack pref");
+    put_kv("observe", stack_obs);
+    put_kv("prob", stack_prob);
+    put_kv("next", stack_next);
+    put_kv("save", stack_save);
+    put_kv("load", stack_load);
+    sh_puts("\n");
+    return 0;
+}
+
 int main(void) {
     sh_puts("ranklet firmware test, library ");
     sh_puts(rk_version());
@@ -347,6 +517,7 @@ int main(void) {
         if (run_model(&fw_models[i])) return 1;
     if (run_online()) return 1;
     if (run_pairs()) return 1;
+    if (run_pref()) return 1;
     sh_puts("FIRMWARE OK\n");
     return 0;
 }

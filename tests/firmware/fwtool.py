@@ -23,11 +23,70 @@
       (lines `u row bits` from core/examples/pair_fixture.rs), the pair
       model's scores (`pscore bilinear u row bits`, relative 1e-6) and
       orders (`porder bilinear u ...`, a stable sort of the device's
-      scores).
+      scores). With pref=HOST (lines `mean i v`, `cov k v`, `sigma v`,
+      `count n` from core/examples/pref_fixture.rs: the f64 posterior after
+      the same ADF updates), the device's preference-GP posterior
+      (`pref mean|cov ...`, |device - host| <= 1e-4 * max(1, |host|)), its
+      count, P(i > j) and v_ij recomputed from the host posterior (1e-4),
+      its next pair (the host's ratio at that pair within 1e-3 relative of
+      the host's best) and its order (non-increasing host means up to
+      1e-4).
       Exit 0 when everything agrees, 1 otherwise (mismatches printed).
 """
+import math
 import struct
 import sys
+
+
+def bits32(h):
+    return struct.unpack("<f", struct.pack("<I", int(h, 16)))[0]
+
+
+def check_pref(dev, path, bad):
+    """The device's preference-GP posterior against the host's f64 one."""
+    host = {"mean": {}, "cov": {}}
+    for line in open(path):
+        t = line.split()
+        if t and t[0] in ("mean", "cov"):
+            host[t[0]][int(t[1])] = float(t[2])
+        elif t and t[0] in ("sigma", "count"):
+            host[t[0]] = float(t[1]) if t[0] == "sigma" else int(t[1])
+    n = len(host["mean"])
+    worst = 0.0
+    for part in ("mean", "cov"):
+        d = dev.get(part, {})
+        if sorted(d) != sorted(host[part]):
+            bad.append(f"pref: firmware printed {len(d)} {part} entries, the host has {len(host[part])}")
+            return
+        for k, h in host[part].items():
+            e = abs(d[k] - h) / max(1.0, abs(h))
+            worst = max(worst, e)
+            if e > 1e-4:
+                bad.append(f"pref: {part} {k}: firmware {d[k]!r} vs host {h!r} (scaled difference {e:.3g} > 1e-4)")
+    if dev.get("count") != host["count"]:
+        bad.append(f"pref: firmware count {dev.get('count')} != host {host['count']}")
+    mu, c = host["mean"], host["cov"]
+    cov = lambda i, j: c[max(i, j) * (max(i, j) + 1) // 2 + min(i, j)]
+    v = lambda i, j: max(0.0, cov(i, i) + cov(j, j) - 2 * cov(i, j))
+    s2 = 2 * host["sigma"] ** 2
+    for i, j, p, var in dev.get("prob", []):
+        hp = 0.5 * math.erfc(-(mu[i] - mu[j]) / math.sqrt(s2 + v(i, j)) / math.sqrt(2))
+        if abs(p - hp) > 1e-4 or abs(var - v(i, j)) > 1e-4 * max(1.0, v(i, j)):
+            bad.append(f"pref: P({i} > {j}) firmware {p!r} var {var!r} vs host {hp!r} var {v(i, j)!r}")
+    if not dev.get("prob"):
+        bad.append("pref: firmware printed no probabilities")
+    ratio = lambda i, j: math.inf if mu[i] == mu[j] else v(i, j) / (mu[i] - mu[j]) ** 2
+    best = max(ratio(i, j) for i in range(n) for j in range(i + 1, n))
+    ni, nj, r = dev.get("next", (0, 0, 0.0))
+    if not (ni < nj < n) or ratio(ni, nj) < (1 - 1e-3) * best:
+        bad.append(f"pref: next pair ({ni}, {nj}) has host ratio {ratio(ni, nj) if ni < nj < n else None}, "
+                   f"the host's best is {best}")
+    order = dev.get("order", [])
+    if sorted(order) != list(range(n)) or any(mu[a] < mu[b] - 1e-4 for a, b in zip(order, order[1:])):
+        bad.append(f"pref: firmware order {order} is not by the host's posterior means")
+    print(f"fwtool check: pref: {n} items, {host['count']} observations, posterior within {worst:.3g} "
+          f"(scaled) of the host's f64 ADF; next pair ({ni}, {nj}) ratio {r:.4g} (host best {best:.4g}); "
+          f"{len(dev.get('prob', []))} probabilities and the order agree")
 
 
 def f32(v):
@@ -138,6 +197,16 @@ def check(fw_out, specs):
             fw.setdefault("pairs", {}).setdefault("score", {})[(int(t[2]), int(t[3]))] = int(t[4], 16)
         elif t[0] == "porder" and len(t) > 3:
             fw.setdefault("pairs", {}).setdefault("order", {})[int(t[2])] = [int(x) for x in t[3:]]
+        elif t[0] == "pref" and len(t) == 4 and t[1] in ("mean", "cov"):
+            fw.setdefault("pref", {}).setdefault(t[1], {})[int(t[2])] = bits32(t[3])
+        elif t[0] == "pref" and len(t) == 3 and t[1] == "count":
+            fw.setdefault("pref", {})["count"] = int(t[2])
+        elif t[0] == "pref" and len(t) == 6 and t[1] == "next":
+            fw.setdefault("pref", {})["next"] = (int(t[2]), int(t[3]), bits32(t[5]))
+        elif t[0] == "pref" and len(t) == 7 and t[1] == "prob":
+            fw.setdefault("pref", {}).setdefault("prob", []).append((int(t[2]), int(t[3]), bits32(t[4]), bits32(t[6])))
+        elif t[0] == "pref" and t[1:2] == ["order"]:
+            fw.setdefault("pref", {})["order"] = [int(x) for x in t[2:]]
         elif line.startswith("FIRMWARE OK"):
             ok_line = True
     bad = []
@@ -172,6 +241,9 @@ def check(fw_out, specs):
                     bad.append(f"pairs: u {u}: firmware order {order} != sort of its scores {stable_desc(dev_u)}")
             print(f"fwtool check: bilinear pair model: {len(host)} pair scores, worst relative difference to "
                   f"ranklet-core on the host {worst:.3g}{' (bit-identical)' if same_bits else ''}; orders agree")
+            continue
+        if name == "pref":
+            check_pref(fw.get("pref", {}), path, bad)
             continue
         if name == "online":
             count, host_w = online_state(path)

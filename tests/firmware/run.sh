@@ -27,6 +27,14 @@
 #     ranks the same candidates (rk_rank_candidates), checks exact symmetry,
 #     and fwtool.py compares its scores with the host's (relative 1e-6) and
 #     its order with a sort of its scores.
+#  6. Preference GP (kind 8): core/examples/pref_fixture.rs writes a prior
+#     over 32 items, 40 observed preferences and the posterior ranklet-core
+#     computes from them on the host in f64 (the same ADF updates); the
+#     firmware applies them with rk_pref_observe in f32, and fwtool.py
+#     compares the posterior mean and covariance (1e-4, scaled by
+#     max(1, |host|)), P(i > j) and its variance, the next pair (the host's
+#     ratio at the device's pair within 1e-3 of the host's best) and the
+#     ranking (consistent with the host means).
 #
 # Exit status: 0 all agree; 1 a build, run or comparison failed;
 # 77 the emulator toolchain could not be installed, so the firmware test did
@@ -102,6 +110,9 @@ done
 # The pair model and its host scores (ranklet-core, the host library).
 cargo run --quiet --release --manifest-path "$repo/Cargo.toml" -p ranklet-core --example pair_fixture \
     --target-dir "$target_dir" -- "$data" "$out"
+# The preference GP: prior, observations, host posterior.
+cargo run --quiet --release --manifest-path "$repo/Cargo.toml" -p ranklet-core --example pref_fixture \
+    --target-dir "$target_dir" -- "$out" 32 40
 
 # ---- 4. firmware: build, run, compare ----
 # The models as C arrays: `ranklet export --c-array` where this ranklet has it,
@@ -118,6 +129,8 @@ for m in linear rbf; do
 done
 python3 "$here/fwtool.py" c-array fw_model_bilinear "$out/bilinear.rkl" >"$out/fw_model_bilinear.c"
 model_srcs+=("$out/fw_model_bilinear.c")
+python3 "$here/fwtool.py" c-array fw_model_pref "$out/pref.rkl" >"$out/fw_model_pref.c"
+model_srcs+=("$out/fw_model_pref.c")
 python3 "$here/fwtool.py" header "$data" linear rbf --feedback "$here/feedback.txt" >"$out/fw_models.h"
 CFLAGS=(-std=c11 -O2 -g -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
     -ffreestanding -fno-builtin -ffunction-sections -fdata-sections -fstack-usage
@@ -147,7 +160,7 @@ if [ "$qemu_status" != 0 ]; then
     exit 1
 fi
 if ! python3 "$here/fwtool.py" check "$out/fw.out" linear="$out/linear.host" rbf="$out/rbf.host" \
-    online="$out/online.rkl" pairs="$out/bilinear.host"; then
+    online="$out/online.rkl" pairs="$out/bilinear.host" pref="$out/pref.host"; then
     echo "FIRMWARE TEST FAILED: device scores or rankings differ from the host (see MISMATCH lines)" >&2
     exit 1
 fi

@@ -8,7 +8,7 @@ use std::{fs, path::Path};
 
 use ranklet_core::format::{
     Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, Values,
+    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, PrefGpModel, PrefInductiveModel, Values,
 };
 
 fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
@@ -124,6 +124,36 @@ fn main() {
             offset: -0.5,
         };
         write(&models, &format!("dual_sym_one_{tag}"), &ModelSpec::new(Model::DualPair(one), et));
+    }
+
+    // Preference GPs (format 1.4): kind 8 over 3 items (with and without
+    // item names) and kind 9 over m = 2 basis rows of d = 2.
+    static PREF_MEAN: [f64; 3] = [0.5, -0.25, 1.0];
+    static PREF_COV: [f64; 6] = [1.0, 0.2, 0.8, -0.1, 0.3, 1.5];
+    let basis = [0.0, 1.0, 1.0, -0.5];
+    for (et, tag) in [(ElementType::F32, "f32"), (ElementType::F64, "f64")] {
+        let gp = |names| {
+            Model::PrefGp(PrefGpModel {
+                sigma: 0.5,
+                count: 4,
+                mean: Values::F64(&PREF_MEAN),
+                cov_packed: Values::F64(&PREF_COV),
+                item_names: names,
+            })
+        };
+        write(&models, &format!("pref_gp_{tag}"), &ModelSpec::new(gp(""), et));
+        write(&models, &format!("pref_gp_names_{tag}"), &ModelSpec::new(gp("a\nb\nc\n"), et).with_metadata("sigma=0.5\n"));
+        let ind = Model::PrefInductive(PrefInductiveModel {
+            kernel: Kernel::Rbf { gamma: 0.5 },
+            scale: 2.0,
+            sigma: 0.3,
+            count: 5,
+            dim: 2,
+            basis: &basis,
+            alpha: &[0.5, -1.0],
+            w_packed: &[0.05, 0.01, 0.04],
+        });
+        write(&models, &format!("pref_inductive_{tag}"), &ModelSpec::new(ind, et));
     }
 
     // model_roundtrip decodes its input with `arbitrary`; any bytes will do.

@@ -298,12 +298,17 @@ impl<'a> ModelView<'a> {
 }
 
 /// Whether the packed symmetric `W` has a non-negative diagonal and
-/// satisfies Cauchy–Schwarz with slack.
+/// satisfies Cauchy–Schwarz with slack (on squares, as for kind 8).
 fn psd_necessary(m: usize, w: impl Fn(usize) -> f64) -> bool {
     let diag = |i: usize| w(packed_len(i + 1) - 1);
+    let k = (1.0 + CS_SLACK) * (1.0 + CS_SLACK);
     (0..m).all(|i| {
         let d_i = diag(i);
-        d_i >= 0.0 && (0..i).all(|j| libm::fabs(w(packed_len(i) + j)) <= (1.0 + CS_SLACK) * libm::sqrt(d_i * diag(j)))
+        d_i >= 0.0
+            && (0..i).all(|j| {
+                let c = w(packed_len(i) + j);
+                c * c <= k * d_i * diag(j)
+            })
     })
 }
 

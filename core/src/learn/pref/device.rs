@@ -316,23 +316,32 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// The next pair to ask (001 §5): `(i, j, v_ij/m_ij²)` with `i < j`
     /// maximising `v_ij/m_ij²` over all pairs, exactly, in O(N²); the
     /// first such pair in `(i, j)` order on ties. The ratio is `+∞` where
-    /// `m_ij = 0 < v_ij`, and `0` where `v_ij = 0`. `None` for N < 2.
+    /// `m_ij = 0 < v_ij` (among several such pairs, the one of largest
+    /// `v_ij`), and `0` where `v_ij = 0`. `None` for N < 2.
     pub fn next_pair(&self) -> Option<(usize, usize, R)> {
         let n = self.n;
         let mu = self.mean();
-        // Best so far as (v, m²); compared by cross-multiplication, so a
-        // zero m² (an infinite ratio) needs no division.
+        // Whether (v, m²) has a larger ratio v/m² than (bv, bm²), compared by
+        // cross-multiplication, so that m² = 0 (an infinite ratio) needs no
+        // division; v = 0 is the ratio 0 whatever m².
+        let better = |v: R, m2: R, bv: R, bm2: R| {
+            if v == R::ZERO {
+                false
+            } else if bv == R::ZERO {
+                true
+            } else if m2 == R::ZERO && bm2 == R::ZERO {
+                v > bv
+            } else {
+                v * bm2 > bv * m2
+            }
+        };
         let mut best: Option<(usize, usize, R, R)> = None;
         for i in 0..n {
             for j in i + 1..n {
                 let v = self.v(i, j);
                 let m = mu[i] - mu[j];
                 let m2 = m * m;
-                let better = match best {
-                    None => true,
-                    Some((_, _, bv, bm2)) => v * bm2 > bv * m2 || (bm2 == R::ZERO && m2 == R::ZERO && v > bv),
-                };
-                if better {
+                if best.is_none_or(|(_, _, bv, bm2)| better(v, m2, bv, bm2)) {
                     best = Some((i, j, v, m2));
                 }
             }
