@@ -56,6 +56,17 @@ pub trait Backend {
     /// [`Backend::cholesky_in_place`].
     fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError>;
 
+    /// Overwrites `B` with `L⁻¹·B` for a lower-triangular `L` (lower
+    /// triangle with the diagonal read), e.g. a factor from
+    /// [`Backend::cholesky_in_place`]. The default is core's
+    /// workspace-free [`crate::linalg::chol::solve_lower_in_place`]; a
+    /// backend may override it (the preference GP's EP needs `L_B⁻¹Lᵀ`,
+    /// whose columns give the variances of differences without the
+    /// cancellation of `Σ_ii + Σ_jj − 2Σ_ij`).
+    fn solve_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        crate::linalg::chol::solve_lower_in_place(l, b)
+    }
+
     /// Overwrites `B` with `A⁻¹·B` for a symmetric, possibly indefinite `A`
     /// (lower triangle read; `A` itself is not modified).
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError>;

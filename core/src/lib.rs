@@ -34,7 +34,8 @@
 //!   groups, explicit pairs), with `L^½` where it is cheap.
 //! - [`learn`]: the learners, one module per family (RLS/RankRLS, KPCR/
 //!   KPCRank, Kronecker conditional ranking on graphs, kernel expansions,
-//!   supervised ordering), each with a
+//!   supervised ordering, preference GPs by EP with XPGP relation kernels —
+//!   [`learn::pref`]), each with a
 //!   fit-to-model entry point and, where CV reuses work, a "one
 //!   decomposition, every grid point" entry point; and online RankRLS
 //!   ([`learn::online`]), which absorbs one preference at a time into a

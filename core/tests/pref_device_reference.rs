@@ -1,6 +1,6 @@
 //! The device preference GP (`learn::pref::device`) against an independent
 //! dense numpy implementation of the same ADF updates
-//! (`fixtures/pref/gen_pref.py`, which checks its closed-form moments by
+//! (`fixtures/pref_device/gen_pref.py`, which checks its closed-form moments by
 //! quadrature): the posterior mean and covariance after every observation
 //! to 1e-9 in `f64`, `P(i ≻ j)` and `v_ij` for every pair, the next pair by
 //! brute force, and the `f32` device posterior to 1e-4 of the `f64` one
@@ -24,7 +24,7 @@ struct Fixture(HashMap<String, (usize, usize, Vec<f64>)>);
 
 impl Fixture {
     fn load() -> Self {
-        let text = include_str!("fixtures/pref/pref.txt");
+        let text = include_str!("fixtures/pref_device/pref.txt");
         let mut map = HashMap::new();
         let mut lines = text.lines().filter(|l| !l.starts_with('#'));
         while let Some(head) = lines.next() {

@@ -14,6 +14,7 @@ use std::process::Command;
 use ranklet_core::format::{
     quantize_linear, Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring,
     KernelModel, LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, QuantModel, QuantWidth,
+    Values,
 };
 use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::learn::pref::device::DevicePrefGp;

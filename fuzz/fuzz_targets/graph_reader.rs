@@ -59,7 +59,7 @@ fn check_features(f: &NodeFeatures) {
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     for one_domain in [false, true] {
-        if let Ok(e) = parse_edges_str(&text, "fuzz.edges", &EdgeOptions { one_domain }) {
+        if let Ok(e) = parse_edges_str(&text, "fuzz.edges", &EdgeOptions { one_domain, ..EdgeOptions::default() }) {
             check_edges(&e);
         }
         for layout in [MatrixLayout::Auto, MatrixLayout::Labelled, MatrixLayout::Bare] {

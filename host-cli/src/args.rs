@@ -23,6 +23,8 @@ pub mod heading {
     pub const ORDERS: &str = "Sample orders (supervised ordering)";
     /// `--edges`, `--nodes*`, `--kernel-u/-v`: graphs (Kronecker learners).
     pub const EDGES: &str = "Edges and nodes (Kronecker learners)";
+    /// `--prefs`, `--relation`, `--relation-groups`: preference GPs.
+    pub const PREFS: &str = "Preferences between items (preference GPs)";
     /// The model a command reads.
     pub const MODEL: &str = "Model";
     /// The learner and its hyperparameters.
@@ -120,6 +122,39 @@ pub struct KernelList(pub Vec<Kernel>);
 /// flag, so the message drops its own `--kernel: `).
 pub fn parse_kernel_list(s: &str) -> Result<KernelList, String> {
     parse_kernels(s).map(KernelList).map_err(|e| e.msg.trim_start_matches("--kernel: ").to_string())
+}
+
+/// `--kernel` as `train` takes it: a kernel or a grid, or `rbf:auto` (an RBF
+/// kernel whose width the preference GPs fit by their evidence).
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    /// Given kernels.
+    List(KernelList),
+    /// `rbf:auto`.
+    RbfAuto,
+}
+
+impl KernelArg {
+    /// The given kernels, for the learners that do not fit a kernel.
+    ///
+    /// # Errors
+    /// `rbf:auto` ([`CliError::input`]).
+    pub fn kernels(&self) -> Result<Vec<Kernel>, CliError> {
+        match self {
+            KernelArg::List(l) => Ok(l.0.clone()),
+            KernelArg::RbfAuto => Err(CliError::input(
+                "--kernel rbf:auto: only the preference GPs (pref-gp, xpgp, diff-gp) fit the kernel width; give rbf:G",
+            )),
+        }
+    }
+}
+
+/// Value parser of `train --kernel`: `rbf:auto`, or as [`parse_kernel_list`].
+pub fn parse_kernel_arg(s: &str) -> Result<KernelArg, String> {
+    if s.trim() == "rbf:auto" {
+        return Ok(KernelArg::RbfAuto);
+    }
+    parse_kernel_list(s).map(KernelArg::List)
 }
 
 /// Value parser of a single `--metric`.

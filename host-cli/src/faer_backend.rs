@@ -492,6 +492,31 @@ impl Backend for FaerBackend {
         }
     }
 
+    fn solve_lower_in_place(&mut self, l: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = square(&l)?;
+        if b.nrows() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        if !lower_finite(l) || !b.rb().all_finite() {
+            return Err(LinalgError::NonFinite);
+        }
+        if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
+            return Err(LinalgError::Singular { index });
+        }
+        if n == 0 || b.ncols() == 0 {
+            return Ok(());
+        }
+        let (fl, par) = (input(l), self.par);
+        with_output(&mut b, |x| {
+            faer::linalg::triangular_solve::solve_lower_triangular_in_place(fl.get(), x, par);
+        });
+        if b.rb().all_finite() {
+            Ok(())
+        } else {
+            Err(LinalgError::NonFinite)
+        }
+    }
+
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         let n = square(&a)?;
         if b.nrows() != n {

@@ -1,7 +1,8 @@
 //! The data a command reads, as clap argument groups with their help
 //! headings: the `--data` rows (SVMlight or CSV), the `--pairs` over those
-//! rows, and the `--items`/`--orders` of supervised ordering; and reading
-//! them (errors name the file and line).
+//! rows, the `--items`/`--orders` of supervised ordering, the
+//! `--prefs`/`--relation` of the preference GPs (over `--items` or the rows
+//! of `--data`); and reading them (errors name the file and line).
 
 use std::path::{Path, PathBuf};
 
@@ -110,6 +111,9 @@ impl PairsArgs {
 /// exit 2).
 #[derive(Args, Debug, Clone)]
 #[command(group(ArgGroup::new("input").required(true).args(["data", "items", "edges"])))]
+#[command(group(ArgGroup::new("items_data").args(["orders", "prefs"])))]
+#[command(group(ArgGroup::new("items_needs").args(["items"]).requires("items_data")))]
+#[command(group(ArgGroup::new("pref_items").args(["data", "items"])))]
 #[command(group(
     ArgGroup::new("sample_orders")
         .args(["items", "orders"])
@@ -120,7 +124,10 @@ impl PairsArgs {
     ArgGroup::new("graph")
         .args(["edges", "nodes", "nodes_u", "nodes_v", "kernel_u", "kernel_v", "symmetrize"])
         .multiple(true)
-        .conflicts_with_all(["data", "format", "label_col", "qid_col", "num_features", "pairs", "items", "orders"])
+        .conflicts_with_all([
+            "data", "format", "label_col", "qid_col", "num_features", "pairs", "items", "orders", "prefs",
+            "relation", "relation_groups",
+        ])
 ))]
 pub struct DataArgs {
     #[command(flatten)]
@@ -131,6 +138,30 @@ pub struct DataArgs {
     pub orders: OrdersArgs,
     #[command(flatten)]
     pub graph: EdgesArgs,
+    #[command(flatten)]
+    pub prefs: PrefsArgs,
+}
+
+/// Preferences between items by id, and relations between the items
+/// (preference GPs, papers 000 §5 and 001; formats in
+/// [`data::prefs`](crate::data::prefs)). The items are `--items` (CSV with
+/// an `id` column, or `id i:v …` lines) or the rows of `--data` (ids: the
+/// 0-based row numbers).
+#[derive(Args, Debug, Clone, Default)]
+pub struct PrefsArgs {
+    /// Preferences by item id: `winner loser`, `a b tie` (dropped by pref-gp
+    /// and xpgp, a difference of 0 for diff-gp) or `a b d` (score difference
+    /// s_a − s_b, which diff-gp needs).
+    #[arg(long, requires = "pref_items", conflicts_with = "pairs", help_heading = heading::PREFS)]
+    pub prefs: Option<PathBuf>,
+    /// A relation between the items, `u v [w]` (undirected, w ≥ 0, default
+    /// 1); one relation type per file, repeat the flag for several (xpgp).
+    #[arg(long, requires = "prefs", help_heading = heading::PREFS)]
+    pub relation: Vec<PathBuf>,
+    /// A bipartite relation `item group [w]`, projected to co-membership
+    /// (items sharing a group are related); repeatable (xpgp).
+    #[arg(long, requires = "prefs", help_heading = heading::PREFS)]
+    pub relation_groups: Vec<PathBuf>,
 }
 
 /// Labelled edges and their nodes (Kronecker learners, paper 004): `--edges`
@@ -180,8 +211,9 @@ pub fn parse_precomputed(s: &str) -> Result<PathBuf, String> {
 /// requires them.
 #[derive(Args, Debug, Clone)]
 pub struct OrdersArgs {
-    /// Items CSV: an `id` column and numeric attribute columns.
-    #[arg(long, requires = "orders", help_heading = heading::ORDERS)]
+    /// Items: CSV with an `id` column and numeric attribute columns; with
+    /// --prefs also `id i:v …` lines (by the extension, as node features).
+    #[arg(long, help_heading = heading::ORDERS)]
     pub items: Option<PathBuf>,
     /// Sample orders: one order per line, item ids most preferred first.
     #[arg(long, requires = "items", help_heading = heading::ORDERS)]

@@ -25,6 +25,9 @@ pub enum Metric {
     Map,
     /// Fraction of explicit pairs ordered wrongly (ties ½).
     PairError,
+    /// Mean negative log predictive probability of held-out preferences
+    /// (preference GPs with `--prefs` only; see `family::pref::PrefMetric`).
+    LogLoss,
     /// Conditional rank loss (004 eq. 4) per conditioning node, averaged:
     /// on edges the per-node disagreement; on rows the same as
     /// `disagreement` (a query is the conditioning node).
@@ -37,7 +40,7 @@ impl Metric {
     pub fn parse(s: &str) -> Result<Metric, CliError> {
         let s = s.trim();
         let bad = || {
-            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror, condrankloss)"))
+            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror, condrankloss, logloss)"))
         };
         Ok(match s {
             "disagreement" => Metric::Disagreement,
@@ -49,6 +52,7 @@ impl Metric {
             "map" => Metric::Map,
             "pairerror" => Metric::PairError,
             "condrankloss" => Metric::CondRankLoss,
+            "logloss" => Metric::LogLoss,
             _ => {
                 if let Some(t) = s.strip_prefix("auc:") {
                     Metric::Auc(t.parse::<f64>().ok().filter(|v| v.is_finite()).ok_or_else(bad)?)
@@ -78,7 +82,7 @@ impl Metric {
 
     /// Whether larger values are better (false for the error metrics).
     pub fn higher_is_better(self) -> bool {
-        !matches!(self, Metric::Disagreement | Metric::PairError | Metric::CondRankLoss)
+        !matches!(self, Metric::Disagreement | Metric::PairError | Metric::CondRankLoss | Metric::LogLoss)
     }
 
     /// The name as printed.
@@ -95,6 +99,7 @@ impl Metric {
             Metric::Map => "map".into(),
             Metric::PairError => "pairerror".into(),
             Metric::CondRankLoss => "condrankloss".into(),
+            Metric::LogLoss => "logloss".into(),
         }
     }
 
@@ -128,6 +133,7 @@ impl Metric {
                 .map(|q| q.value)
                 .map_err(err),
             Metric::PairError => Err(CliError::input("pairerror needs --pairs")),
+            Metric::LogLoss => Err(CliError::input("logloss needs a preference-GP model and --prefs")),
         }
     }
 

@@ -533,6 +533,20 @@ fn agree_on_rank_deficient_rbf_kernel() {
     f.cholesky_solve_in_place(lf.r(), xf.w()).unwrap();
     Portable::new(&mut work).cholesky_solve_in_place(lp.r(), xp.w()).unwrap();
     assert!(xf.diff_max(&xp) <= 1e-9 * xp.max_abs(), "{}", xf.diff_max(&xp) / xp.max_abs());
+    // One triangular solve L⁻¹B (the preference GP's C = L_B⁻¹Lᵀ), and its
+    // residual ‖L·X − B‖.
+    let (mut yf, mut yp) = (b.clone(), b.clone());
+    f.solve_lower_in_place(lf.r(), yf.w()).unwrap();
+    Portable::new(&mut work).solve_lower_in_place(lp.r(), yp.w()).unwrap();
+    assert!(yf.diff_max(&yp) <= 1e-9 * yp.max_abs(), "{}", yf.diff_max(&yp) / yp.max_abs());
+    let mut lower = lf.clone();
+    for j in 0..n {
+        for i in 0..j {
+            lower.d[i + j * n] = 0.0;
+        }
+    }
+    let back = naive_mul(&lower, &yf);
+    assert!(back.diff_max(&b) <= 1e-10 * b.max_abs() * n as f64, "{}", back.diff_max(&b));
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_ranklet");
 
 /// The commands whose flags are all grouped under named headings.
-const GROUPED: &[&str] = &["train", "eval", "score", "rank", "reduce", "inspect", "export"];
+const GROUPED: &[&str] = &["train", "eval", "score", "rank", "reduce", "inspect", "export", "suggest"];
 
 /// The parsed `--help` of one command.
 struct Help {
@@ -92,6 +92,7 @@ fn every_subcommand_help_exits_zero_with_usage_and_headed_flags() {
         "reduce",
         "inspect",
         "export",
+        "suggest",
         "bench",
         "bench eigen",
         "bench train",
@@ -119,8 +120,13 @@ fn train_and_eval_help_list_every_data_kind_under_its_heading() {
     let pairs = "Pairwise preferences";
     let orders = "Sample orders (supervised ordering)";
     let edges = "Edges and nodes (Kronecker learners)";
+    let prefs = "Preferences between items (preference GPs)";
     let train = help(&["train"]);
     for (flag, heading) in [
+        ("--prefs", prefs),
+        ("--relation", prefs),
+        ("--relation-groups", prefs),
+        ("--inductive", "Output"),
         ("--data", rows),
         ("--format", rows),
         ("--label-col", rows),

@@ -364,7 +364,7 @@ proptest! {
         };
         for one_domain in [false, true] {
             for e in [
-                parse_edges_str(&text, "g", &EdgeOptions { one_domain }),
+                parse_edges_str(&text, "g", &EdgeOptions { one_domain, ..EdgeOptions::default() }),
                 parse_edge_matrix_str(&text, "g", &EdgeMatrixOptions { one_domain, ..Default::default() }),
             ]
             .into_iter()

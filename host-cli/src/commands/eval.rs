@@ -11,6 +11,7 @@ use crate::args::{heading, parse_metric_list, MetricList};
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
 use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
+use crate::family::pref::{score_prefs, PrefMetric, PrefModel};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::{read_model, score_items, score_rows, ModelArgs};
@@ -25,9 +26,10 @@ pub struct EvalArgs {
     #[command(flatten)]
     pub data: DataArgs,
     /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
-    /// pairerror with --pairs, or spearman,kendall with --items). ndcg and
-    /// map need graded labels ≥ 0; sample orders take spearman and kendall
-    /// (τ-b).
+    /// pairerror with --pairs or --prefs, or spearman,kendall with --items).
+    /// ndcg and map need graded labels ≥ 0; sample orders take spearman and
+    /// kendall (τ-b); preference GPs with --prefs take pairerror, auc (of
+    /// P(w ≻ l) against P(l ≻ w)) and logloss (−mean log P(w ≻ l)).
     #[arg(long, value_parser = parse_metric_list, help_heading = heading::OUTPUT)]
     pub metric: Option<MetricList>,
     /// Rows only: also compare the model's scores with those of this model
@@ -43,6 +45,9 @@ pub struct EvalArgs {
 pub fn eval(a: EvalArgs) -> Result<(), CliError> {
     if a.data.graph.edges.is_some() {
         return eval_edges(&a);
+    }
+    if a.data.prefs.prefs.is_some() {
+        return eval_prefs(&a);
     }
     match a.data.orders.paths() {
         Some((items, orders)) => eval_orders(&a, items, orders),
@@ -82,7 +87,7 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     if let Some(r) = &a.reference {
         let rbytes = read_model(r)?;
         let rview = ModelView::new_checked(&rbytes).map_err(|e| CliError::input(e.to_string()))?;
-        let rscores = score_rows(&rview, &ds, data_path)?;
+        let rscores = score_rows(&rview, &ds, data_path, rview.element_type())?;
         let n = scores.len();
         let tau = Metric::Kendall
             .eval_labels(&rscores, &scores, &[0, n])
@@ -93,6 +98,32 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
             lines.push(format!("max_error_vs_reference\t{err:e}"));
             lines.push(format!("error_bound\t{:e}", q.error_bound()));
         }
+    }
+    println!("{}", lines.join("\n"));
+    Ok(())
+}
+
+/// `ranklet eval --prefs …` with a preference-GP model: `pairerror`
+/// (default), `auc`, `logloss` on the held-out preferences (ties dropped).
+fn eval_prefs(a: &EvalArgs) -> Result<(), CliError> {
+    let names: Vec<String> = match &a.metric {
+        Some(m) => m.0.iter().map(|m| m.name()).collect(),
+        None => vec!["pairerror".into()],
+    };
+    let metrics = names.iter().map(|n| PrefMetric::parse(n)).collect::<Result<Vec<_>, _>>()?;
+    let bytes = a.model.read()?;
+    let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let model = PrefModel::of(&view).ok_or_else(|| {
+        CliError::input(format!(
+            "{}: --prefs evaluates preference-GP models (train --algo pref-gp|xpgp|diff-gp); use --pairs for row models",
+            a.model.model.display()
+        ))
+    })?;
+    let s = score_prefs(&model, &a.data)?;
+    let mut lines = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        let v = m.eval(&s.mean, &s.pairs, &s.prob, &s.log_prob)?;
+        lines.push(format!("{}\t{v:.6}", m.name()));
     }
     println!("{}", lines.join("\n"));
     Ok(())
@@ -141,7 +172,7 @@ fn eval_edges(a: &EvalArgs) -> Result<(), CliError> {
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let model = PairModel::from_view(&view)?;
     let nodes = ScoringNodes::read(&a.data.graph, &model, &view)?;
-    let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain })?;
+    let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain, ..EdgeOptions::default() })?;
     let scores = nodes.score_edges(&view, &model, &edges)?;
     let us: Vec<usize> = edges.edges().iter().map(|&(u, _)| u).collect();
     let mut lines = Vec::with_capacity(metrics.len());

@@ -22,7 +22,8 @@ pub struct InspectArgs {
     /// The model file given positionally (hidden alias of -m).
     #[arg(hide = true, value_name = "MODEL", conflicts_with = "model")]
     pub model_path: Option<PathBuf>,
-    /// Linear models: how many of the largest weights (by |w|) to list.
+    /// Linear models: how many of the largest weights (by |w|) to list;
+    /// preference GPs over items: how many items of highest posterior mean.
     #[arg(long, default_value_t = 10, help_heading = heading::OUTPUT)]
     pub top: usize,
 }
@@ -73,6 +74,27 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
     }
     if let Some(q) = v.quant() {
         quant_report(&mut s, &q, top);
+    }
+    if let Some(p) = v.pref_gp() {
+        let _ = writeln!(s, "sigma: {}", p.sigma());
+        let _ = writeln!(s, "preferences_absorbed: {}", p.count());
+        let _ = writeln!(s, "items: {}", p.items());
+        let mean: Vec<f64> = p.mean().iter().collect();
+        let mut order: Vec<usize> = (0..mean.len()).collect();
+        order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
+        let k = top.min(order.len());
+        let _ = writeln!(s, "top_items: {k} of {} by posterior mean (mean, sd)", order.len());
+        for &i in order.iter().take(k) {
+            let name = p.item_name(i).map_or_else(|| i.to_string(), str::to_string);
+            let _ = writeln!(s, "  {name}\t{}\t{}", mean[i], p.cov(i, i).max(0.0).sqrt());
+        }
+    }
+    if let Some(p) = v.pref_inductive() {
+        let _ = writeln!(s, "kernel: {}", p.kernel());
+        let _ = writeln!(s, "amplitude: {}", p.scale());
+        let _ = writeln!(s, "sigma: {}", p.sigma());
+        let _ = writeln!(s, "preferences_absorbed: {}", p.count());
+        let _ = writeln!(s, "basis_rows: {}", p.rows());
     }
     let meta = v.metadata();
     if meta.is_empty() {

@@ -12,4 +12,5 @@ pub mod rank;
 pub mod reduce;
 pub mod score;
 pub mod simulate_feedback;
+pub mod suggest;
 pub mod train;

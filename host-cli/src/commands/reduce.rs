@@ -15,6 +15,7 @@ use crate::ordering::{compute_basis, ReduceMethod};
 /// `ranklet reduce`.
 #[derive(Args, Debug)]
 #[command(group(ArgGroup::new("input").required(true).args(["items"])))]
+#[command(group(ArgGroup::new("orders_input").required(true).args(["orders"])))]
 pub struct ReduceArgs {
     /// Reduction method.
     #[arg(long, value_enum, help_heading = heading::LEARNER)]

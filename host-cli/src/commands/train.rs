@@ -1,7 +1,9 @@
 //! `ranklet train`: argument parsing in two stages (clap's raw flags here,
 //! validated objects in [`TrainPlan`]) and the orchestration of reading,
 //! cross-validation, fitting and writing. With `--items/--orders` it learns
-//! from sample orders (paper 003; `crate::ordering`).
+//! from sample orders (paper 003; `crate::ordering`), with `--edges` from
+//! labelled edges (004; `crate::family::kron`), with `--prefs` from
+//! preferences between items (000 §5, 001; `crate::family::pref`).
 
 use std::path::{Path, PathBuf};
 
@@ -12,12 +14,13 @@ use ranklet_core::learn::LearnError;
 use ranklet_core::LinalgError;
 
 use crate::args::{
-    heading, parse_cv, parse_kernel_list, parse_list, parse_metric, KernelList, Precision, QueryWeightArg,
+    heading, parse_cv, parse_kernel_arg, parse_list, parse_metric, KernelArg, Precision, QueryWeightArg,
 };
 use crate::cv::{self, Scheme};
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
+use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
 use crate::family::{describe, Algo, Family, RowFamily};
 use crate::fit::{Fitted, Target};
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -46,6 +49,15 @@ pub enum TrainAlgo {
     /// Kronecker RankRLS: conditional ranking over labelled edges,
     /// conditioned on the first node (004 eq. 6); edges.
     KronRankrls,
+    /// Probit pairwise GP with EP (000 §5, eq. 10); preferences between
+    /// items (--prefs).
+    PrefGp,
+    /// XPGP: the pairwise GP on attributes and relations between the items
+    /// (001); --prefs with --relation / --relation-groups.
+    Xpgp,
+    /// Score-difference GP: Gaussian likelihood on s_a − s_b, exact (000
+    /// §5); --prefs with differences.
+    DiffGp,
 }
 
 impl TrainAlgo {
@@ -62,6 +74,21 @@ impl TrainAlgo {
             TrainAlgo::KronRls | TrainAlgo::KronRankrls => {
                 Err(CliError::input("--algo kron-rls/kron-rankrls learn from labelled edges: give --edges, not --data"))
             }
+            TrainAlgo::PrefGp | TrainAlgo::Xpgp | TrainAlgo::DiffGp => Err(CliError::input(
+                "--algo pref-gp/xpgp/diff-gp learn from preferences between items: give --prefs (with --items or --data)",
+            )),
+        }
+    }
+    /// The learner on preferences between items (`--prefs`).
+    fn on_prefs(self) -> Result<PrefAlgo, CliError> {
+        match self {
+            TrainAlgo::PrefGp => Ok(PrefAlgo::PrefGp),
+            TrainAlgo::Xpgp => Ok(PrefAlgo::Xpgp),
+            TrainAlgo::DiffGp => Ok(PrefAlgo::DiffGp),
+            other => Err(CliError::input(format!(
+                "--algo {}: preferences between items (--prefs) train pref-gp, xpgp or diff-gp",
+                other.to_possible_value().map_or_else(String::new, |v| v.get_name().to_string())
+            ))),
         }
     }
     /// The learner on labelled edges (`--edges`).
@@ -98,16 +125,19 @@ pub struct TrainArgs {
     /// Reduce the attributes first and learn on the reduced ones:
     /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
     /// back to the original attributes.
-    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "items", conflicts_with = "data", help_heading = heading::ORDERS)]
+    #[arg(long, value_name = "METHOD:K", value_parser = parse_reduce_arg, requires = "orders", conflicts_with = "data", help_heading = heading::ORDERS)]
     pub reduce: Option<(ReduceMethod, usize)>,
     /// Learner: rls, rankrls, kpcr, kpcrank on rows; err, rankrls on sample
-    /// orders.
+    /// orders; kron-rls, kron-rankrls on edges; pref-gp, xpgp, diff-gp on
+    /// preferences between items.
     #[arg(long, value_enum, help_heading = heading::LEARNER)]
     pub algo: TrainAlgo,
-    /// Kernel(s) (rows): `linear`, `rbf:G`, `poly:D[:G[:C]]`; a comma list
-    /// is a grid (`rbf:0.5,1,2` = three RBF widths).
-    #[arg(long, default_value = "linear", value_parser = parse_kernel_list, conflicts_with = "items", help_heading = heading::LEARNER)]
-    pub kernel: KernelList,
+    /// Kernel(s): `linear`, `rbf:G`, `poly:D[:G[:C]]`; a comma list is a
+    /// grid (`rbf:0.5,1,2` = three RBF widths). Preference GPs: `rbf:G` or
+    /// `rbf:auto` (the default there: γ fitted by the evidence); elsewhere
+    /// the default is `linear`.
+    #[arg(long, value_parser = parse_kernel_arg, conflicts_with = "orders", help_heading = heading::LEARNER)]
+    pub kernel: Option<KernelArg>,
     /// Ridge λ ≥ 0, or (rows) a comma list (grid). Default 1 for rls,
     /// rankrls and err, 0 for kpcr and kpcrank.
     #[arg(long, allow_hyphen_values = true, help_heading = heading::LEARNER)]
@@ -158,12 +188,24 @@ pub struct TrainArgs {
     /// Also write the cross-validation curve as a PNG (needs --cv).
     #[arg(long, conflicts_with_all = ["items", "edges"], help_heading = heading::CV)]
     pub plot_cv: Option<PathBuf>,
+    /// Preference GPs (pref-gp, diff-gp): write the inductive model (kind
+    /// 9: basis rows, α, W), which predicts new items from their
+    /// attributes, instead of the posterior over the training items (kind
+    /// 8, by item id), which `suggest` and devices use.
+    #[arg(long, requires = "prefs", help_heading = heading::OUTPUT)]
+    pub inductive: bool,
     /// Element type of the model file.
     #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
     pub precision: Precision,
     /// Output model file (.rkl).
     #[arg(short, long, help_heading = heading::OUTPUT)]
     pub output: PathBuf,
+}
+
+/// The `--kernel` list of the learners that do not fit a kernel (default
+/// `linear`).
+fn kernels_or_linear(k: &Option<KernelArg>) -> Result<Vec<ranklet_core::kernel::Kernel>, CliError> {
+    k.as_ref().map_or(Ok(vec![ranklet_core::kernel::Kernel::Linear]), KernelArg::kernels)
 }
 
 /// Validated training request (stage two of argument parsing).
@@ -181,7 +223,7 @@ impl TrainPlan {
         let default_lambda = if algo.is_kpc() { "0" } else { "1" };
         let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
         let components = a.components.as_deref().map(|c| parse_list::<usize>("components", c)).transpose()?;
-        let family = RowFamily::new(algo, a.kernel.0.clone(), lambdas, components)?.with_basis(a.basis)?;
+        let family = RowFamily::new(algo, kernels_or_linear(&a.kernel)?, lambdas, components)?.with_basis(a.basis)?;
         let scheme = a.cv;
         if family.is_grid() && scheme.is_none() {
             return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
@@ -204,6 +246,9 @@ impl TrainPlan {
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
     if a.data.graph.edges.is_some() {
         return train_edges(&a);
+    }
+    if a.data.prefs.prefs.is_some() {
+        return train_prefs(&a);
     }
     match a.data.orders.paths() {
         Some((items, orders)) => train_orders(&a, items, orders),
@@ -396,6 +441,54 @@ fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliErr
     Ok(())
 }
 
+/// `ranklet train --prefs …`: the preference GPs (000 §5, 001). The
+/// hyperparameters are fitted by the evidence with `--kernel rbf:auto` (the
+/// default), or the RBF width is fixed by `--kernel rbf:G`.
+fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
+    let algo = a.algo.on_prefs()?;
+    for (given, flag) in [
+        (a.lambda.is_some(), "--lambda"),
+        (a.components.is_some(), "--components"),
+        (a.cv.is_some(), "--cv"),
+        (a.metric.is_some(), "--metric"),
+        (a.standardize, "--standardize"),
+        (a.plot_cv.is_some(), "--plot-cv"),
+    ] {
+        if given {
+            return Err(CliError::input(format!(
+                "{flag} does not apply to --algo {} (its hyperparameters are fitted by the evidence)",
+                algo.name()
+            )));
+        }
+    }
+    let kernel = PrefKernel::from_arg(a.kernel.as_ref())?;
+    let kind = if a.inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
+    let data = PrefData::read(&a.data, algo)?;
+    let mut backend = HostBackend::new(a.backend);
+    let prefs = a.data.prefs.prefs.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
+    let mut meta = format!(
+        "algorithm={}\nitems={}\nprefs={prefs}\nn_items={}\nn_prefs={}\nties_dropped={}\n",
+        algo.name(),
+        data.items.source,
+        data.items.len(),
+        data.obs.len(),
+        match &data.obs {
+            Observations::Binary(b) => b.ties_dropped,
+            Observations::Differences(_) => 0,
+        }
+    );
+    for (r, rel) in data.relations.iter().enumerate() {
+        let covered = rel.covered(data.items.len());
+        meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
+    }
+    let (bytes, summary) =
+        crate::family::pref::train(&mut backend, algo, kernel, kind, &data, a.precision.element(), &mut meta)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("{summary}");
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    Ok(())
+}
+
 /// `ranklet train --edges …`: Kronecker RLS / RankRLS (004). CV folds are
 /// over conditioning nodes (`crate::cv::cross_validate_edges`).
 fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
@@ -405,7 +498,7 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
     if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
         return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
     }
-    let kernel = match &a.kernel.0[..] {
+    let kernel = match &kernels_or_linear(&a.kernel)?[..] {
         [k] => *k,
         _ => return Err(CliError::input("--kernel: edges take one node kernel, not a grid")),
     };
@@ -432,7 +525,7 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
             pair.name()
         )));
     }
-    let edges = read_edges(edges_path, &EdgeOptions { one_domain: nodes.one_domain })?;
+    let edges = read_edges(edges_path, &EdgeOptions { one_domain: nodes.one_domain, ..EdgeOptions::default() })?;
     let mut backend = HostBackend::new(a.backend);
     let prob = EdgeProblem::new(&mut backend, algo, pair, a.query_weight.to_core(), &kernel, &nodes, &edges)?;
     let complete = prob.edges.len() == prob.n_u * prob.n_v;

@@ -15,7 +15,8 @@
 //! - One edge per line: `u v y`, tokens separated by spaces or tabs. `u` and
 //!   `v` are node ids (any text without spaces, tabs or `#`, compared byte
 //!   for byte); `y` is a finite `f64`. Any other number of fields is an
-//!   error.
+//!   error, except `u v` alone with [`EdgeOptions::optional_label`] (label
+//!   1; the relations of the preference learners, [`prefs`](super::prefs)).
 //! - Everything from `#` to the end of a line is a comment; blank lines are
 //!   skipped; a leading byte-order mark is ignored.
 //! - Edges are **directed**: `a b` and `b a` are two edges. The same edge
@@ -59,6 +60,9 @@ use super::{
 pub struct EdgeOptions {
     /// Both ends of an edge are nodes of one domain.
     pub one_domain: bool,
+    /// The label may be left out (`u v`), and is then 1: the weighted
+    /// relations of the preference learners (`--relation`, `u v [w]`).
+    pub optional_label: bool,
 }
 
 /// Options of the label-matrix reader.
@@ -248,7 +252,7 @@ impl EdgeData {
 }
 
 /// Id → position (the first, should an id repeat).
-fn id_index(nodes: &[String]) -> HashMap<&str, usize> {
+pub(crate) fn id_index(nodes: &[String]) -> HashMap<&str, usize> {
     let mut m = HashMap::with_capacity(nodes.len());
     for (k, id) in nodes.iter().enumerate() {
         m.entry(id.as_str()).or_insert(k);
@@ -286,14 +290,16 @@ pub fn parse_edges_str(text: &str, name: &str, opts: &EdgeOptions) -> Result<Edg
         let err = |kind, msg| DataError::at(name, line_no, kind, msg);
         let line = raw.find('#').map_or(raw, |p| &raw[..p]);
         let tokens: Vec<&str> = line.split_ascii_whitespace().take(4).collect();
-        let [u, v, y] = tokens[..] else {
-            if tokens.is_empty() {
-                continue;
+        let (u, v, label) = match tokens[..] {
+            [] => continue,
+            [u, v, y] => (u, v, parse_finite(y, "label").map_err(|(kind, msg)| err(kind, msg))?),
+            [u, v] if opts.optional_label => (u, v, 1.0),
+            _ => {
+                let n = line.split_ascii_whitespace().count();
+                let want = if opts.optional_label { "u v [weight]" } else { "u v label" };
+                return Err(err(ErrorKind::Malformed, format!("expected `{want}`, found {n} fields")));
             }
-            let n = line.split_ascii_whitespace().count();
-            return Err(err(ErrorKind::Malformed, format!("expected `u v label`, found {n} fields")));
         };
-        let label = parse_finite(y, "label").map_err(|(kind, msg)| err(kind, msg))?;
         let a = u_names.intern(u);
         let b = if opts.one_domain { u_names.intern(v) } else { v_names.intern(v) };
         if let Some(first) = seen.insert((a, b), line_no) {
@@ -410,7 +416,7 @@ mod tests {
 
     #[test]
     fn edges_one_domain_and_loops() {
-        let opts = EdgeOptions { one_domain: true };
+        let opts = EdgeOptions { one_domain: true, ..EdgeOptions::default() };
         let e = parse_edges_str("a b 1\nb a 0\na a 2\nb b 3\n", "e", &opts).unwrap();
         assert_eq!(e.u_ids(), ["a", "b"]);
         assert_eq!(e.v_ids(), e.u_ids());
@@ -458,7 +464,7 @@ mod tests {
         let err = e.on_nodes(&ids(&["d2"]), &ids(&["t1", "t2"])).unwrap_err();
         assert_eq!(err.line(), Some(2));
 
-        let one = parse_edges_str("a b 1\n", "e", &EdgeOptions { one_domain: true }).unwrap();
+        let one = parse_edges_str("a b 1\n", "e", &EdgeOptions { one_domain: true, ..EdgeOptions::default() }).unwrap();
         let err = one.on_nodes(&ids(&["a", "b"]), &ids(&["b", "a"])).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::Inconsistent);
         let err = one.on_nodes(&ids(&["a"]), &ids(&["a"])).unwrap_err();

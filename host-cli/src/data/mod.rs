@@ -1,6 +1,7 @@
 //! Data readers: SVMlight/LETOR, CSV, preference pairs, items and orders;
 //! and for the Kronecker learners, labelled edges ([`edges`]) and their
-//! nodes' features or kernels ([`nodes`]).
+//! nodes' features or kernels ([`nodes`]); for the preference GPs,
+//! id-keyed preferences and the relations between items ([`prefs`]).
 //!
 //! Every reader treats its input as hostile (DESIGN.md, "Bad input"). It
 //! either returns the whole data set or one [`DataError`] that names the file
@@ -41,6 +42,7 @@ pub mod matrix;
 pub mod nodes;
 pub mod orders;
 pub mod pairs;
+pub mod prefs;
 pub mod svmlight;
 
 pub use self::csv::{parse_csv_str, read_csv, CsvOptions};
@@ -55,6 +57,10 @@ pub use self::nodes::{
 };
 pub use self::orders::{parse_items_str, parse_orders_str, read_items, read_orders, Items};
 pub use self::pairs::{parse_pairs_str, read_pairs, Pair};
+pub use self::prefs::{
+    parse_groups_str, parse_prefs_str, parse_relation_str, read_groups, read_prefs, read_relation, Prefs, Relation,
+    RelationKind,
+};
 pub use self::svmlight::{parse_svmlight_str, read_svmlight, SvmlightOptions};
 
 /// What went wrong, coarsely; [`DataError`]'s message says exactly what.

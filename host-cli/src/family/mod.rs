@@ -17,7 +17,9 @@
 //! | [`kpc`] | kpcr, kpcrank | (kernel, λ, p) | one core call per kernel ([`ranklet_core::learn::kpc::cv_fold`]) |
 //!
 //! Supervised ordering (err, rankrls on sample orders) is `crate::ordering`:
-//! it has no grid.
+//! it has no grid. The Kronecker learners on edges ([`kron`]) and the
+//! preference GPs on judgements between items ([`pref`]) are sibling
+//! drivers, not `Family`s: their data are not rows.
 
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::Graph;
@@ -32,6 +34,7 @@ use crate::table::Table;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod pref;
 
 /// A learner family: its grid and its hooks into core.
 pub trait Family {

@@ -1,2 +1,1005 @@
-//! Probabilistic preference learning (000 §5, 001): the probit preference GP; `device` holds the posterior on a device (ADF updates, `P(i ≻ j)`, next pair).
+//! Probabilistic preference learning: the pairwise probit GP by
+//! expectation propagation (000 §5 eq. 10; 001 §3.2, §4.1 eqs. 6–12), the
+//! score-difference GP in closed form (000 §5, last part), the XPGP prior
+//! with relational graph kernels (001 eqs. 1, 2, 5; §7), hyperparameters by
+//! the EP evidence ([`hyper`]), and greedy active choice of the next pairs
+//! (001 §5, [`active`]); [`device`] holds the kind-8 posterior on a device
+//! (ADF update per preference, `P(i ≻ j)`, next pair).
+//!
+//! # The model
+//!
+//! `n` items with latent values `f ~ N(0, K)`. A preference `w ≻ l` is a
+//! [`Pair`] and has likelihood
+//!
+//! ```text
+//! Probit { sigma }:   P(w ≻ l | f) = Φ((f_w − f_l) / (√2·σ))          (001 §3.2; 000 eq. 10)
+//! Gaussian { noise }: magnitude = f_w − f_l + ε,  ε ~ N(0, noise²)    (000 §5, score differences)
+//! ```
+//!
+//! Write `d = e_w − e_l` and `u = dᵀf`. EP replaces each likelihood by a
+//! **rank-one Gaussian site** on `u`, `t̃(f) = Z̃·exp(−½·τ̃·u² + ν̃·u)`
+//! (precision `τ̃ ≥ 0`, shift `ν̃`). It is 001's two-dimensional site of
+//! eq. 7 with its only informative direction kept: the likelihood depends
+//! on `(f_w, f_l)` through `u` alone, so the moment-matched 2-D site has
+//! rank one along `ϱ = (1, −1)` (001 eq. 11 updates `Σ̂` only along `ϱ`).
+//! With `W = Σ_s τ̃_s d_s d_sᵀ` (a weighted Laplacian of the preference
+//! graph) and `h = Σ_s ν̃_s d_s`, the posterior is
+//! `N(μ, Σ)`, `Σ = (K⁻¹ + W)⁻¹`, `μ = Σh` (001 eq. 8).
+//!
+//! # How it is computed, and why it does not produce NaN
+//!
+//! - `K + εI = L·Lᵀ` (Cholesky; **jitter policy**: `ε = 0` first, then
+//!   `ε = 10⁻¹⁰·k̄, 10⁻⁹·k̄, …, 10⁻⁴·k̄` with `k̄` the mean of `diag K` (1 if
+//!   that is 0) until the factorisation succeeds; the `ε` used is
+//!   [`PrefPosterior::jitter`]; beyond `10⁻⁴·k̄` the fit fails with
+//!   `NotPositiveDefinite`). Duplicated items and low-rank kernels take
+//!   this path.
+//! - `B = I + LᵀWL` (`n × n`), whose eigenvalues are all `≥ 1`: its
+//!   Cholesky factorisation cannot fail for `W ⪰ 0`, and its condition
+//!   number is at most `1 + λ_max(K)·λ_max(W)`. Every site precision is
+//!   bounded, `0 ≤ τ̃ < 1/(2σ²)` (below), so `B` stays well conditioned
+//!   however contradictory or repeated the preferences are. `K⁻¹` is never
+//!   formed or applied: `Σ = CᵀC` with `C = L_B⁻¹Lᵀ` (one triangular
+//!   solve), and `K⁻¹μ = h − Wμ`.
+//! - The variance of a difference `f_w − f_l` is computed as
+//!   `‖C(e_w − e_l)‖²`, never as `Σ_ww + Σ_ll − 2Σ_wl`: when two items share
+//!   a large common variance (a nearly constant kernel, near-duplicates)
+//!   and many preferences pin their difference, the latter cancels to
+//!   noise (seen: 2 % relative error at a common variance 10⁶ and a
+//!   difference variance 5·10⁻⁹, enough to keep EP from converging), the
+//!   former loses only `~ε·‖C‖/‖C·d‖`.
+//! - The cavity of a site is computed without dividing by a marginal
+//!   variance: with the posterior marginal `N(m_s, v_s)` of `u_s`,
+//!   `v₋ = v_s/(1 − τ̃v_s)`, `μ₋ = (m_s − v_s·ν̃)/(1 − τ̃v_s)`; a site whose
+//!   `1 − τ̃v_s ≤ 10⁻¹⁰` (a cavity that rounding made improper) keeps its
+//!   old value that round (counted in [`PrefPosterior::skipped`]).
+//! - The moment match of the probit site (001 eqs. 10–12 along `ϱ`),
+//!   with `c² = 2σ²`, `s² = c² + v₋`, `z = μ₋/s`, `r = N(z)/Φ(z)`,
+//!   `b = r(z + r)/s²`:
+//!   `τ̃ = b/(1 − v₋b)`, `ν̃ = (r/s + μ₋b)/(1 − v₋b)`. Since
+//!   `0 < r(z + r) < 1`, `1 − v₋b > c²/s² > 0`, so `τ̃ < 1/c²` always, and
+//!   nothing divides by `v₋` (a site in the null space of `K`, `v₋ = 0`, is
+//!   fine). `r` and `log Φ(z)` come from `erfc` for `z > −8` and from the
+//!   Mills-ratio continued fraction below (no underflow for any `z`).
+//!
+//! # EP schedule and convergence
+//!
+//! **Parallel EP with damping**: each round computes the posterior from
+//! the current sites (`≈ 3.3n³` flops: `Lᵀ(WL)` by gemm with `WL` formed
+//! sparsely, a Cholesky, a triangular solve), then
+//! updates every site from its cavity, `τ̃ ← (1 − δ)·τ̃ + δ·τ̃_new` (and the
+//! same for `ν̃`), `δ` starting at [`EpParams::damping`] (0.8 by default),
+//! halved (down to 1/8) after any round whose largest site change exceeds
+//! the previous round's — the onset of the oscillation undamped parallel
+//! EP can fall into — and grown back by 1.25× (up to the initial value)
+//! after a round that moved the sites less. Parallel rather than
+//! sequential because one round is three BLAS-3 calls instead of `m`
+//! rank-one updates of `Σ`. **Convergence**: the round in which every site
+//! moved by less than [`EpParams::tol`] in the scale-free units
+//! `c²·|Δτ̃|` and `c·|Δν̃|` (`c = √2σ`). Then the posterior is recomputed
+//! from the final sites. No convergence within [`EpParams::max_iter`]
+//! rounds is `NoConvergence`, never a half-converged answer. The Gaussian
+//! likelihood needs no iteration: its sites are exact (`τ̃ = 1/noise²`,
+//! `ν̃ = magnitude/noise²`), one round gives the exact posterior.
+//!
+//! # The evidence
+//!
+//! R&W eq. 3.65 with rank-one sites, in its `n × n` form:
+//! `log Z_EP = Σ_s log Z̃_s − ½·log|B| + ½·hᵀΣh`, where
+//! `log Z̃_s = log Ẑ_s + ½·log(1 + τ̃v₋) − ½·(ν̃²v₋ + 2ν̃μ₋ − τ̃μ₋²)/(1 + τ̃v₋)`
+//! and `Ẑ_s = Φ(z_s)` is the tilted normaliser (for the Gaussian
+//! likelihood, `log Z̃_s = −½·log(2π·noise²) − magnitude²/(2·noise²)` and
+//! the whole is exactly `log N(y | 0, DKDᵀ + noise²·I)`).
+//!
+//! # Predictions
+//!
+//! With `R = K⁻¹ − K⁻¹ΣK⁻¹ = W − WΣW` and `α = K⁻¹μ = h − Wμ` (no `K⁻¹`
+//! needed), a new point with cross-kernel column `k*` has (000 §5)
+//! mean `k*ᵀα` and variance `k** − k*ᵀRk*`; two new points have the
+//! 2 × 2 covariance `[k(x¹,x²)] − [k*¹ k*²]ᵀR[k*¹ k*²]` (000 eq. 11's `R`).
+//! For the difference `δ = f(x¹) − f(x²)` with mean `m` and variance `v`:
+//! [`prob_latent`] `= Φ(m/√v)` is `P(f(x¹) > f(x²))`, 000 eq. 11;
+//! [`prob_prefer`] `= Φ(m/√(2σ² + v))` is the predictive probability that
+//! a judge *states* `x¹ ≻ x²` under the probit likelihood (001 §4.2 with
+//! eqs. 13–14, whose `1 +` is `2σ²` in 001's scaled units).
+//!
+//! # Storage and scratch
+//!
+//! [`PrefPosterior`] lives in one caller slice of
+//! [`PrefPosterior::storage_len`]`(n, m) = 3n² + 2n + 2m` elements: the
+//! sites `τ̃` (`m`), `ν̃` (`m`), the factor `L` (`n × n`, column-major),
+//! `C = L_B⁻¹Lᵀ` (`n × n`), `Σ = CᵀC` (`n × n`, column-major, both
+//! triangles; formed once at convergence by a syrk), `μ` (`n`), `α` (`n`).
+//! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 3n² + n`
+//! elements of scratch.
+//!
+//! # Errors
+//!
+//! [`LearnError::BadGraph`]: a pair index out of range or a self-pair; a
+//! non-finite magnitude for the Gaussian likelihood.
+//! [`LearnError::BadLambda`]: `σ` or `noise` not finite and `> 0`, or EP
+//! parameters outside their domain. `Numerics(..)`: shapes, workspace,
+//! non-finite `K`, a kernel not positive semi-definite even with the
+//! largest jitter, `NoConvergence`. A failed fit leaves no half-valid
+//! posterior: the storage is only handed out as a [`PrefPosterior`] on
+//! success.
+
+use super::LearnError;
+use crate::backend::Backend;
+use crate::graph::Pair;
+use crate::{scratch, LinalgError, MatMut, MatRef};
+
+pub mod active;
 pub mod device;
+pub mod hyper;
+pub mod xpgp;
+
+/// `√(2π)`.
+const SQRT_2PI: f64 = 2.506_628_274_631_000_7;
+/// `½·ln(2π)`.
+const HALF_LN_2PI: f64 = 0.918_938_533_204_672_7;
+
+/// The smallest damping the adaptive rule goes down to.
+const MIN_DAMPING: f64 = 0.125;
+
+/// The likelihood of one preference (see the [module docs](self)).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Likelihood {
+    /// `Φ((f_w − f_l)/(√2·σ))`; the pairs' magnitudes are ignored.
+    Probit {
+        /// Noise `σ` of each item's latent value, finite and `> 0`.
+        sigma: f64,
+    },
+    /// `magnitude ~ N(f_w − f_l, noise²)`: the score-difference GP.
+    Gaussian {
+        /// Standard deviation of an observed difference, finite and `> 0`.
+        noise: f64,
+    },
+}
+
+impl Likelihood {
+    /// The noise parameter (`σ` or `noise`).
+    pub fn scale(&self) -> f64 {
+        match *self {
+            Likelihood::Probit { sigma } => sigma,
+            Likelihood::Gaussian { noise } => noise,
+        }
+    }
+
+    /// The same likelihood with its noise parameter replaced.
+    pub fn with_scale(&self, s: f64) -> Self {
+        match *self {
+            Likelihood::Probit { .. } => Likelihood::Probit { sigma: s },
+            Likelihood::Gaussian { .. } => Likelihood::Gaussian { noise: s },
+        }
+    }
+
+    /// Variance of the noise on a difference: `2σ²` or `noise²`.
+    fn diff_noise_var(&self) -> f64 {
+        match *self {
+            Likelihood::Probit { sigma } => 2.0 * sigma * sigma,
+            Likelihood::Gaussian { noise } => noise * noise,
+        }
+    }
+
+    fn check(&self) -> Result<(), LearnError> {
+        let s = self.scale();
+        if s.is_finite() && s > 0.0 && self.diff_noise_var() > 0.0 && self.diff_noise_var().is_finite() {
+            Ok(())
+        } else {
+            Err(LearnError::BadLambda)
+        }
+    }
+}
+
+/// EP tuning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct EpParams {
+    /// Initial (and largest) damping `δ ∈ (0, 1]` of the parallel site
+    /// updates (1 = undamped); halved (down to 1/8) after a round whose
+    /// largest site change exceeds the previous round's, grown back by
+    /// 1.25× after one that moved less.
+    pub damping: f64,
+    /// Convergence threshold on `c²·|Δτ̃|` and `c·|Δν̃|`, `> 0`.
+    pub tol: f64,
+    /// Rounds before `NoConvergence`, `≥ 1`.
+    pub max_iter: usize,
+}
+
+impl Default for EpParams {
+    /// `δ = 0.8`, `tol = 1e-8`, 500 rounds.
+    fn default() -> Self {
+        EpParams { damping: 0.8, tol: 1e-8, max_iter: 500 }
+    }
+}
+
+impl EpParams {
+    /// Parameters with the given damping, tolerance and round budget.
+    pub fn new(damping: f64, tol: f64, max_iter: usize) -> Self {
+        EpParams { damping, tol, max_iter }
+    }
+
+    fn check(&self) -> Result<(), LearnError> {
+        if self.damping > 0.0 && self.damping <= 1.0 && self.tol > 0.0 && self.tol.is_finite() && self.max_iter >= 1 {
+            Ok(())
+        } else {
+            Err(LearnError::BadLambda)
+        }
+    }
+}
+
+/// Checks the pairs against `n` items (and the magnitudes for the
+/// Gaussian likelihood).
+pub fn check_pairs(n: usize, pairs: &[Pair], lik: &Likelihood) -> Result<(), LearnError> {
+    for p in pairs {
+        if p.winner >= n || p.loser >= n || p.winner == p.loser {
+            return Err(LearnError::BadGraph);
+        }
+        if matches!(lik, Likelihood::Gaussian { .. }) && !p.magnitude.is_finite() {
+            return Err(LearnError::BadGraph);
+        }
+    }
+    Ok(())
+}
+
+/// `(log Φ(z), N(z)/Φ(z))` for any finite `z`, without underflow: `erfc`
+/// for `z > −8` (where `Φ(z) > 6·10⁻¹⁶`), else the continued fraction of
+/// the Mills ratio `Φ(−x)/N(x) = 1/(x + 1/(x + 2/(x + 3/(x + …))))`,
+/// `x = −z ≥ 8`, 60 terms (converged to rounding for `x ≥ 8`).
+pub fn log_phi_ratio(z: f64) -> (f64, f64) {
+    if z > -8.0 {
+        let p = 0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2);
+        let pdf = libm::exp(-0.5 * z * z) / SQRT_2PI;
+        (libm::log(p), pdf / p)
+    } else {
+        let x = -z;
+        let mut t = x;
+        for k in (1..=60).rev() {
+            t = x + k as f64 / t;
+        }
+        // Φ(z) = N(z)/t, so log Φ = −z²/2 − ½ln2π − ln t and N/Φ = t.
+        (-0.5 * z * z - HALF_LN_2PI - libm::log(t), t)
+    }
+}
+
+/// `Φ(z)`, the standard normal distribution function.
+pub fn phi(z: f64) -> f64 {
+    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
+}
+
+/// `P(f(x¹) > f(x²)) = Φ(m/√v)` for a latent difference `N(m, v)`
+/// (000 eq. 11); `v = 0` gives 1, ½ or 0 by the sign of `m`.
+pub fn prob_latent(mean_diff: f64, var_diff: f64) -> f64 {
+    if var_diff > 0.0 {
+        phi(mean_diff / libm::sqrt(var_diff))
+    } else if mean_diff > 0.0 {
+        1.0
+    } else if mean_diff < 0.0 {
+        0.0
+    } else {
+        0.5
+    }
+}
+
+/// Predictive `P(x¹ ≻ x²) = Φ(m/√(2σ² + v))` under the probit likelihood
+/// for a latent difference `N(m, v)` (001 §4.2, eqs. 13–14).
+pub fn prob_prefer(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
+    phi(mean_diff / libm::sqrt(2.0 * sigma * sigma + var_diff.max(0.0)))
+}
+
+/// The tilted moments of one probit site: from the cavity `(μ₋, v₋)` and
+/// `c² = 2σ²`, the new `(τ̃, ν̃, log Ẑ)` (see the module docs).
+#[inline]
+pub(crate) fn probit_site(mu_c: f64, v_c: f64, c2: f64) -> (f64, f64, f64) {
+    let s2 = c2 + v_c;
+    let s = libm::sqrt(s2);
+    let z = mu_c / s;
+    let (log_z, r) = log_phi_ratio(z);
+    let b = r * (z + r) / s2;
+    let den = 1.0 - v_c * b;
+    (b / den, (r / s + mu_c * b) / den, log_z)
+}
+
+/// The cavity `(μ₋, v₋)` of a site `(τ̃, ν̃)` from the posterior marginal
+/// `(m, v)` of its `u`, or `None` if rounding made it improper.
+#[inline]
+pub(crate) fn cavity(m: f64, v: f64, tau: f64, nu: f64) -> Option<(f64, f64)> {
+    let den = 1.0 - tau * v;
+    if den > 1e-10 && v >= 0.0 {
+        Some(((m - v * nu) / den, v / den))
+    } else {
+        None
+    }
+}
+
+/// `log Z̃_s − log Ẑ_s` of the module docs: the site normaliser's part
+/// that is not the tilted normaliser.
+#[inline]
+fn site_log_norm_rest(tau: f64, nu: f64, mu_c: f64, v_c: f64) -> f64 {
+    let a = 1.0 + tau * v_c;
+    0.5 * libm::log(a) - 0.5 * (nu * nu * v_c + 2.0 * nu * mu_c - tau * mu_c * mu_c) / a
+}
+
+/// Scratch of [`PrefPosterior::fit`] for `n` items.
+pub fn fit_workspace_len(n: usize) -> usize {
+    FitScratch::len(n)
+}
+
+scratch! {
+    /// Scratch of one posterior computation.
+    struct FitScratch(n: usize) {
+        /// `Lᵀ` (column-major: its columns are the rows of `L`).
+        lt: n.saturating_mul(n),
+        /// `(W·L)ᵀ`.
+        wl: n.saturating_mul(n),
+        /// `B = I + LᵀWL`, then its factor.
+        b: n.saturating_mul(n),
+        /// `h`.
+        h: n,
+    }
+}
+
+scratch! {
+    /// The storage of a [`PrefPosterior`].
+    struct Store(n: usize, m: usize) {
+        tau: m,
+        nu: m,
+        l: n.saturating_mul(n),
+        c: n.saturating_mul(n),
+        sigma: n.saturating_mul(n),
+        mean: n,
+        alpha: n,
+    }
+}
+
+/// A preference-GP posterior in caller storage (see the
+/// [module docs](self) for the mathematics and the layout).
+#[derive(Debug)]
+pub struct PrefPosterior<'s> {
+    n: usize,
+    m: usize,
+    lik: Likelihood,
+    jitter: f64,
+    log_evidence: f64,
+    iterations: usize,
+    skipped: usize,
+    tau: &'s mut [f64],
+    nu: &'s mut [f64],
+    l: &'s mut [f64],
+    c: &'s mut [f64],
+    sigma: &'s mut [f64],
+    mean: &'s mut [f64],
+    alpha: &'s mut [f64],
+}
+
+impl<'s> PrefPosterior<'s> {
+    /// Elements of storage for `n` items and `m` pairs: `3n² + 2n + 2m`.
+    pub fn storage_len(n: usize, m: usize) -> usize {
+        Store::len(n, m)
+    }
+
+    /// A posterior of `n` items and `m` pairs with all sites zero (the
+    /// prior, before any fit): the starting point of
+    /// [`refit`](Self::refit) and of [`hyper::evidence_gradient`]. Its
+    /// mean, covariance and evidence are not valid until a `refit`
+    /// succeeds.
+    ///
+    /// # Errors
+    /// `WorkspaceTooSmall` if `storage` is shorter than
+    /// [`storage_len`](Self::storage_len).
+    pub fn new(n: usize, m: usize, storage: &'s mut [f64]) -> Result<Self, LearnError> {
+        let (Store { tau, nu, l, c, sigma, mean, alpha }, _) = Store::split(storage, n, m)?;
+        for v in [&mut *tau, &mut *nu, &mut *l, &mut *c, &mut *sigma, &mut *mean, &mut *alpha] {
+            v.iter_mut().for_each(|x| *x = 0.0);
+        }
+        Ok(PrefPosterior {
+            n,
+            m,
+            lik: Likelihood::Probit { sigma: core::f64::consts::FRAC_1_SQRT_2 },
+            jitter: 0.0,
+            log_evidence: 0.0,
+            iterations: 0,
+            skipped: 0,
+            tau,
+            nu,
+            l,
+            c,
+            sigma,
+            mean,
+            alpha,
+        })
+    }
+
+    /// Fits the posterior of `n = k.nrows()` items under `pairs` from zero
+    /// sites (the prior). `k` is the prior covariance (lower triangle read).
+    ///
+    /// # Errors
+    /// See the [module docs](self#errors).
+    pub fn fit<B: Backend>(
+        backend: &mut B,
+        k: MatRef<'_, f64>,
+        pairs: &[Pair],
+        lik: Likelihood,
+        params: &EpParams,
+        storage: &'s mut [f64],
+        work: &mut [f64],
+    ) -> Result<Self, LearnError> {
+        let mut post = Self::new(k.nrows(), pairs.len(), storage)?;
+        post.refit(backend, k, pairs, lik, params, work)?;
+        Ok(post)
+    }
+
+    /// Refits with a new prior covariance `k` and/or likelihood, starting
+    /// EP from the current sites (a warm start: the hyperparameter search
+    /// calls this once per evaluation). Same `n` and pairs as before.
+    ///
+    /// # Errors
+    /// See the [module docs](self#errors); on error the posterior is not
+    /// valid until a later `refit` succeeds.
+    pub fn refit<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        k: MatRef<'_, f64>,
+        pairs: &[Pair],
+        lik: Likelihood,
+        params: &EpParams,
+        work: &mut [f64],
+    ) -> Result<(), LearnError> {
+        let n = self.n;
+        if k.nrows() != n || k.ncols() != n || pairs.len() != self.m {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        lik.check()?;
+        params.check()?;
+        check_pairs(n, pairs, &lik)?;
+        if !k.all_finite() {
+            return Err(LinalgError::NonFinite.into());
+        }
+        let (mut ws, _) = FitScratch::split(work, n)?;
+        self.lik = lik;
+        self.jitter = factor_with_jitter(backend, k, self.l)?;
+        for j in 0..n {
+            for i in 0..n {
+                ws.lt[i * n + j] = self.l[j * n + i];
+            }
+        }
+        self.iterations = 0;
+        self.skipped = 0;
+        let c2 = lik.diff_noise_var();
+        if let Likelihood::Gaussian { noise } = lik {
+            let p = 1.0 / (noise * noise);
+            for (s, pr) in pairs.iter().enumerate() {
+                self.tau[s] = p;
+                self.nu[s] = pr.magnitude * p;
+            }
+            self.posterior(backend, pairs, &mut ws)?;
+            self.iterations = 1;
+            self.form_cov(backend)?;
+        } else {
+            let c = libm::sqrt(c2);
+            let mut delta = params.damping;
+            let mut last_change = f64::INFINITY;
+            loop {
+                self.posterior(backend, pairs, &mut ws)?;
+                if self.iterations >= params.max_iter {
+                    return Err(LinalgError::NoConvergence { iterations: self.iterations }.into());
+                }
+                self.iterations += 1;
+                let mut change = 0.0f64;
+                let mut skipped = 0;
+                for (s, p) in pairs.iter().enumerate() {
+                    let (mu, v) = self.marginal(p.winner, p.loser);
+                    let Some((mu_c, v_c)) = cavity(mu, v, self.tau[s], self.nu[s]) else {
+                        skipped += 1;
+                        continue;
+                    };
+                    let (t_new, n_new, _) = probit_site(mu_c, v_c, c2);
+                    let t = (1.0 - delta) * self.tau[s] + delta * t_new;
+                    let nv = (1.0 - delta) * self.nu[s] + delta * n_new;
+                    if !(t.is_finite() && nv.is_finite()) {
+                        return Err(LinalgError::NonFinite.into());
+                    }
+                    change = change.max(c2 * (t - self.tau[s]).abs()).max(c * (nv - self.nu[s]).abs());
+                    self.tau[s] = t.max(0.0);
+                    self.nu[s] = nv;
+                }
+                self.skipped = skipped;
+                // A round that moved the sites more than the one before
+                // is the start of an oscillation: halve the damping.
+                if change > last_change {
+                    delta = (0.5 * delta).max(MIN_DAMPING);
+                } else {
+                    delta = (1.25 * delta).min(params.damping);
+                }
+                last_change = change;
+                if change < params.tol {
+                    self.posterior(backend, pairs, &mut ws)?;
+                    self.form_cov(backend)?;
+                    break;
+                }
+            }
+        }
+        self.log_evidence += self.site_terms(pairs)?;
+        if !self.log_evidence.is_finite() {
+            return Err(LinalgError::NonFinite.into());
+        }
+        Ok(())
+    }
+
+    /// Posterior from the sites: `C = L_B⁻¹Lᵀ` (`Σ = CᵀC`), `μ = Σh`,
+    /// `α = h − Wμ`; leaves `−½log|B| + ½hᵀΣh` in `log_evidence`. `Σ`
+    /// itself is formed by [`Self::form_cov`] once EP has converged.
+    fn posterior<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        pairs: &[Pair],
+        ws: &mut FitScratch<'_>,
+    ) -> Result<(), LearnError> {
+        let n = self.n;
+        let l = MatRef::from_col_major(self.l, n, n)?;
+        // (W·L)ᵀ = LᵀW column by column from the sites, O(m·n) on
+        // contiguous columns of Lᵀ: site s adds ±τ̃(Lᵀe_w − Lᵀe_l) to
+        // columns w and l.
+        ws.wl.iter_mut().for_each(|v| *v = 0.0);
+        ws.h.iter_mut().for_each(|v| *v = 0.0);
+        for (s, p) in pairs.iter().enumerate() {
+            let (t, nu) = (self.tau[s], self.nu[s]);
+            ws.h[p.winner] += nu;
+            ws.h[p.loser] -= nu;
+            if t == 0.0 {
+                continue;
+            }
+            let (cw, cl) = (&ws.lt[p.winner * n..(p.winner + 1) * n], &ws.lt[p.loser * n..(p.loser + 1) * n]);
+            for j in 0..n {
+                let dj = t * (cw[j] - cl[j]);
+                ws.wl[p.winner * n + j] += dj;
+                ws.wl[p.loser * n + j] -= dj;
+            }
+        }
+        {
+            let mut b = MatMut::from_col_major(ws.b, n, n)?;
+            backend.gemm(1.0, l.t(), MatRef::from_col_major(ws.wl, n, n)?.t(), 0.0, b.rb_mut())?;
+            for i in 0..n {
+                for j in 0..i {
+                    // Symmetrise (rounding), keep the lower triangle.
+                    let v = 0.5 * (b.at(i, j) + b.at(j, i));
+                    *b.at_mut(i, j) = v;
+                    *b.at_mut(j, i) = v;
+                }
+                *b.at_mut(i, i) += 1.0;
+            }
+            if !b.rb().all_finite() {
+                return Err(LinalgError::NonFinite.into());
+            }
+            backend.cholesky_in_place(b)?;
+        }
+        let lb = MatRef::from_col_major(ws.b, n, n)?;
+        let log_det_b: f64 = (0..n).map(|i| 2.0 * libm::log(lb.at(i, i))).sum();
+        // C = L_B⁻¹·Lᵀ, so that Σ = CᵀC and var(dᵀf) = ‖C·d‖².
+        self.c.copy_from_slice(ws.lt);
+        backend.solve_lower_in_place(lb, MatMut::from_col_major(self.c, n, n)?)?;
+        // μ = Cᵀ(C·h).
+        let cr = MatRef::from_col_major(self.c, n, n)?;
+        crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
+        crate::linalg::blas::gemv(1.0, cr.t(), &ws.wl[..n], 0.0, self.mean)?;
+        let quad: f64 = ws.h.iter().zip(self.mean.iter()).map(|(a, b)| a * b).sum();
+        self.alpha.copy_from_slice(ws.h);
+        for (s, p) in pairs.iter().enumerate() {
+            let t = self.tau[s] * (self.mean[p.winner] - self.mean[p.loser]);
+            self.alpha[p.winner] -= t;
+            self.alpha[p.loser] += t;
+        }
+        self.log_evidence = -0.5 * log_det_b + 0.5 * quad;
+        if !(self.log_evidence.is_finite() && self.mean.iter().all(|v| v.is_finite())) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        Ok(())
+    }
+
+    /// `Σ ← CᵀC` (syrk), both triangles.
+    fn form_cov<B: Backend>(&mut self, backend: &mut B) -> Result<(), LearnError> {
+        let n = self.n;
+        let cr = MatRef::from_col_major(self.c, n, n)?;
+        backend.syrk(1.0, cr.t(), 0.0, MatMut::from_col_major(self.sigma, n, n)?)?;
+        if self.sigma.iter().any(|v| !v.is_finite()) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        Ok(())
+    }
+
+    /// `Σ_s log Z̃_s` at the current posterior (see the module docs).
+    fn site_terms(&self, pairs: &[Pair]) -> Result<f64, LearnError> {
+        let mut acc = 0.0;
+        match self.lik {
+            Likelihood::Gaussian { noise } => {
+                let v = noise * noise;
+                for p in pairs {
+                    acc += -HALF_LN_2PI - libm::log(noise) - p.magnitude * p.magnitude / (2.0 * v);
+                }
+            }
+            Likelihood::Probit { .. } => {
+                let c2 = self.lik.diff_noise_var();
+                for (s, p) in pairs.iter().enumerate() {
+                    let (mu, v) = self.marginal(p.winner, p.loser);
+                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
+                    let (log_z, _) = log_phi_ratio(mu_c / libm::sqrt(c2 + v_c));
+                    acc += log_z + site_log_norm_rest(self.tau[s], self.nu[s], mu_c, v_c);
+                }
+            }
+        }
+        Ok(acc)
+    }
+
+    /// Number of items `n`.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of pairs `m`.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The likelihood of the last fit.
+    pub fn likelihood(&self) -> Likelihood {
+        self.lik
+    }
+
+    /// Posterior mean `μ` (`n`).
+    pub fn mean(&self) -> &[f64] {
+        self.mean
+    }
+
+    /// Posterior covariance `Σ` (`n × n`, column-major, both triangles).
+    pub fn cov(&self) -> &[f64] {
+        self.sigma
+    }
+
+    /// `α = K⁻¹μ` (`n`), the dual coefficients of the posterior mean:
+    /// `E f(x*) = Σ_i α_i k(x*, x_i)`.
+    pub fn alpha(&self) -> &[f64] {
+        self.alpha
+    }
+
+    /// Site precisions `τ̃` (`m`).
+    pub fn site_precision(&self) -> &[f64] {
+        self.tau
+    }
+
+    /// Site shifts `ν̃` (`m`).
+    pub fn site_shift(&self) -> &[f64] {
+        self.nu
+    }
+
+    /// Lower Cholesky factor of `K + εI` (`n × n`, column-major, strict
+    /// upper triangle zero).
+    pub fn prior_factor(&self) -> &[f64] {
+        self.l
+    }
+
+    /// The jitter `ε` added to `diag K` (0 unless `K` was singular).
+    pub fn jitter(&self) -> f64 {
+        self.jitter
+    }
+
+    /// The EP approximation of `log p(pairs | K, likelihood)` (exact for
+    /// the Gaussian likelihood).
+    pub fn log_evidence(&self) -> f64 {
+        self.log_evidence
+    }
+
+    /// EP rounds of the last fit (1 for the Gaussian likelihood).
+    pub fn iterations(&self) -> usize {
+        self.iterations
+    }
+
+    /// Sites left unchanged in the last round because their cavity was
+    /// improper (see the module docs); normally 0.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+
+    /// Mean and variance of `f_i − f_j` (001 eqs. 13–14).
+    ///
+    /// # Panics
+    /// Never for `i, j < n`; indices are the caller's responsibility and
+    /// out-of-range ones return `(NaN, NaN)` instead of panicking.
+    pub fn pair(&self, i: usize, j: usize) -> (f64, f64) {
+        if i >= self.n || j >= self.n {
+            return (f64::NAN, f64::NAN);
+        }
+        self.marginal(i, j)
+    }
+
+    /// Predictive `P(i ≻ j)` for two training items under the fitted
+    /// likelihood's noise ([`prob_prefer`]; for the Gaussian likelihood
+    /// the probability that the noisy difference is positive).
+    pub fn prob(&self, i: usize, j: usize) -> f64 {
+        let (m, v) = self.pair(i, j);
+        let extra = self.lik.diff_noise_var();
+        phi(m / libm::sqrt(extra + v.max(0.0)))
+    }
+
+    /// Mean and variance of `f_i − f_j`: the variance as `‖C(e_i − e_j)‖²`,
+    /// free of the cancellation in `Σ_ii + Σ_jj − 2Σ_ij` when the items
+    /// share a large common variance.
+    #[inline]
+    fn marginal(&self, i: usize, j: usize) -> (f64, f64) {
+        let n = self.n;
+        let (ci, cj) = (&self.c[i * n..(i + 1) * n], &self.c[j * n..(j + 1) * n]);
+        let v: f64 = ci.iter().zip(cj.iter()).map(|(a, b)| (a - b) * (a - b)).sum();
+        (self.mean[i] - self.mean[j], v)
+    }
+
+    /// The factor `C = L_B⁻¹Lᵀ` with `Σ = CᵀC` (`n × n`, column-major):
+    /// `‖C(e_i − e_j)‖²` is the variance of `f_i − f_j`.
+    pub fn cov_factor(&self) -> &[f64] {
+        self.c
+    }
+
+    /// `y ← R·x` with `R = W − WΣW` (`n`): O(m + n²). `tmp` holds `2n`.
+    pub fn apply_r(&self, pairs: &[Pair], x: &[f64], y: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
+        let n = self.n;
+        if x.len() != n || y.len() != n || tmp.len() < 2 * n || pairs.len() != self.m {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        let (wx, swx) = tmp.split_at_mut(n);
+        apply_w(pairs, self.tau, x, wx);
+        crate::linalg::blas::gemv(1.0, MatRef::from_col_major(self.sigma, n, n)?, wx, 0.0, &mut swx[..n])?;
+        apply_w(pairs, self.tau, &swx[..n], y);
+        for i in 0..n {
+            y[i] = wx[i] - y[i];
+        }
+        Ok(())
+    }
+
+    /// Predictions at `t` new points from the cross-kernel `k_star`
+    /// (`n × t`, `k(x_i, x*_j)`) and the prior variances `k_diag` (`t`):
+    /// means `k*ᵀα` and variances `k** − k*ᵀRk*` (000 §5), clamped at 0.
+    /// `work` holds [`predict_workspace_len`]`(n)`.
+    ///
+    /// # Errors
+    /// Shapes, workspace, non-finite input.
+    pub fn predict(
+        &self,
+        pairs: &[Pair],
+        k_star: MatRef<'_, f64>,
+        k_diag: &[f64],
+        mean_out: &mut [f64],
+        var_out: &mut [f64],
+        work: &mut [f64],
+    ) -> Result<(), LearnError> {
+        let (n, t) = (self.n, k_star.ncols());
+        if k_star.nrows() != n || k_diag.len() != t || mean_out.len() != t || var_out.len() != t {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        if !k_star.all_finite() || k_diag.iter().any(|v| !v.is_finite()) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        if work.len() < predict_workspace_len(n) {
+            return Err(LinalgError::WorkspaceTooSmall { needed: predict_workspace_len(n), got: work.len() }.into());
+        }
+        let (col, rest) = work.split_at_mut(n);
+        let (rk, tmp) = rest.split_at_mut(n);
+        for j in 0..t {
+            (0..n).for_each(|i| col[i] = k_star.at(i, j));
+            mean_out[j] = col.iter().zip(self.alpha.iter()).map(|(a, b)| a * b).sum();
+            self.apply_r(pairs, col, rk, tmp)?;
+            let q: f64 = col.iter().zip(rk.iter()).map(|(a, b)| a * b).sum();
+            var_out[j] = (k_diag[j] - q).max(0.0);
+        }
+        Ok(())
+    }
+
+    /// Mean and variance of `f(x¹) − f(x²)` for two new points from their
+    /// cross-kernel columns `k1`, `k2` (`n` each) and prior values
+    /// `k11 = k(x¹,x¹)`, `k22`, `k12` (000 eq. 11's `R`:
+    /// `v = r₁₁ + r₂₂ − 2r₁₂`). `work` holds [`predict_workspace_len`]`(n)`.
+    ///
+    /// # Errors
+    /// Shapes, workspace, non-finite input.
+    pub fn predict_pair(
+        &self,
+        pairs: &[Pair],
+        k1: &[f64],
+        k2: &[f64],
+        k11: f64,
+        k22: f64,
+        k12: f64,
+        work: &mut [f64],
+    ) -> Result<(f64, f64), LearnError> {
+        let n = self.n;
+        if k1.len() != n || k2.len() != n {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        if work.len() < predict_workspace_len(n) {
+            return Err(LinalgError::WorkspaceTooSmall { needed: predict_workspace_len(n), got: work.len() }.into());
+        }
+        if k1.iter().chain(k2.iter()).any(|v| !v.is_finite())
+            || !(k11.is_finite() && k22.is_finite() && k12.is_finite())
+        {
+            return Err(LinalgError::NonFinite.into());
+        }
+        // The difference has cross-kernel k1 − k2 and prior variance k11 + k22 − 2k12.
+        let (col, rest) = work.split_at_mut(n);
+        let (rk, tmp) = rest.split_at_mut(n);
+        (0..n).for_each(|i| col[i] = k1[i] - k2[i]);
+        let mean: f64 = col.iter().zip(self.alpha.iter()).map(|(a, b)| a * b).sum();
+        self.apply_r(pairs, col, rk, tmp)?;
+        let q: f64 = col.iter().zip(rk.iter()).map(|(a, b)| a * b).sum();
+        Ok((mean, (k11 + k22 - 2.0 * k12 - q).max(0.0)))
+    }
+
+    /// The matrix `Q = ααᵀ − R` (`n × n`, column-major) whose inner product
+    /// with `∂K/∂θ` is twice the gradient of the log evidence with the sites
+    /// held fixed (R&W eq. 5.27, adapted: `∂ log Z_EP/∂θ = ½·⟨Q, ∂K/∂θ⟩`).
+    /// O(m·n + n²). `tmp` holds `n` elements.
+    ///
+    /// # Errors
+    /// Shapes.
+    pub fn evidence_grad_matrix(&self, pairs: &[Pair], q: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
+        let n = self.n;
+        if q.len() != n * n || pairs.len() != self.m || tmp.len() < n {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        // q ← ΣW (column j: Σ·(W e_j) — W has the sites' sparsity), then
+        // R = W − W(ΣW) by rows, then Q = ααᵀ − R.
+        q.iter_mut().for_each(|v| *v = 0.0);
+        let sg = &self.sigma;
+        // ΣW = Σ_s τ̃ (Σd_s) d_sᵀ: column w gets +τ̃Σd, column l gets −τ̃Σd.
+        for (s, p) in pairs.iter().enumerate() {
+            let t = self.tau[s];
+            if t == 0.0 {
+                continue;
+            }
+            for i in 0..n {
+                tmp[i] = t * (sg[p.winner * n + i] - sg[p.loser * n + i]);
+            }
+            for i in 0..n {
+                q[p.winner * n + i] += tmp[i];
+                q[p.loser * n + i] -= tmp[i];
+            }
+        }
+        // W·(ΣW): row w gets +τ̃ (row w − row l) of ΣW, row l the opposite.
+        // Accumulate −W(ΣW) in a second pass over a copy-free scheme: rows
+        // of the product depend on rows of ΣW only, so collect the update
+        // per column.
+        for j in 0..n {
+            (0..n).for_each(|i| tmp[i] = 0.0);
+            {
+                let colj = &q[j * n..(j + 1) * n];
+                for (s, p) in pairs.iter().enumerate() {
+                    let t = self.tau[s];
+                    if t == 0.0 {
+                        continue;
+                    }
+                    let v = t * (colj[p.winner] - colj[p.loser]);
+                    tmp[p.winner] += v;
+                    tmp[p.loser] -= v;
+                }
+            }
+            let colj = &mut q[j * n..(j + 1) * n];
+            colj.copy_from_slice(&tmp[..n]);
+        }
+        // q = WΣW now. R = W − WΣW; Q = ααᵀ − W + WΣW.
+        for j in 0..n {
+            for i in 0..n {
+                q[j * n + i] += self.alpha[i] * self.alpha[j];
+            }
+        }
+        for (s, p) in pairs.iter().enumerate() {
+            let t = self.tau[s];
+            q[p.winner * n + p.winner] -= t;
+            q[p.loser * n + p.loser] -= t;
+            q[p.loser * n + p.winner] += t;
+            q[p.winner * n + p.loser] += t;
+        }
+        // Symmetrise the rounding.
+        for j in 0..n {
+            for i in 0..j {
+                let v = 0.5 * (q[j * n + i] + q[i * n + j]);
+                q[j * n + i] = v;
+                q[i * n + j] = v;
+            }
+        }
+        Ok(())
+    }
+
+    /// `∂ log Z_EP / ∂ log s` for the likelihood's noise parameter `s`
+    /// (`σ` or `noise`) at the fitted sites: for the probit,
+    /// `Σ_s −r_s·z_s·c²/(c² + v₋,s)` (the explicit derivative of the tilted
+    /// normalisers at fixed cavities, exact at an EP fixed point); for the
+    /// Gaussian likelihood, `noise²·‖β‖² − m + tr(KR)` with
+    /// `β = (y − Dμ)/noise²`, which needs the prior `k` (both triangles
+    /// read; ignored for the probit) and `4n` elements of `tmp`.
+    ///
+    /// # Errors
+    /// Shapes; an improper cavity.
+    pub fn likelihood_grad(&self, pairs: &[Pair], k: MatRef<'_, f64>, tmp: &mut [f64]) -> Result<f64, LearnError> {
+        let n = self.n;
+        if pairs.len() != self.m {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        match self.lik {
+            Likelihood::Probit { .. } => {
+                let c2 = self.lik.diff_noise_var();
+                let mut g = 0.0;
+                for (s, p) in pairs.iter().enumerate() {
+                    let (mu, v) = self.marginal(p.winner, p.loser);
+                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
+                    let z = mu_c / libm::sqrt(c2 + v_c);
+                    let (_, r) = log_phi_ratio(z);
+                    g += -r * z * c2 / (c2 + v_c);
+                }
+                Ok(g)
+            }
+            Likelihood::Gaussian { noise } => {
+                if k.nrows() != n || k.ncols() != n || tmp.len() < 4 * n {
+                    return Err(LinalgError::DimensionMismatch.into());
+                }
+                let v = noise * noise;
+                let mut beta2 = 0.0;
+                for (s, p) in pairs.iter().enumerate() {
+                    let _ = s;
+                    let b = (p.magnitude - (self.mean[p.winner] - self.mean[p.loser])) / v;
+                    beta2 += b * b;
+                }
+                // tr(KR) = Σ_j (K R e_j)_j ... computed column by column:
+                // tr(KR) = Σ_j k_jᵀ R e_j with k_j column j of K.
+                let (col, rest) = tmp.split_at_mut(n);
+                let (rcol, t2) = rest.split_at_mut(n);
+                let mut tr = 0.0;
+                for j in 0..n {
+                    (0..n).for_each(|i| col[i] = k.at(i, j));
+                    self.apply_r(pairs, col, rcol, t2)?;
+                    tr += rcol[j];
+                }
+                Ok(v * beta2 - self.m as f64 + tr)
+            }
+        }
+    }
+}
+
+/// `y ← W·x` with `W = Σ_s τ̃_s d_s d_sᵀ`: O(m + n).
+pub(crate) fn apply_w(pairs: &[Pair], tau: &[f64], x: &[f64], y: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (s, p) in pairs.iter().enumerate() {
+        let v = tau[s] * (x[p.winner] - x[p.loser]);
+        y[p.winner] += v;
+        y[p.loser] -= v;
+    }
+}
+
+/// Scratch of [`PrefPosterior::predict`] and
+/// [`PrefPosterior::predict_pair`]: `4n`.
+pub fn predict_workspace_len(n: usize) -> usize {
+    4 * n
+}
+
+/// `L ← chol(K + εI)` by the jitter policy of the module docs; returns `ε`.
+fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [f64]) -> Result<f64, LearnError> {
+    let n = k.nrows();
+    let mean_diag = if n == 0 { 1.0 } else { (0..n).map(|i| k.at(i, i)).sum::<f64>() / n as f64 };
+    let scale = if mean_diag > 0.0 && mean_diag.is_finite() { mean_diag } else { 1.0 };
+    let mut eps = 0.0;
+    let mut last = LinalgError::NotPositiveDefinite { index: 0 };
+    for step in 0..8 {
+        if step > 0 {
+            eps = scale * libm::pow(10.0, -11.0 + step as f64);
+        }
+        let mut lm = MatMut::from_col_major(l, n, n)?;
+        for j in 0..n {
+            for i in 0..n {
+                *lm.at_mut(i, j) = if i >= j { k.at(i, j) } else { 0.0 };
+            }
+            *lm.at_mut(j, j) += eps;
+        }
+        match backend.cholesky_in_place(lm) {
+            Ok(()) => return Ok(eps),
+            Err(e @ LinalgError::NotPositiveDefinite { .. }) => last = e,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(last.into())
+}

@@ -1,12 +1,14 @@
 //! `ranklet bench …`: benchmarks of the numerical core, one JSON line each
 //! (`eigen`: the symmetric eigendecomposition; `train`: one training run;
 //! `kron`: one Kronecker RLS fit, closed form or CG; `read`: one data file
-//! read).
+//! read; `pref`: the probit preference GP's EP and one evidence + gradient
+//! evaluation).
 
 use clap::Subcommand;
 
 pub mod eigen;
 pub mod kron;
+pub mod pref;
 pub mod read;
 pub mod train;
 
@@ -22,6 +24,10 @@ pub enum BenchCommand {
     Kron(kron::KronBenchArgs),
     /// Time reading one SVMlight or CSV data file (MB/s).
     Read(read::ReadBenchArgs),
+    /// Time the probit preference GP: EP to convergence and one evidence +
+    /// gradient evaluation at fixed hyperparameters (optionally a whole
+    /// hyperparameter fit).
+    Pref(pref::PrefBenchArgs),
 }
 
 /// Runs a benchmark subcommand.
@@ -44,6 +50,11 @@ pub fn run(cmd: BenchCommand) -> Result<(), String> {
         }
         BenchCommand::Read(args) => {
             let line = read::bench_read(&args)?;
+            println!("{line}");
+            Ok(())
+        }
+        BenchCommand::Pref(args) => {
+            let line = pref::bench_pref(&args)?;
             println!("{line}");
             Ok(())
         }

@@ -1,0 +1,48 @@
+//! `ranklet suggest`: the next pairs to ask of a preference-GP model over a
+//! fixed item set (001 §5): lines `a<TAB>b<TAB>variance<TAB>mean_difference`
+//! (item ids; the variance and mean of `f_a − f_b` when the pair was
+//! picked), best first.
+
+use clap::Args;
+use ranklet_core::format::ModelView;
+
+use crate::args::heading;
+use crate::error::CliError;
+use crate::family::pref::suggest as pick;
+use crate::model_io::ModelArgs;
+
+/// `ranklet suggest` arguments.
+#[derive(Args, Debug)]
+pub struct SuggestArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Number of pairs to propose.
+    #[arg(short, default_value_t = 10, help_heading = heading::OUTPUT)]
+    pub k: usize,
+}
+
+/// `ranklet suggest`.
+pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
+    if a.k == 0 {
+        return Err(CliError::input("-k must be ≥ 1"));
+    }
+    let bytes = a.model.read()?;
+    let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    let Some(gp) = view.pref_gp() else {
+        return Err(CliError::input(format!(
+            "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",
+            a.model.model.display()
+        )));
+    };
+    let picks = pick(&gp, a.k)?;
+    let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
+    let mut out = String::new();
+    for s in &picks {
+        out.push_str(&format!("{}\t{}\t{:.6e}\t{:.6e}\n", name(s.i), name(s.j), s.var_diff, s.mean_diff));
+    }
+    print!("{out}");
+    if picks.len() < a.k {
+        eprintln!("ranklet: note: {} pairs suggested of the {} asked", picks.len(), a.k);
+    }
+    Ok(())
+}

@@ -1,0 +1,746 @@
+//! The probabilistic preference learners as the CLI drives them (papers
+//! 000 §5 and 001): `--algo pref-gp | xpgp | diff-gp` on preferences between
+//! items given by id (`--prefs`), with the items' attributes (`--items`, or
+//! the rows of `--data`) and, for xpgp, relations between the items
+//! (`--relation`, `--relation-groups`).
+//!
+//! | `--algo` | likelihood | prior covariance |
+//! |---|---|---|
+//! | pref-gp | probit `Φ((f_w − f_l)/(√2·σ))` (000 eq. 10, 001 §3.2), EP | `K_attr` (001 eq. 1) |
+//! | xpgp | the same | `a·K_attr + Σ_r b_r·K_rel,r` (001 eq. 5; `K_rel,r` the regularised Laplacian of relation r, eq. 2) |
+//! | diff-gp | Gaussian on `s_a − s_b` (000 §5, last part), exact | `K_attr` |
+//!
+//! **Not a [`Family`](super::Family)**: that trait's hooks fit rows under a
+//! λ grid chosen by cross-validation; a preference GP has no grid (its
+//! hyperparameters are fitted by the evidence with `--kernel rbf:auto`, or
+//! fixed with `rbf:G`) and its data are items and judgements between them.
+//! This module is its sibling driver: reading and checking the data
+//! ([`PrefData`]), the evaluation metrics on held-out judgements
+//! ([`PrefMetric`]), and the hooks into core's learner
+//! (`ranklet_core::learn::pref`) and the model kinds of the format.
+//!
+//! Ties: pref-gp and xpgp drop `a b tie` lines (the probit likelihood has
+//! no tie outcome) and say how many on stderr; diff-gp keeps a tie as the
+//! observed difference 0.
+
+use std::path::Path;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use ranklet_core::backend::Backend;
+use ranklet_core::format::kind::pref_gp::packed_len;
+use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView};
+use ranklet_core::graph::Pair;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::pref::device::DevicePrefGp;
+use ranklet_core::learn::pref::hyper::{self, OptParams};
+use ranklet_core::learn::pref::{xpgp, EpParams, Likelihood, PrefPosterior};
+use ranklet_core::learn::LearnError;
+use ranklet_core::linalg::Rows;
+use ranklet_core::metrics;
+use ranklet_core::MatRef;
+
+use crate::args::KernelArg;
+use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind};
+use crate::data::{read_node_features, NodeFeatureOptions};
+use crate::error::CliError;
+use crate::input::DataArgs;
+
+/// The preference learners.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefAlgo {
+    /// Probit pairwise GP on the attributes, EP (000 §5, eq. 10).
+    PrefGp,
+    /// Probit pairwise GP on attributes and relations (001, XPGP).
+    Xpgp,
+    /// Gaussian likelihood on score differences, exact (000 §5).
+    DiffGp,
+}
+
+impl PrefAlgo {
+    /// The `--algo` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrefAlgo::PrefGp => "pref-gp",
+            PrefAlgo::Xpgp => "xpgp",
+            PrefAlgo::DiffGp => "diff-gp",
+        }
+    }
+    /// From the `--algo` (and model metadata) name.
+    pub fn from_name(s: &str) -> Option<PrefAlgo> {
+        match s {
+            "pref-gp" => Some(PrefAlgo::PrefGp),
+            "xpgp" => Some(PrefAlgo::Xpgp),
+            "diff-gp" => Some(PrefAlgo::DiffGp),
+            _ => None,
+        }
+    }
+}
+
+/// `--kernel` of the preference GPs: the RBF kernel of 001 eq. 1, its
+/// width fitted by the evidence (`rbf:auto`, the default) or given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PrefKernel {
+    /// γ (and the other hyperparameters) fitted.
+    Auto,
+    /// `exp(−γ‖x − x'‖²)` with this γ; the other hyperparameters fitted.
+    Rbf(f64),
+}
+
+impl PrefKernel {
+    /// From `train --kernel` (absent: `rbf:auto`).
+    ///
+    /// # Errors
+    /// A grid, or a kernel other than RBF.
+    pub fn from_arg(k: Option<&KernelArg>) -> Result<PrefKernel, CliError> {
+        match k {
+            None | Some(KernelArg::RbfAuto) => Ok(PrefKernel::Auto),
+            Some(KernelArg::List(l)) => match l.0[..] {
+                [Kernel::Rbf { gamma }] => Ok(PrefKernel::Rbf(gamma)),
+                _ => Err(CliError::input("--kernel: the preference GPs take one RBF kernel, rbf:G or rbf:auto")),
+            },
+        }
+    }
+}
+
+/// Largest dense attribute matrix read (elements).
+const MAX_DENSE: usize = 1 << 27;
+
+/// Items: ids and dense attributes, row-major `n × d`.
+#[derive(Clone, Debug)]
+pub struct PrefItems {
+    /// Ids, in file order.
+    pub ids: Vec<String>,
+    /// Attribute dimension.
+    pub d: usize,
+    /// Attributes, row-major.
+    pub x: Vec<f64>,
+    /// The file they came from.
+    pub source: String,
+}
+
+impl PrefItems {
+    /// Reads `--items` (node features: CSV with an `id` column, or `id i:v
+    /// …` lines) or the rows of `--data` (ids `"0"`, `"1"`, …).
+    ///
+    /// # Errors
+    /// The readers' errors (file and line); no items file given; too many
+    /// attributes to hold densely.
+    pub fn read(data: &DataArgs) -> Result<PrefItems, CliError> {
+        if let Some(path) = &data.orders.items {
+            let f = read_node_features(path, &NodeFeatureOptions { num_features: data.rows.num_features })?;
+            let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
+                CliError::input(format!(
+                    "{}: {} items × {} attributes is too large",
+                    path.display(),
+                    f.len(),
+                    f.n_features()
+                ))
+            })?;
+            return Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() });
+        }
+        let path =
+            data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
+        let ds = data.rows.read(None)?;
+        let x = ds.to_dense(MAX_DENSE).ok_or_else(|| {
+            CliError::input(format!(
+                "{}: {} rows × {} features is too large",
+                path.display(),
+                ds.n_rows(),
+                ds.n_features()
+            ))
+        })?;
+        let ids = (0..ds.n_rows()).map(|i| i.to_string()).collect();
+        Ok(PrefItems { ids, d: ds.n_features(), x, source: path.display().to_string() })
+    }
+
+    /// Number of items.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Never empty when read.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Attributes of item `i`.
+    pub fn row(&self, i: usize) -> &[f64] {
+        &self.x[i * self.d..(i + 1) * self.d]
+    }
+}
+
+/// The observations a learner takes.
+#[derive(Clone, Debug)]
+pub enum Observations {
+    /// `(winner, loser)` pairs (pref-gp, xpgp).
+    Binary(Binary),
+    /// `(a, b, s_a − s_b)` (diff-gp).
+    Differences(Vec<(usize, usize, f64)>),
+}
+
+impl Observations {
+    /// Number of observations used.
+    pub fn len(&self) -> usize {
+        match self {
+            Observations::Binary(b) => b.pairs.len(),
+            Observations::Differences(d) => d.len(),
+        }
+    }
+    /// `true` without observations.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Items, judgements and relations, read and checked.
+#[derive(Clone, Debug)]
+pub struct PrefData {
+    /// The items.
+    pub items: PrefItems,
+    /// The judgements as read.
+    pub prefs: Prefs,
+    /// The judgements as the learner takes them.
+    pub obs: Observations,
+    /// The relations (xpgp), `--relation` files first, then the projected
+    /// `--relation-groups`.
+    pub relations: Vec<Relation>,
+}
+
+impl PrefData {
+    /// Reads the items, the preferences and the relations for `algo`.
+    /// Relations are refused for pref-gp and diff-gp and required for xpgp;
+    /// a tie count is printed to stderr when ties are dropped.
+    ///
+    /// # Errors
+    /// Every reader error (file and line: unknown ids, self-preferences,
+    /// edges to unknown items, non-finite or negative weights); diff-gp
+    /// given a bare preference; no preference left after dropping ties.
+    pub fn read(data: &DataArgs, algo: PrefAlgo) -> Result<PrefData, CliError> {
+        let p = &data.prefs;
+        let prefs_path = p.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
+        let n_rel = p.relation.len() + p.relation_groups.len();
+        match algo {
+            PrefAlgo::Xpgp if n_rel == 0 => {
+                return Err(CliError::input("--algo xpgp needs at least one --relation or --relation-groups"))
+            }
+            PrefAlgo::PrefGp | PrefAlgo::DiffGp if n_rel > 0 => {
+                return Err(CliError::input(format!(
+                    "--algo {}: relations (--relation, --relation-groups) are used by xpgp only",
+                    algo.name()
+                )))
+            }
+            _ => {}
+        }
+        let items = PrefItems::read(data)?;
+        let prefs = read_prefs(prefs_path, &items.ids)?;
+        let mut relations = Vec::with_capacity(n_rel);
+        for r in &p.relation {
+            relations.push(read_relation(r, &items.ids)?);
+        }
+        for g in &p.relation_groups {
+            relations.push(read_groups(g, &items.ids)?);
+        }
+        let obs = observations(&prefs, algo, prefs_path)?;
+        Ok(PrefData { items, prefs, obs, relations })
+    }
+}
+
+/// The observations of `prefs` for `algo`, with the tie note.
+pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path) -> Result<Observations, CliError> {
+    if algo == PrefAlgo::DiffGp {
+        return Ok(Observations::Differences(prefs.differences()?));
+    }
+    let bin = prefs.binary();
+    if bin.ties_dropped > 0 {
+        eprintln!(
+            "ranklet: note: {}: {} ties dropped ({} preferences kept); the probit likelihood has no tie outcome",
+            path.display(),
+            bin.ties_dropped,
+            bin.pairs.len()
+        );
+    }
+    if bin.pairs.is_empty() {
+        return Err(CliError::input(format!("{}: no strict preference (every line is a tie)", path.display())));
+    }
+    Ok(Observations::Binary(bin))
+}
+
+/// Which model kind `train` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefModelKind {
+    /// Kind 8: the posterior `N(μ, Σ)` over the training items, by name
+    /// (transductive: predicts and suggests pairs among those items; what a
+    /// device updates).
+    FixedItems,
+    /// Kind 9: basis rows, `α` and `W` (inductive: predicts new items from
+    /// their attributes; pref-gp and diff-gp only).
+    Inductive,
+}
+
+/// The fitted hyperparameters, by name, as `θ` holds them in log space
+/// (`ranklet_core::learn::pref::xpgp`): `a`, `gamma`, the noise (`sigma`
+/// or `noise`), then `b_r`, `iota_r` per relation.
+fn theta_names(algo: PrefAlgo, n_rel: usize) -> Vec<String> {
+    let noise = if algo == PrefAlgo::DiffGp { "noise" } else { "sigma" };
+    let mut v = vec!["a".to_string(), "gamma".to_string(), noise.to_string()];
+    for r in 0..n_rel {
+        v.push(format!("b_{r}"));
+        v.push(format!("iota_{r}"));
+    }
+    v
+}
+
+/// Fits `algo` on `data` — EP (or the exact Gaussian posterior) with the
+/// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
+/// hyper::fit_hyper`; the RBF width fixed by `--kernel rbf:G`) — and
+/// encodes the model file (`kind`). Returns its bytes and a one-line
+/// summary (hyperparameters, evidence) for stderr.
+///
+/// # Errors
+/// Bad input ([`CliError::input`]): an inductive model with relations, no
+/// attributes without relations. Numerical failure ([`CliError::failure`]).
+pub fn train<B: Backend>(
+    backend: &mut B,
+    algo: PrefAlgo,
+    kernel: PrefKernel,
+    kind: PrefModelKind,
+    data: &PrefData,
+    element: ElementType,
+    meta: &mut String,
+) -> Result<(Vec<u8>, String), CliError> {
+    let items = &data.items;
+    let (n, d) = (items.len(), items.d);
+    if kind == PrefModelKind::Inductive && !data.relations.is_empty() {
+        return Err(CliError::input("--inductive: a model with relations (xpgp) is over its fixed item set"));
+    }
+    if d == 0 && data.relations.is_empty() {
+        return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
+    }
+    let pairs: Vec<Pair> = match &data.obs {
+        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
+        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
+    };
+    let m = pairs.len();
+    let rels: Vec<xpgp::Relation<'_>> = data
+        .relations
+        .iter()
+        .map(|r| match &r.kind {
+            RelationKind::Edges(e) => xpgp::Relation::Edges(e),
+            RelationKind::Groups(g) => xpgp::Relation::Groups(g),
+        })
+        .collect();
+    let fail = |e: LearnError| CliError::failure(format!("--algo {}: {e}", algo.name()));
+    let x = if d > 0 {
+        Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
+    } else {
+        None
+    };
+    let prior = xpgp::XpgpPrior { n, x, relations: &rels };
+    // θ in log space; see `theta_names`. The probit noise is held fixed
+    // (redundant with the kernel scales); the Gaussian noise is fitted,
+    // within [1e-4, 10] times the rms observed difference.
+    let lik = match algo {
+        PrefAlgo::DiffGp => Likelihood::Gaussian { noise: 1.0 },
+        _ => Likelihood::Probit { sigma: std::f64::consts::FRAC_1_SQRT_2 },
+    };
+    let p = xpgp::theta_len(rels.len());
+    let mut theta = vec![0.0; p];
+    theta[1] = match kernel {
+        PrefKernel::Rbf(g) => g.ln(),
+        PrefKernel::Auto => (1.0 / d.max(1) as f64).ln(),
+    };
+    let rms = (pairs.iter().map(|q| q.magnitude * q.magnitude).sum::<f64>() / m as f64).sqrt().max(1e-12);
+    theta[xpgp::THETA_NOISE] = match algo {
+        PrefAlgo::DiffGp => (0.1 * rms).ln(),
+        _ => lik.scale().ln(),
+    };
+    let (mut lo, mut hi) = (vec![0.0; p], vec![0.0; p]);
+    hyper::default_bounds(&theta, &mut lo, &mut hi).map_err(fail)?;
+    if let PrefKernel::Rbf(_) = kernel {
+        (lo[1], hi[1]) = (theta[1], theta[1]);
+    }
+    if d == 0 {
+        (lo[0], hi[0], lo[1], hi[1]) = (theta[0], theta[0], theta[1], theta[1]);
+    }
+    if algo == PrefAlgo::DiffGp {
+        (lo[xpgp::THETA_NOISE], hi[xpgp::THETA_NOISE]) = ((1e-4 * rms).ln(), (10.0 * rms).ln());
+    }
+    let ep = EpParams::default();
+    let opt = OptParams::default();
+    let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+    let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
+    let mut work =
+        vec![0.0; hyper::evidence_workspace_len(&prior) + hyper::minimize_workspace_len(p, opt.memory.max(1))];
+    let bar = spinner(&format!(
+        "{}: {n} items, {m} preferences, fitting {} hyperparameters",
+        algo.name(),
+        free_count(&lo, &hi)
+    ));
+    let report = hyper::fit_hyper(backend, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work);
+    bar.finish_and_clear();
+    let report = report.map_err(fail)?;
+
+    let names = theta_names(algo, rels.len());
+    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
+    let noise = theta[xpgp::THETA_NOISE].exp();
+    // The probit σ of the model file: for the Gaussian likelihood the
+    // σ with 2σ² = noise², so that P(i ≻ j) = Φ(m/√(noise² + v)) is the
+    // probability that the observed difference is positive.
+    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
+    let summary = format!(
+        "{}: {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} optimizer_iterations={} evaluations={}{}",
+        algo.name(),
+        values.join(" "),
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+    );
+    // Full precision in the metadata (the summary line rounds).
+    for (k, t) in names.iter().zip(&theta) {
+        meta.push_str(&format!("{k}={}\n", t.exp()));
+    }
+    meta.push_str(&format!(
+        "likelihood={}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\noptimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
+        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        u8::from(report.converged),
+        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
+    ));
+    let bytes = match kind {
+        PrefModelKind::FixedItems => {
+            let mut names = String::new();
+            for id in &items.ids {
+                names.push_str(id);
+                names.push('\n');
+            }
+            let mut buf = vec![0.0; packed_len(n)];
+            let cov = MatRef::from_col_major(post.cov(), n, n).map_err(|e| fail(e.into()))?;
+            let model = format::pref_gp_model(post.mean(), cov, sigma, m as u64, &names, &mut buf)
+                .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+            emit(model, element, meta)?
+        }
+        PrefModelKind::Inductive => {
+            // W = K⁻¹ − K⁻¹ΣK⁻¹ of the file is core's R = S̃ − S̃ΣS̃,
+            // column by column.
+            let mut r = vec![0.0; n * n];
+            let (mut e, mut tmp) = (vec![0.0; n], vec![0.0; 2 * n]);
+            for j in 0..n {
+                e.iter_mut().for_each(|v| *v = 0.0);
+                e[j] = 1.0;
+                post.apply_r(&pairs, &e, &mut r[j * n..(j + 1) * n], &mut tmp).map_err(fail)?;
+            }
+            let mut buf = vec![0.0; packed_len(n)];
+            let w = MatRef::from_col_major(&r, n, n).map_err(|e| fail(e.into()))?;
+            let k = Kernel::Rbf { gamma: theta[1].exp() };
+            let model = format::pref_inductive_model(
+                k,
+                theta[0].exp(),
+                sigma,
+                m as u64,
+                &items.x,
+                d,
+                post.alpha(),
+                w,
+                &mut buf,
+            )
+            .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+            meta.push_str(&format!("items_ids={}\n", items.ids.join(",")));
+            emit(model, element, meta)?
+        }
+    };
+    Ok((bytes, summary))
+}
+
+/// How many parameters a box leaves free.
+fn free_count(lo: &[f64], hi: &[f64]) -> usize {
+    lo.iter().zip(hi).filter(|(a, b)| a < b).count()
+}
+
+/// A spinner on stderr for the hyperparameter search (its length is not
+/// known in advance); hidden when stderr is not a terminal.
+fn spinner(msg: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
+        bar.set_style(style);
+    }
+    bar.set_message(msg.to_string());
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+/// Serialises `model` with `meta`.
+fn emit(model: format::Model<'_>, element: ElementType, meta: &str) -> Result<Vec<u8>, CliError> {
+    let spec = ModelSpec::new(model, element).with_metadata(meta);
+    let mut out = vec![0u8; spec.buffer_len()];
+    let len = spec.emit(&mut out).map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+    out.truncate(len);
+    Ok(out)
+}
+
+/// A preference model read from a file: kind 8 (over named items) or 9
+/// (inductive).
+pub enum PrefModel<'a> {
+    /// Kind 8.
+    Fixed(PrefGpView<'a>),
+    /// Kind 9, and its attribute dimension.
+    Inductive(PrefInductiveView<'a>, usize),
+}
+
+impl<'a> PrefModel<'a> {
+    /// The preference model of `view`, if it is one.
+    pub fn of(view: &ModelView<'a>) -> Option<PrefModel<'a>> {
+        view.pref_gp()
+            .map(PrefModel::Fixed)
+            .or_else(|| view.pref_inductive().map(|v| PrefModel::Inductive(v, view.dim())))
+    }
+}
+
+/// Held-out evaluation of a preference model: for each strict judgement
+/// `w ≻ l` (ties dropped, counted on stderr), the posterior means and
+/// `P(w ≻ l)` with its logarithm. A kind-8 model looks the ids of the
+/// preferences file up among its own items; a kind-9 model scores the
+/// attributes of `--items`/`--data`.
+pub struct Scored {
+    /// `(winner, loser)` indices into `mean`.
+    pub pairs: Vec<(usize, usize)>,
+    /// Posterior mean per item.
+    pub mean: Vec<f64>,
+    /// `P(w ≻ l)` per pair.
+    pub prob: Vec<f64>,
+    /// `log P(w ≻ l)` per pair (stable in the tails).
+    pub log_prob: Vec<f64>,
+}
+
+/// Scores the held-out preferences of `data_args` with `model`.
+///
+/// # Errors
+/// Reader errors (file and line), ids the model does not know, attribute
+/// dimensions that differ from the model's, only ties.
+pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
+    let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
+    let bad = |e: LearnError| CliError::failure(format!("{}: {e}", path.display()));
+    match model {
+        PrefModel::Fixed(v) => {
+            let ids: Vec<String> = (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect();
+            if v.item_names().is_empty() {
+                return Err(CliError::input("the model has no item names to look the preferences up by"));
+            }
+            let prefs = read_prefs(path, &ids)?;
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let n = v.items();
+            let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
+            let gp = DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(bad)?;
+            let mean = gp.mean().to_vec();
+            let mut prob = Vec::with_capacity(bin.pairs.len());
+            let mut log_prob = Vec::with_capacity(bin.pairs.len());
+            for &(w, l) in &bin.pairs {
+                let (p, var) = gp.prob(w, l).map_err(bad)?;
+                prob.push(p);
+                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+            }
+            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
+        }
+        PrefModel::Inductive(v, dim) => {
+            let items = PrefItems::read(data_args)?;
+            if items.d != *dim {
+                return Err(CliError::input(format!(
+                    "{}: {} attributes, the model has {}",
+                    items.source, items.d, dim
+                )));
+            }
+            let prefs = read_prefs(path, &items.ids)?;
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let se = |i: usize, e: ranklet_core::format::ScoreError| {
+                CliError::input(format!("{}: item {}: {e}", items.source, items.ids[i]))
+            };
+            let mut work = vec![0.0; v.prob_workspace_len()];
+            let mut mean = vec![0.0; items.len()];
+            for (i, m) in mean.iter_mut().enumerate() {
+                *m = v.predict(items.row(i), &mut work).map_err(|e| se(i, e))?.0;
+            }
+            let mut prob = Vec::with_capacity(bin.pairs.len());
+            let mut log_prob = Vec::with_capacity(bin.pairs.len());
+            for &(w, l) in &bin.pairs {
+                let (p, var) = v.prob(items.row(w), items.row(l), &mut work).map_err(|e| se(w, e))?;
+                prob.push(p);
+                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+            }
+            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
+        }
+    }
+}
+
+/// `log P(w ≻ l) = log Φ(m/√(2σ² + v))` by core's tail-stable `log Φ`.
+fn log_prob_of(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
+    ranklet_core::learn::pref::log_phi_ratio(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt()).0
+}
+
+/// One suggested question.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Suggestion {
+    /// The pair (item indices of the model).
+    pub i: usize,
+    /// Second item.
+    pub j: usize,
+    /// Posterior mean of `f_i − f_j` when it was picked.
+    pub mean_diff: f64,
+    /// Posterior variance of `f_i − f_j` when it was picked.
+    pub var_diff: f64,
+}
+
+/// The next `k` pairs to ask of a kind-8 model (001 §5): greedily the
+/// unpicked pair of highest `v/m²` (ties to the larger `v`, then the
+/// earlier pair in `(i, j)` order, `i < j`), then the posterior updated as
+/// if the more probable answer had been given (the "pretend-answered" rule
+/// of core's `learn::pref::active`), and again.
+///
+/// **Adapter.** core's greedy selection (`active::select_pairs`) works on
+/// a fitted `PrefPosterior`, which a model file does not hold (it holds
+/// `μ`, `Σ` and σ). The device posterior of the same file
+/// (`learn::pref::device::DevicePrefGp`) has the update — `observe`, one
+/// ADF site from the current marginal, which is `select_pairs`' update for
+/// the more probable answer — and `next_pair`, which cannot exclude pairs
+/// already picked (after a pretend answer the same pair can still have the
+/// highest ratio). So this loop scans the pairs itself with the device's
+/// `prob` (`v_ij`) and means, skipping picked pairs, as `select_pairs`
+/// does. O(k·N²).
+///
+/// # Errors
+/// A failed update.
+pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliError> {
+    let n = view.items();
+    let bad = |e: LearnError| CliError::failure(format!("suggest: {e}"));
+    let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
+    let mut gp = DevicePrefGp::<f64>::from_view(&mut storage, view).map_err(bad)?;
+    let mut out: Vec<Suggestion> = Vec::with_capacity(k);
+    let mut picked = std::collections::HashSet::new();
+    while out.len() < k {
+        let mut best: Option<Suggestion> = None;
+        for i in 0..n {
+            for j in i + 1..n {
+                if picked.contains(&(i, j)) {
+                    continue;
+                }
+                let (_, v) = gp.prob(i, j).map_err(bad)?;
+                let m = gp.mean()[i] - gp.mean()[j];
+                let better = match &best {
+                    None => true,
+                    Some(b) => {
+                        let (l, r) = (v * b.mean_diff * b.mean_diff, b.var_diff * m * m);
+                        l > r || (l == r && v > b.var_diff)
+                    }
+                };
+                if better {
+                    best = Some(Suggestion { i, j, mean_diff: m, var_diff: v });
+                }
+            }
+        }
+        let Some(s) = best else { break };
+        picked.insert((s.i, s.j));
+        let (w, l) = if s.mean_diff >= 0.0 { (s.i, s.j) } else { (s.j, s.i) };
+        out.push(s);
+        gp.observe(w, l).map_err(bad)?;
+    }
+    Ok(out)
+}
+
+/// A metric on held-out judgements `w ≻ l` (ties dropped).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefMetric {
+    /// Fraction of judgements whose posterior means are ordered wrongly
+    /// (equal means count ½), the "error rate" of 001 §6 and the pair error
+    /// of 000 §6.2.
+    PairError,
+    /// AUC of the predicted probabilities: each judgement once as it was
+    /// observed (positive, score `P(w ≻ l)`) and once reversed (negative,
+    /// score `P(l ≻ w)`); the Mann–Whitney statistic of the two sets.
+    Auc,
+    /// Mean negative log predictive probability `−log P(w ≻ l)`.
+    LogLoss,
+}
+
+impl PrefMetric {
+    /// Parses `pairerror`, `auc`, `logloss`.
+    pub fn parse(s: &str) -> Result<PrefMetric, CliError> {
+        match s.trim() {
+            "pairerror" => Ok(PrefMetric::PairError),
+            "auc" => Ok(PrefMetric::Auc),
+            "logloss" => Ok(PrefMetric::LogLoss),
+            other => Err(CliError::input(format!(
+                "--metric: '{other}' does not apply to preferences (pairerror, auc, logloss)"
+            ))),
+        }
+    }
+
+    /// The name as printed.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrefMetric::PairError => "pairerror",
+            PrefMetric::Auc => "auc",
+            PrefMetric::LogLoss => "logloss",
+        }
+    }
+
+    /// The metric of `pairs` (winner, loser) given each item's posterior
+    /// mean `mean` and, per pair, the predictive `P(w ≻ l)` and its
+    /// logarithm (computed by core, stable in the tails).
+    ///
+    /// # Errors
+    /// No pairs, or a non-finite input (core's metric errors).
+    pub fn eval(self, mean: &[f64], pairs: &[(usize, usize)], prob: &[f64], log_prob: &[f64]) -> Result<f64, CliError> {
+        let err = |e: metrics::MetricError| CliError::failure(format!("{}: {e}", self.name()));
+        if pairs.is_empty() {
+            return Err(CliError::input(format!("{}: no held-out preference", self.name())));
+        }
+        match self {
+            PrefMetric::PairError => metrics::pair_error(mean, pairs, None).map_err(err),
+            PrefMetric::Auc => {
+                let m = prob.len();
+                let labels: Vec<f64> = (0..2 * m).map(|k| if k < m { 1.0 } else { 0.0 }).collect();
+                let scores: Vec<f64> = prob.iter().copied().chain(prob.iter().map(|p| 1.0 - p)).collect();
+                let mut work = vec![0usize; metrics::index_workspace_len(2 * m)];
+                metrics::auc(&labels, &scores, 0.5, &mut work).map_err(err)
+            }
+            PrefMetric::LogLoss => {
+                if let Some(v) = log_prob.iter().find(|v| !v.is_finite()) {
+                    return Err(CliError::failure(format!("logloss: a log probability of {v}")));
+                }
+                Ok(-log_prob.iter().sum::<f64>() / log_prob.len() as f64)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metrics_on_a_small_case_by_hand() {
+        // Items 0..3 with means 3, 2, 1; pairs 0≻1 (right), 2≻1 (wrong),
+        // 0≻2 (right).
+        let mean = [3.0, 2.0, 1.0];
+        let pairs = [(0, 1), (2, 1), (0, 2)];
+        let prob = [0.9, 0.3, 0.6];
+        let logp: Vec<f64> = prob.iter().map(|p: &f64| p.ln()).collect();
+        let e = PrefMetric::PairError.eval(&mean, &pairs, &prob, &logp).unwrap();
+        assert!((e - 1.0 / 3.0).abs() < 1e-15);
+        // Positives {0.9, 0.3, 0.6}, negatives {0.1, 0.7, 0.4}: of the 9
+        // (pos, neg) comparisons, 0.9 beats 3, 0.6 beats 2 (0.1, 0.4), 0.3
+        // beats 1 (0.1): 6/9.
+        let auc = PrefMetric::Auc.eval(&mean, &pairs, &prob, &logp).unwrap();
+        assert!((auc - 6.0 / 9.0).abs() < 1e-15, "{auc}");
+        let ll = PrefMetric::LogLoss.eval(&mean, &pairs, &prob, &logp).unwrap();
+        let want = -(0.9f64.ln() + 0.3f64.ln() + 0.6f64.ln()) / 3.0;
+        assert!((ll - want).abs() < 1e-15);
+        assert!(PrefMetric::parse("ndcg").is_err());
+        assert_eq!(PrefMetric::parse(" auc").unwrap(), PrefMetric::Auc);
+    }
+}
