@@ -88,8 +88,8 @@ for c in m0 m3 m4f; do
     t0=$(sec "$out/q_${c}_0.elf" .text); t1=$(sec "$out/q_${c}_1.elf" .text); t3=$(sec "$out/q_${c}_3.elf" .text)
     text_int=$((t3 - t0)); text_all=$((t1 - t0))
     # What the integer-only image (variant 3) holds that scoring a quantised
-    # model does not need: the other kinds' section parsers, soft-float
-    # helpers and libm, all linked by the generic rk_model_parse.
+    # model does not need: other kinds' section parsers, soft-float helpers
+    # and libm, whatever of them rk_model_parse still links.
     parts=$(python3 - "$out/q_${c}_3.elf" <<'PY'
 import subprocess, sys
 out = subprocess.run(["arm-none-eabi-nm", "-S", sys.argv[1]], capture_output=True, text=True).stdout
@@ -164,12 +164,12 @@ scored on its first $ROWS rows.
 $rows_md
 - **\`.text\`** is the difference to the same program without ranklet calls (\`QF_VARIANT=0\`), so it
   includes the few hundred bytes of the calling C code in \`quant.c\` itself. The integer scoring loop
-  itself uses no floating point, but \`rk_model_parse\` validates every model kind, so the integer-only
-  image still links the other kinds' section parsers, the \`f64\` soft-float helpers their checks use
-  (\`__aeabi_dadd\`, \`dmul\`, \`dcmp*\`, also on the M4F, whose FPU is single precision) and libm's
-  \`sqrt\` (the online state's \`L_ii ≥ 0.999·√λ\` check): the third column, measured from the symbol
-  sizes of that image. A parse that knows only kind 7 (a cargo feature per kind) would drop them; not
-  done here (the f32 footprint work of the same issue decides the feature layout). The whole API adds
+  itself uses no floating point. The library is built with the feature \`quant\` only (ranklet-core's
+  \`quant\`: kind 7 parses without \`all-kinds\`; every other kind is refused at parse with
+  \`RK_STATUS_NOT_IN_BUILD\` after the header and CRC checks), so \`rk_model_parse\` links the linear and
+  quantised parsers only; the third column is what remains in the image of other kinds' parsers, of
+  soft-float helpers (\`__aeabi_d*\`, also on the M4F, whose FPU is single precision) and of libm,
+  measured from the symbol sizes of that image. The whole API adds
   \`rk_quantize_dense\`/\`rk_score_dense_quant\` (an \`f32\` subtract and divide per feature: soft-float on
   M0/M3) and the float \`rk_score_dense\` path the model kinds share.
 - **RAM**: the parsed model needs $storage bytes of caller storage (\`RK_MODEL_STORAGE_MAX\`), static; the
