@@ -425,6 +425,8 @@ static void quant(void) {
     CHECK_STATUS(rk_score_dense_quant(lin, fix_rows, FIX_DIM, &one), RK_STATUS_WRONG_MODEL_KIND);
     CHECK_STATUS(rk_quant_get_info(lin, &qi), RK_STATUS_WRONG_MODEL_KIND);
     CHECK(one == 12345);
+}
+
 /* The preference GP on the device: load the kind-8 fixture, apply the
  * observed preferences, compare with ranklet-core bit for bit (the same
  * library computes both) and with an independent ADF in double written

@@ -143,6 +143,8 @@ int main() {
             EXPECT(false);
         } catch (const Error &e) {
             EXPECT(e.status == RK_STATUS_WRONG_MODEL_KIND);
+        }
+    }
     // The preference GP on the device, storage in a std::vector: the
     // posterior after the observations equals ranklet-core's bit for bit.
     {
