@@ -150,6 +150,33 @@ pub fn probit_prob(m: f64, s2: f64) -> f64 {
     std_normal_cdf(m / libm::sqrt(s2))
 }
 
+/// `2⁻⁶⁰⁰`: the rescaling of [`prob_moments`] when a moment overflows.
+const MOMENT_SCALE: f64 = f64::from_bits((1023 - 600) << 52);
+
+/// `P(i ≻ j) = Φ((μ_i − μ_j)/√(2σ² + v_ij))` from the moments, in `f64`
+/// (so an `f32` posterior whose entries are near `f32::MAX` cannot
+/// overflow). `z` is invariant under `μ → k·μ`, `Σ → k²·Σ`, `σ → k·σ`, so
+/// when the difference or the total variance overflows even `f64`, the
+/// moments are scaled by `k = 2⁻⁶⁰⁰` first. If `z` is still undefined
+/// (`0/0`: no spread and no difference), the answer is ½.
+fn prob_moments(mi: f64, mj: f64, cii: f64, cjj: f64, cij: f64, sigma: f64) -> f64 {
+    let z_at = |k: f64| {
+        let k2 = k * k;
+        let m = mi * k - mj * k;
+        let v = (cii * k2 + cjj * k2 - 2.0 * (cij * k2)).max(0.0);
+        let sk = sigma * k;
+        m / libm::sqrt(2.0 * sk * sk + v)
+    };
+    let mut z = z_at(1.0);
+    if z.is_nan() {
+        z = z_at(MOMENT_SCALE);
+    }
+    if z.is_nan() {
+        return 0.5;
+    }
+    std_normal_cdf(z)
+}
+
 /// The ADF step of one site on a difference with cavity mean `m` and
 /// variance `v ≥ 0` under noise σ: `(a, β)` with `μ ← μ + a·s`,
 /// `Σ ← Σ − β·s·sᵀ` (see the module doc). `None` if not finite.
@@ -283,11 +310,10 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     pub fn prob(&self, i: usize, j: usize) -> Result<(R, R), LearnError> {
         self.check_item(i)?;
         self.check_item(j)?;
-        let v = self.v(i, j);
-        let m = self.mean()[i] - self.mean()[j];
-        let s = self.sigma.to_f64();
-        let p = probit_prob(m.to_f64(), 2.0 * s * s + v.to_f64());
-        Ok((R::from_f64(p), v))
+        let f = |x: R| x.to_f64();
+        let (mu, c) = (self.mean(), |a, b| f(self.c(a, b)));
+        let p = prob_moments(f(mu[i]), f(mu[j]), c(i, i), c(j, j), c(i, j), self.sigma.to_f64());
+        Ok((R::from_f64(p), self.v(i, j)))
     }
 
     /// The items by posterior mean, highest first, ties in index order
@@ -457,6 +483,30 @@ mod tests {
     use super::*;
     use std::vec;
     use std::vec::Vec;
+
+    /// Moments that overflow their own type (found by the model_parser
+    /// fuzz target on an `f32` posterior near `f32::MAX`) still give a
+    /// probability: computed in `f64`, rescaled past `f64` overflow, ½ when
+    /// undefined; and the ordinary case equals the closed form.
+    #[test]
+    fn prob_moments_never_nan() {
+        let big = f64::from(f32::MAX);
+        // f32-range moments: exact in f64, m/√s2 = 2·big/√(2 + 4·big) → Φ(large).
+        let p = prob_moments(big, -big, big, big, -big, 1.0);
+        assert!((0.0..=1.0).contains(&p) && p > 0.5, "{p}");
+        // f64 overflow of both m and 2σ² (∞/∞ unscaled): rescaled,
+        // z = 2·MAX/√(2·MAX²) = √2.
+        let m = f64::MAX;
+        let p = prob_moments(m, -m, 0.0, 0.0, 0.0, m);
+        assert!((p - std_normal_cdf(core::f64::consts::SQRT_2)).abs() < 1e-12, "{p}");
+        // Both overflow with the difference dominating: z ≈ √MAX, P = 1.
+        assert_eq!(prob_moments(m, -m, m, m, -m, 1.0), 1.0);
+        // 0/0: no spread and no difference.
+        assert_eq!(prob_moments(0.0, 0.0, 0.0, 0.0, 0.0, 1e-200), 0.5);
+        // ordinary moments: Φ((1 − 0.5)/√(2·0.25 + 1 + 2 − 2·0.5)).
+        let p = prob_moments(1.0, 0.5, 1.0, 2.0, 0.5, 0.5);
+        assert!((p - std_normal_cdf(0.5 / 2.5f64.sqrt())).abs() < 1e-15);
+    }
 
     /// Reference values of `r = N(z)/Φ(z)` from scipy
     /// (`exp(norm.logpdf(z) − log_ndtr(z))`, scipy 1.17.1), including the
