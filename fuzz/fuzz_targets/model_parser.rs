@@ -784,7 +784,10 @@ fn reemit(view: &ModelView<'_>) {
             assert_eq!(a.weight(j), b.weight(j));
         }
     } else if let (Some(a), Some(b)) = (view.pref_gp(), back.pref_gp()) {
-        assert_eq!((a.sigma().to_bits(), a.count(), a.items(), a.item_names()), (b.sigma().to_bits(), b.count(), b.items(), b.item_names()));
+        assert_eq!(
+            (a.sigma().to_bits(), a.count(), a.items(), a.item_names()),
+            (b.sigma().to_bits(), b.count(), b.items(), b.item_names())
+        );
         same(a.mean(), b.mean(), "pref mean");
         same(a.cov_packed(), b.cov_packed(), "pref cov");
     } else if let (Some(a), Some(b)) = (view.pref_inductive(), back.pref_inductive()) {
