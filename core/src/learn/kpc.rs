@@ -244,7 +244,7 @@ pub struct KpcFitted {
 /// The offset of a KPC model: KPCR regresses on centred components, which
 /// are orthogonal to the constant, so its offset is the mean label; a
 /// ranker's scores are defined up to a constant.
-fn offset(graph: &Graph<'_>, s: &[f64]) -> f64 {
+pub(crate) fn offset(graph: &Graph<'_>, s: &[f64]) -> f64 {
     if matches!(graph, Graph::Identity { .. }) {
         mean(s)
     } else {

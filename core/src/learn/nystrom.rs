@@ -399,16 +399,6 @@ pub fn kpc_fit_workspace_len(n: usize, m: usize, p: usize) -> usize {
     KpcFitScratch::len(n, m, p)
 }
 
-/// The offset of a KPC model before the centring is folded in: the mean
-/// label for KPCR, 0 for KPCRank (as [`super::kpc::fit`]).
-fn kpc_offset(graph: &Graph<'_>, s: &[f64]) -> f64 {
-    if matches!(graph, Graph::Identity { .. }) {
-        mean(s)
-    } else {
-        0.0
-    }
-}
-
 /// Nyström KPCR / KPCRank: landmarks by [`pivoted_cholesky`] (at most
 /// `m = piv.len()`), the top-`p` components of the centred landmark
 /// features, the normal equations of 000 eq. 8, and the model
@@ -462,7 +452,7 @@ pub fn kpc_fit<B: Backend>(
     let shift: f64 = sv.beta[..r].iter().zip(&d.gbar[..r]).map(|(b, g)| b * g).sum();
     alpha.iter_mut().for_each(|v| *v = 0.0);
     coefficients(d.lmat, sv.beta, &mut alpha[..r])?;
-    Ok((r, kpc_offset(graph, s) - shift))
+    Ok((r, super::kpc::offset(graph, s) - shift))
 }
 
 scratch! {
@@ -551,7 +541,7 @@ pub fn kpc_cv_fold<B: Backend>(
         )?;
     }
     let proj = MatRef::from_col_major(proj, nt, pc)?;
-    let b = kpc_offset(graph, s);
+    let b = super::kpc::offset(graph, s);
     let np = grid.components.len();
     for (li, &lambda) in grid.lambdas.iter().enumerate() {
         let u = if pc == 0 { 0 } else { factor(backend, &d, &mut sv, graph, s, lambda, n, pc)? };
