@@ -290,3 +290,122 @@ fn xpgp_posterior_evidence_and_gradient_match_numpy() {
         );
     }
 }
+
+/// `n = 300` items: the round's triangular products run over three row and
+/// column blocks (128 + 128 + 44), which the fixtures above (`n < 128`)
+/// never reach. Reference: the `m`-space forms computed here with core's
+/// plain Cholesky, independent of the `n`-space round. For the Gaussian
+/// likelihood they are the exact posterior (`A = DKDᵀ + s²I`,
+/// `μ = KDᵀA⁻¹y`, `Σ = K − KDᵀA⁻¹DK`, `log Z = log N(y | 0, A)`); for the
+/// probit likelihood the converged sites `τ̃ > 0` define the same Gaussian
+/// with `s²I` replaced by `T̃⁻¹` and `y` by `ν̃/τ̃`, which must give EP's
+/// own mean and covariance. Tolerance: `κ(K) < 10³` here and `m = 420`,
+/// so both sides carry ~1e-12 of rounding; 1e-9 is asserted.
+#[test]
+fn rounds_over_several_blocks_match_the_m_space_forms() {
+    use ranklet_core::linalg::chol::{cholesky_in_place, cholesky_solve_in_place};
+    let (n, m) = (300usize, 420usize);
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let x: Vec<f64> = (0..n * 3).map(|_| rnd()).collect();
+    let mut k = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let d2: f64 = (0..3).map(|c| (x[i * 3 + c] - x[j * 3 + c]).powi(2)).sum();
+            k[j * n + i] = (-30.0 * d2).exp() + if i == j { 0.05 } else { 0.0 };
+        }
+    }
+    let mut pairs = Vec::new();
+    while pairs.len() < m {
+        let (a, b) = ((rnd() * n as f64) as usize, (rnd() * n as f64) as usize);
+        if a != b {
+            let f = |i: usize| (6.0 * x[i * 3]).sin() + x[i * 3 + 1];
+            let (w, l) = if f(a) >= f(b) { (a, b) } else { (b, a) };
+            pairs.push(Pair { winner: w, loser: l, magnitude: f(w) - f(l) + 0.1 * (rnd() - 0.5) });
+        }
+    }
+    // m-space reference from per-pair noise variances `s2[s]` and targets `y[s]`.
+    let reference = |s2: &[f64], y: &[f64]| -> (Vec<f64>, Vec<f64>, f64) {
+        // KDᵀ (n × m), A = D(KDᵀ) + diag(s2) (m × m).
+        let mut kd = vec![0.0; n * m];
+        for (s, p) in pairs.iter().enumerate() {
+            for i in 0..n {
+                kd[s * n + i] = k[p.winner * n + i] - k[p.loser * n + i];
+            }
+        }
+        let mut a = vec![0.0; m * m];
+        for (t, q) in pairs.iter().enumerate() {
+            for s in 0..m {
+                a[t * m + s] = kd[t * n + pairs[s].winner] - kd[t * n + pairs[s].loser];
+            }
+            a[t * m + t] += s2[t];
+            let _ = q;
+        }
+        cholesky_in_place(MatMut::from_col_major(&mut a, m, m).unwrap()).unwrap();
+        let log_det: f64 = (0..m).map(|i| 2.0 * a[i * m + i].ln()).sum();
+        let l = MatRef::from_col_major(&a, m, m).unwrap();
+        let mut ay = y.to_vec();
+        cholesky_solve_in_place(l, MatMut::from_col_major(&mut ay, m, 1).unwrap()).unwrap();
+        let mu: Vec<f64> = (0..n).map(|i| (0..m).map(|s| kd[s * n + i] * ay[s]).sum()).collect();
+        // Σ = K − (KDᵀ)A⁻¹(KDᵀ)ᵀ.
+        let mut akd = vec![0.0; m * n];
+        for i in 0..n {
+            for s in 0..m {
+                akd[i * m + s] = kd[s * n + i];
+            }
+        }
+        cholesky_solve_in_place(l, MatMut::from_col_major(&mut akd, m, n).unwrap()).unwrap();
+        let mut sigma = k.clone();
+        for j in 0..n {
+            for i in 0..n {
+                sigma[j * n + i] -= (0..m).map(|s| kd[s * n + i] * akd[j * m + s]).sum::<f64>();
+            }
+        }
+        let quad: f64 = y.iter().zip(&ay).map(|(a, b)| a * b).sum();
+        let log_z = -0.5 * quad - 0.5 * log_det - 0.5 * m as f64 * (2.0 * core::f64::consts::PI).ln();
+        (mu, sigma, log_z)
+    };
+    let fit_post = |lik: Likelihood| -> (Vec<f64>, Vec<f64>, f64, Vec<f64>, Vec<f64>) {
+        let mut bw = backend_work(n);
+        let mut be = Portable::new(&mut bw);
+        let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+        let mut work = vec![0.0; fit_workspace_len(n)];
+        let post = PrefPosterior::fit(
+            &mut be,
+            MatRef::from_col_major(&k, n, n).unwrap(),
+            &pairs,
+            lik,
+            &EpParams::new(0.8, 1e-12, 5000),
+            &mut storage,
+            &mut work,
+        )
+        .unwrap();
+        (
+            post.mean().to_vec(),
+            post.cov().to_vec(),
+            post.log_evidence(),
+            post.site_precision().to_vec(),
+            post.site_shift().to_vec(),
+        )
+    };
+    let noise = 0.3;
+    let (mu, sigma, log_z, _, _) = fit_post(Likelihood::Gaussian { noise });
+    let y: Vec<f64> = pairs.iter().map(|p| p.magnitude).collect();
+    let (rmu, rsigma, rlog_z) = reference(&vec![noise * noise; m], &y);
+    assert_close(&mu, &rmu, 1e-9, "Gaussian mean");
+    assert_close(&sigma, &rsigma, 1e-9, "Gaussian Σ");
+    assert_close(&[log_z], &[rlog_z], 1e-9, "Gaussian log Z");
+
+    let (mu, sigma, _, tau, nu) = fit_post(Likelihood::Probit { sigma: 0.5 });
+    assert!(tau.iter().all(|&t| t > 0.0), "every probit site is proper here");
+    let s2: Vec<f64> = tau.iter().map(|t| 1.0 / t).collect();
+    let yt: Vec<f64> = nu.iter().zip(&tau).map(|(v, t)| v / t).collect();
+    let (rmu, rsigma, _) = reference(&s2, &yt);
+    assert_close(&mu, &rmu, 1e-9, "probit mean from its sites");
+    assert_close(&sigma, &rsigma, 1e-9, "probit Σ from its sites");
+}
