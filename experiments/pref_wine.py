@@ -23,8 +23,10 @@ quality 3-8).
   001 Fig. 2).
 - Active vs random (001 Fig. 4): xpgp with 5 random known pairs, then
   `ranklet suggest -k 5` rounds (answered by the taster scores; a pair of
-  equal quality is answered `tie`, which the probit learners drop, and
-  counts against the budget) up to 25 questions; against 25 random pairs.
+  equal quality is answered `tie`, which counts against the budget) up to
+  25 questions; against 25 random strictly ordered pairs. Two active arms:
+  ties dropped by the learner (the default), and ties kept as two opposite
+  judgements (`--ties both`).
 
 Usage: python3 experiments/pref_wine.py [--reps R] [--out DIR]"""
 
@@ -85,6 +87,40 @@ def gp_eval(algo, d, known, test, tag, extra=()):
     return {k: float(v) for k, v in (l.split("\t") for l in out.splitlines())}, m
 
 
+def active_run(d, yq, pairs, start, budget, tag, ties):
+    """001 §5 / Fig. 4: `start` known pairs, then `ranklet suggest -k 5`
+    rounds answered by the taster scores (equal quality: `tie`) up to
+    `budget` questions; xpgp trained with `--ties TIES`. Returns the metrics
+    on the strictly ordered pairs not asked, and the number of ties asked."""
+    lines = ["%d %d" % p for p in start]
+    n_ties = 0
+    tr, mdl, te = f"{d}/{tag}.txt", f"{d}/{tag}.rkl", f"{d}/{tag}_test.txt"
+    train = ["train", "--algo", "xpgp", "--data", f"{d}/items.csv", "--prefs", tr, "--relation", f"{d}/knn.rel",
+             "--ties", ties, "-o", mdl]
+    while len(lines) < budget:
+        with open(tr, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        C.run(train)
+        out, _ = C.run(["suggest", "-m", mdl, "-k", min(5, budget - len(lines))])
+        for l in out.splitlines():
+            i, j = (int(t) for t in l.split("\t")[:2])
+            if yq[i] > yq[j]:
+                lines.append(f"{i} {j}")
+            elif yq[j] > yq[i]:
+                lines.append(f"{j} {i}")
+            else:
+                lines.append(f"{i} {j} tie")
+                n_ties += 1
+    asked = {tuple(int(t) for t in l.split()[:2]) for l in lines}
+    test = [p for p in pairs if p not in asked and (p[1], p[0]) not in asked]
+    with open(tr, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    P.write_prefs(te, test)
+    C.run(train)
+    out, _ = C.run(["eval", "-m", mdl, "--data", f"{d}/items.csv", "--prefs", te, "--metric", "pairerror,auc"])
+    return {k: float(v) for k, v in (l.split("\t") for l in out.splitlines())}, n_ties
+
+
 def rankrls_eval(d, known, test, tag, seed):
     tr, te, m = f"{d}/{tag}_train.pairs", f"{d}/{tag}_test.pairs", f"{d}/{tag}_rankrls.rkl"
     P.write_prefs(tr, known)
@@ -105,8 +141,8 @@ def main():
     rng = np.random.default_rng(7)
     perm = rng.permutation(len(y))
     res = {}  # (learner, m) -> list of metric dicts (one per query x rep)
-    act = {"random": [], "active": []}
-    ties_asked = []
+    act = {"random": [], "active": [], "active-ties": []}
+    ties_asked = {"active": [], "active-ties": []}
     for q in range(a.queries):
         rows = perm[q * PER_QUERY:(q + 1) * PER_QUERY]
         d, pairs = query_files(q, x[rows], y[rows], a.out)
@@ -134,42 +170,15 @@ def main():
             test = [p for k, p in enumerate(pairs) if k not in set(pick.tolist())]
             v, _ = gp_eval("xpgp", d, known, test, f"a{rep}_random")
             act["random"].append(v)
-            # active: 5 random, then suggest rounds of 5
-            asked = [pairs[k] for k in r.choice(len(pairs), 5, replace=False)]
-            lines = ["%d %d" % p for p in asked]
-            n_ties = 0
-            while len(lines) < budget:
-                tr, mdl = f"{d}/a{rep}_act.txt", f"{d}/a{rep}_act.rkl"
-                with open(tr, "w") as f:
-                    f.write("\n".join(lines) + "\n")
-                C.run(["train", "--algo", "xpgp", "--data", f"{d}/items.csv", "--prefs", tr, "--relation",
-                       f"{d}/knn.rel", "-o", mdl])
-                out, _ = C.run(["suggest", "-m", mdl, "-k", min(5, budget - len(lines))])
-                for l in out.splitlines():
-                    i, j = (int(t) for t in l.split("\t")[:2])
-                    if yq[i] > yq[j]:
-                        lines.append(f"{i} {j}")
-                    elif yq[j] > yq[i]:
-                        lines.append(f"{j} {i}")
-                    else:
-                        lines.append(f"{i} {j} tie")
-                        n_ties += 1
-            ties_asked.append(n_ties)
-            known_act = set()
-            for l in lines:
-                t = l.split()
-                if len(t) == 2:
-                    known_act.add((int(t[0]), int(t[1])))
-            test = [p for p in pairs if p not in known_act]
-            tr, mdl, te = f"{d}/a{rep}_act.txt", f"{d}/a{rep}_act.rkl", f"{d}/a{rep}_act_test.txt"
-            with open(tr, "w") as f:
-                f.write("\n".join(lines) + "\n")
-            P.write_prefs(te, test)
-            C.run(["train", "--algo", "xpgp", "--data", f"{d}/items.csv", "--prefs", tr, "--relation",
-                   f"{d}/knn.rel", "-o", mdl])
-            out, _ = C.run(["eval", "-m", mdl, "--data", f"{d}/items.csv", "--prefs", te, "--metric", "pairerror,auc"])
-            act["active"].append({k: float(v) for k, v in (l.split("\t") for l in out.splitlines())})
-            C.log(f"query {q} active rep {rep}: random {act['random'][-1]}  active {act['active'][-1]}  ties {n_ties}")
+            # active: 5 random, then suggest rounds of 5; ties dropped by
+            # the learner (the default) or kept as two opposite judgements.
+            start = [pairs[k] for k in r.choice(len(pairs), 5, replace=False)]
+            for arm, ties in (("active", "drop"), ("active-ties", "both")):
+                v, n_ties = active_run(d, yq, pairs, start, budget, f"a{rep}_{arm}", ties)
+                act[arm].append(v)
+                ties_asked[arm].append(n_ties)
+            C.log(f"query {q} active rep {rep}: random {act['random'][-1]}  active {act['active'][-1]}  "
+                  f"active-ties {act['active-ties'][-1]}  ties {ties_asked['active'][-1]}/{ties_asked['active-ties'][-1]}")
 
     tsv = f"{a.out}/curve.tsv"
     with open(tsv, "w") as f:
@@ -216,16 +225,17 @@ def main():
         "| selection | error rate | AUC |",
         "|---|---|---|",
     ]
-    for k in ("random", "active"):
+    for k, name in (("random", "random (strictly ordered pairs)"), ("active", "active, ties dropped"),
+                    ("active-ties", "active, ties kept (`--ties both`)")):
         e = C.mean_std([v["pairerror"] for v in act[k]])
         u = C.mean_std([v["auc"] for v in act[k]])
-        lines.append(f"| {k} | {e[0]:.3f} ± {e[1]:.3f} | {u[0]:.3f} ± {u[1]:.3f} |")
-    better = sum(1 for r_, a_ in zip(act["random"], act["active"]) if a_["pairerror"] < r_["pairerror"])
-    lines += [
-        "",
-        f"Active beat random in {better} of {len(act['active'])} paired runs. Active questions answered `tie` "
-        f"(equal quality, dropped): {sum(ties_asked)} of {len(ties_asked) * 20} suggested.",
-    ]
+        lines.append(f"| {name} | {e[0]:.3f} ± {e[1]:.3f} | {u[0]:.3f} ± {u[1]:.3f} |")
+    runs = len(act["random"])
+    lines += [""]
+    for k, name in (("active", "ties dropped"), ("active-ties", "ties kept")):
+        better = sum(1 for r_, a_ in zip(act["random"], act[k]) if a_["pairerror"] < r_["pairerror"])
+        lines.append(f"Active ({name}) beat random in {better} of {runs} paired runs; its questions answered "
+                     f"`tie` (equal quality): {sum(ties_asked[k])} of {runs * 20} suggested.")
     C.replace_section("pref-wine", "\n".join(lines))
 
 

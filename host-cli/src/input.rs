@@ -154,6 +154,12 @@ pub struct PrefsArgs {
     /// s_a − s_b, which diff-gp needs).
     #[arg(long, requires = "pref_items", conflicts_with = "pairs", help_heading = heading::PREFS)]
     pub prefs: Option<PathBuf>,
+    /// What pref-gp and xpgp make of `a b tie`: drop it, or keep it as the
+    /// two opposite judgements a ≻ b and b ≻ a (likelihood Φ(d/c)·Φ(−d/c),
+    /// largest when the two items score equal). diff-gp keeps a tie as the
+    /// difference 0 either way.
+    #[arg(long, value_enum, default_value_t = data::prefs::Ties::Drop, requires = "prefs", help_heading = heading::PREFS)]
+    pub ties: data::prefs::Ties,
     /// A relation between the items, `u v [w]` (undirected, w ≥ 0, default
     /// 1); one relation type per file, repeat the flag for several (xpgp).
     #[arg(long, requires = "prefs", help_heading = heading::PREFS)]

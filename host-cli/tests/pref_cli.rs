@@ -140,6 +140,37 @@ fn only_ties_is_an_error_for_the_probit_learners() {
     assert!(run.stderr.contains("2 ties dropped"), "{run:?}");
 }
 
+/// `--ties both`: a tie is two opposite judgements. On `PREFS` (f ≻ c ≻ a …,
+/// and `f b tie`) the tie pulls f and b together: their mean difference
+/// is smaller than when the tie is dropped, and 9 judgements are absorbed.
+#[test]
+fn ties_both_keeps_a_tie_as_two_opposite_judgements() {
+    let dir = Scratch::new("pref-ties-both");
+    let items = dir.input("items.csv", ITEMS_CSV);
+    let prefs = dir.input("p.txt", PREFS);
+    let gap = |extra: &[&str]| {
+        let mut args = vec!["--kernel", "rbf:0.5", "--precision", "f64"];
+        args.extend_from_slice(extra);
+        let run = train(&dir, "pref-gp", &items, &prefs, &strs(&args));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let bytes = std::fs::read(dir.out("m.rkl")).unwrap();
+        let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+        let gp = view.pref_gp().expect("kind 8");
+        let at = |s: &str| (0..gp.items()).find(|&i| gp.item_name(i) == Some(s)).unwrap();
+        let mean: Vec<f64> = gp.mean().iter().collect();
+        (mean[at("f")] - mean[at("b")], run.stderr)
+    };
+    let (dropped, err_drop) = gap(&[]);
+    let (both, err_both) = gap(&["--ties", "both"]);
+    assert!(err_drop.contains("1 ties dropped"), "{err_drop}");
+    assert!(err_both.contains("1 ties kept as two opposite judgements each (9 judgements in all)"), "{err_both}");
+    assert!(dropped > 0.0 && both.abs() < dropped, "f − b: dropped {dropped}, both {both}");
+    // Only ties: an error when dropped, a valid (prior-centred) fit when kept.
+    let only = dir.input("only.txt", "a b tie\nc d 0\n");
+    let run = train(&dir, "pref-gp", &items, &only, &strs(&["--kernel", "rbf:0.5", "--ties", "both"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
 #[test]
 fn relations_belong_to_xpgp_only() {
     let dir = Scratch::new("pref-rel-algo");

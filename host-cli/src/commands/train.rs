@@ -467,13 +467,17 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
     let mut backend = HostBackend::new(a.backend);
     let prefs = a.data.prefs.prefs.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
     let mut meta = format!(
-        "algorithm={}\nitems={}\nprefs={prefs}\nn_items={}\nn_prefs={}\nties_dropped={}\n",
+        "algorithm={}\nitems={}\nprefs={prefs}\nn_items={}\nn_prefs={}\nties_dropped={}\nties_both={}\n",
         algo.name(),
         data.items.source,
         data.items.len(),
         data.obs.len(),
         match &data.obs {
             Observations::Binary(b) => b.ties_dropped,
+            Observations::Differences(_) => 0,
+        },
+        match &data.obs {
+            Observations::Binary(b) => b.ties_both,
             Observations::Differences(_) => 0,
         }
     );

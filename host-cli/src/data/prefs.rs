@@ -20,10 +20,14 @@
 //! - `a b`: item `a` was preferred to item `b`. The same judgement twice is
 //!   kept twice, and contradictory judgements (`a b` and `b a`) are kept:
 //!   they are noisy data (disagreeing judges), not a malformed file.
-//! - `a b tie`: no preference. The binary learners (pref-gp, xpgp) **drop**
-//!   ties — the probit likelihood of 000 eq. 10 / 001 §3.2 has no tie
-//!   outcome — and the CLI prints how many it dropped; the score-difference
-//!   learner (diff-gp) keeps a tie as the observed difference 0.
+//! - `a b tie`: no preference. The probit likelihood of 000 eq. 10 /
+//!   001 §3.2 has no tie outcome, so the binary learners (pref-gp, xpgp)
+//!   **drop** ties by default (the CLI prints how many). With
+//!   `--ties both` a tie is kept as the two opposite judgements `a ≻ b` and
+//!   `b ≻ a`: its likelihood `Φ(d/c)·Φ(−d/c)` (`d = f_a − f_b`, `c = √2σ`)
+//!   is largest at `d = 0` and pulls the two items together, with no new
+//!   site type in EP. The score-difference learner (diff-gp) keeps a tie as
+//!   the observed difference 0.
 //! - `a b d`: the observed score difference `s_a − s_b = d` (finite), the
 //!   data of the score-difference GP (000 §5, last part). The binary learners
 //!   read its sign: `d > 0` is `a ≻ b`, `d < 0` is `b ≻ a`, `d = 0` a tie.
@@ -95,13 +99,25 @@ pub struct Prefs {
 }
 
 /// Preferences for a binary learner: `(winner, loser)` pairs in file order,
-/// and how many ties were dropped.
+/// and what became of the ties.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Binary {
     /// `(winner, loser)` item indices.
     pub pairs: Vec<(usize, usize)>,
-    /// Ties (and zero differences) left out.
+    /// Ties (and zero differences) left out ([`Ties::Drop`]).
     pub ties_dropped: usize,
+    /// Ties kept as two opposite judgements ([`Ties::Both`]).
+    pub ties_both: usize,
+}
+
+/// What the binary learners make of a tie (see the module docs).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Ties {
+    /// Leave ties out.
+    #[default]
+    Drop,
+    /// A tie `a b` becomes `a ≻ b` and `b ≻ a`.
+    Both,
 }
 
 impl Prefs {
@@ -137,17 +153,30 @@ impl Prefs {
     /// The strict preferences `(winner, loser)`: `a b` as is, a difference
     /// by its sign; ties and zero differences dropped and counted.
     pub fn binary(&self) -> Binary {
+        self.binary_with(Ties::Drop)
+    }
+
+    /// As [`binary`](Self::binary), ties (and zero differences) dropped or
+    /// kept as `(a, b)` followed by `(b, a)`, by `ties`.
+    pub fn binary_with(&self, ties: Ties) -> Binary {
         let mut pairs = Vec::with_capacity(self.len());
-        let mut ties_dropped = 0;
+        let (mut ties_dropped, mut ties_both) = (0, 0);
         for j in &self.judgements {
             match j.outcome {
                 Outcome::Win => pairs.push((j.a, j.b)),
                 Outcome::Difference(d) if d > 0.0 => pairs.push((j.a, j.b)),
                 Outcome::Difference(d) if d < 0.0 => pairs.push((j.b, j.a)),
-                Outcome::Tie | Outcome::Difference(_) => ties_dropped += 1,
+                Outcome::Tie | Outcome::Difference(_) => match ties {
+                    Ties::Drop => ties_dropped += 1,
+                    Ties::Both => {
+                        pairs.push((j.a, j.b));
+                        pairs.push((j.b, j.a));
+                        ties_both += 1;
+                    }
+                },
             }
         }
-        Binary { pairs, ties_dropped }
+        Binary { pairs, ties_dropped, ties_both }
     }
 
     /// The observed differences `(a, b, s_a − s_b)`, a tie as 0.
@@ -393,7 +422,10 @@ mod tests {
         assert_eq!(p.source_line(1), 4);
         let bin = p.binary();
         assert_eq!(bin.pairs, vec![(0, 1), (1, 2), (1, 2), (1, 0), (0, 1)]);
-        assert_eq!(bin.ties_dropped, 2);
+        assert_eq!((bin.ties_dropped, bin.ties_both), (2, 0));
+        let both = p.binary_with(Ties::Both);
+        assert_eq!(both.pairs, vec![(0, 1), (2, 0), (0, 2), (1, 2), (1, 2), (1, 0), (0, 1), (1, 2), (2, 1)]);
+        assert_eq!((both.ties_dropped, both.ties_both), (0, 2));
         let e = p.differences().unwrap_err();
         assert_eq!((e.line(), e.kind()), (Some(2), ErrorKind::Invalid));
         let d = parse_prefs_str("a b 0.5\nc a tie\n", "p", &items).unwrap().differences().unwrap();

@@ -40,7 +40,7 @@ use ranklet_core::metrics;
 use ranklet_core::MatRef;
 
 use crate::args::KernelArg;
-use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind};
+use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind, Ties};
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
 use crate::input::DataArgs;
@@ -240,22 +240,33 @@ impl PrefData {
         for g in &p.relation_groups {
             relations.push(read_groups(g, &items.ids)?);
         }
-        let obs = observations(&prefs, algo, prefs_path)?;
+        let obs = observations(&prefs, algo, prefs_path, p.ties)?;
         Ok(PrefData { items, prefs, obs, relations })
     }
 }
 
-/// The observations of `prefs` for `algo`, with the tie note.
-pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path) -> Result<Observations, CliError> {
+/// The observations of `prefs` for `algo`, with the tie note; `ties` says
+/// what a binary learner makes of a tie (held-out judgements are scored with
+/// [`Ties::Drop`]: a tie has no direction to get right).
+pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path, ties: Ties) -> Result<Observations, CliError> {
     if algo == PrefAlgo::DiffGp {
         return Ok(Observations::Differences(prefs.differences()?));
     }
-    let bin = prefs.binary();
+    let bin = prefs.binary_with(ties);
     if bin.ties_dropped > 0 {
         eprintln!(
-            "ranklet: note: {}: {} ties dropped ({} preferences kept); the probit likelihood has no tie outcome",
+            "ranklet: note: {}: {} ties dropped ({} preferences kept); the probit likelihood has no tie outcome \
+             (--ties both keeps a tie as two opposite judgements)",
             path.display(),
             bin.ties_dropped,
+            bin.pairs.len()
+        );
+    }
+    if bin.ties_both > 0 {
+        eprintln!(
+            "ranklet: note: {}: {} ties kept as two opposite judgements each ({} judgements in all)",
+            path.display(),
+            bin.ties_both,
             bin.pairs.len()
         );
     }
@@ -533,7 +544,9 @@ pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored
                 return Err(CliError::input("the model has no item names to look the preferences up by"));
             }
             let prefs = read_prefs(path, &ids)?;
-            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)? else {
+                unreachable!()
+            };
             let n = v.items();
             let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
             let gp = DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(bad)?;
@@ -556,7 +569,9 @@ pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored
                 )));
             }
             let prefs = read_prefs(path, &items.ids)?;
-            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path)? else { unreachable!() };
+            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)? else {
+                unreachable!()
+            };
             let se = |i: usize, e: ranklet_core::format::ScoreError| {
                 CliError::input(format!("{}: item {}: {e}", items.source, items.ids[i]))
             };
@@ -595,22 +610,14 @@ pub struct Suggestion {
     pub var_diff: f64,
 }
 
-/// The next `k` pairs to ask of a kind-8 model (001 §5): greedily the
-/// unpicked pair of highest `v/m²` (ties to the larger `v`, then the
-/// earlier pair in `(i, j)` order, `i < j`), then the posterior updated as
-/// if the more probable answer had been given (the "pretend-answered" rule
-/// of core's `learn::pref::active`), and again.
-///
-/// **Adapter.** core's greedy selection (`active::select_pairs`) works on
-/// a fitted `PrefPosterior`, which a model file does not hold (it holds
-/// `μ`, `Σ` and σ). The device posterior of the same file
-/// (`learn::pref::device::DevicePrefGp`) has the update — `observe`, one
-/// ADF site from the current marginal, which is `select_pairs`' update for
-/// the more probable answer — and `next_pair`, which cannot exclude pairs
-/// already picked (after a pretend answer the same pair can still have the
-/// highest ratio). So this loop scans the pairs itself with the device's
-/// `prob` (`v_ij`) and means, skipping picked pairs, as `select_pairs`
-/// does. O(k·N²).
+/// The next `k` pairs to ask of a kind-8 model (001 §5): core's
+/// `DevicePrefGp::next_pair_excluding` (the pair of highest `v/m²` not yet
+/// asked), then the posterior updated by `observe` as if the more probable
+/// answer had been given (the "pretend-answered" rule of core's
+/// `learn::pref::active`), and again; O(k²·N²). The device posterior is
+/// used because a model file holds `μ`, `Σ` and σ, not the fitted
+/// `PrefPosterior` that `active::select_pairs` works on; its `observe` is
+/// `select_pairs`' update for the more probable answer.
 ///
 /// # Errors
 /// A failed update.
@@ -620,32 +627,16 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
     let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
     let mut gp = DevicePrefGp::<f64>::from_view(&mut storage, view).map_err(bad)?;
     let mut out: Vec<Suggestion> = Vec::with_capacity(k);
-    let mut picked = std::collections::HashSet::new();
+    let mut asked: Vec<(usize, usize)> = Vec::with_capacity(k);
     while out.len() < k {
-        let mut best: Option<Suggestion> = None;
-        for i in 0..n {
-            for j in i + 1..n {
-                if picked.contains(&(i, j)) {
-                    continue;
-                }
-                let (_, v) = gp.prob(i, j).map_err(bad)?;
-                let m = gp.mean()[i] - gp.mean()[j];
-                let better = match &best {
-                    None => true,
-                    Some(b) => {
-                        let (l, r) = (v * b.mean_diff * b.mean_diff, b.var_diff * m * m);
-                        l > r || (l == r && v > b.var_diff)
-                    }
-                };
-                if better {
-                    best = Some(Suggestion { i, j, mean_diff: m, var_diff: v });
-                }
-            }
-        }
-        let Some(s) = best else { break };
-        picked.insert((s.i, s.j));
-        let (w, l) = if s.mean_diff >= 0.0 { (s.i, s.j) } else { (s.j, s.i) };
-        out.push(s);
+        let Some((i, j, _)) = gp.next_pair_excluding(&asked) else { break };
+        let (_, v) = gp.prob(i, j).map_err(bad)?;
+        let m = gp.mean()[i] - gp.mean()[j];
+        asked.push((i, j));
+        out.push(Suggestion { i, j, mean_diff: m, var_diff: v });
+        // Pretend the more probable answer was given (001 §5), so the next
+        // question accounts for this one.
+        let (w, l) = if m >= 0.0 { (i, j) } else { (j, i) };
         gp.observe(w, l).map_err(bad)?;
     }
     Ok(out)

@@ -345,6 +345,15 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// `m_ij = 0 < v_ij` (among several such pairs, the one of largest
     /// `v_ij`), and `0` where `v_ij = 0`. `None` for N < 2.
     pub fn next_pair(&self) -> Option<(usize, usize, R)> {
+        self.next_pair_excluding(&[])
+    }
+
+    /// [`next_pair`](Self::next_pair) over the pairs not in `asked` (in
+    /// either order): how a host asks for k questions at once, absorbing a
+    /// pretended answer to each before choosing the next, without asking
+    /// the same pair twice. O(N²·(1 + |asked|)). `None` when every pair
+    /// was asked.
+    pub fn next_pair_excluding(&self, asked: &[(usize, usize)]) -> Option<(usize, usize, R)> {
         let n = self.n;
         let mu = self.mean();
         // Whether (v, m²) has a larger ratio v/m² than (bv, bm²), compared by
@@ -364,6 +373,9 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
         let mut best: Option<(usize, usize, R, R)> = None;
         for i in 0..n {
             for j in i + 1..n {
+                if asked.iter().any(|&(a, b)| (a, b) == (i, j) || (b, a) == (i, j)) {
+                    continue;
+                }
                 let v = self.v(i, j);
                 let m = mu[i] - mu[j];
                 let m2 = m * m;
