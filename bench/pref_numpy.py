@@ -119,17 +119,18 @@ class Parallel:
             t = (1 - damping) * self.tau + damping * t_new
             nv = (1 - damping) * self.nu + damping * n_new
             change = max((self.c2 * np.abs(t - self.tau)).max(), (np.sqrt(self.c2) * np.abs(nv - self.nu)).max())
+            if change < self.tol:
+                # ranklet's test: the sites would move by less than tol, so
+                # they are kept and this round's posterior is theirs.
+                break
             self.tau, self.nu = np.maximum(t, 0.0), nv
             if change > last:  # ranklet's adaptive damping
                 damping = max(0.5 * damping, 0.125)
             else:
                 damping = min(1.25 * damping, self.damping)
             last = change
-            if change < self.tol:
-                break
             if rounds > 1000:
                 raise RuntimeError("no convergence")
-        C, mu, v, h, logdetB = self.posterior(L)
         Sigma = C.T @ C
         return self.finish(Sigma, mu, v, h, logdetB), rounds
 

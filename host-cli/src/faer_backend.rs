@@ -35,6 +35,7 @@ use faer::{Accum, Mat, Par};
 use ranklet_core::backend::Backend;
 use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_workspace_len, SymOperator};
 use ranklet_core::eigen::EigenParams;
+use ranklet_core::linalg::slice_finite;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
 /// Outputs of at most this order are multiplied on one thread (measured:
@@ -171,6 +172,10 @@ fn symmetrized(a: MatRef<'_, f64>) -> Mat<f64> {
 }
 
 fn lower_finite(a: MatRef<'_, f64>) -> bool {
+    if a.row_stride() == 1 {
+        // Column-contiguous: the part of each column on and below the diagonal.
+        return (0..a.ncols()).all(|j| a.col(j).is_some_and(|c| slice_finite(c.get(j..).unwrap_or(&[]))));
+    }
     (0..a.ncols()).all(|j| (j..a.nrows()).all(|i| a.at(i, j).is_finite()))
 }
 

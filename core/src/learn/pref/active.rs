@@ -73,10 +73,8 @@ pub fn select_pairs(
     let sd = &mut sd[..n];
     cf.copy_from_slice(post.cov_factor());
     mu.copy_from_slice(post.mean());
-    let var = |cf: &[f64], i: usize, j: usize| -> f64 {
-        let (ci, cj) = (&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n]);
-        ci.iter().zip(cj.iter()).map(|(a, b)| (a - b) * (a - b)).sum()
-    };
+    let var =
+        |cf: &[f64], i: usize, j: usize| -> f64 { super::sq_dist(&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n]) };
     let lik = post.likelihood();
     let mut picked = 0;
     while picked < out.len() {
