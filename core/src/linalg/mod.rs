@@ -229,7 +229,7 @@ pub fn slice_finite<T: crate::Real>(v: &[T]) -> bool {
     let tail = chunks.remainder();
     for c in chunks {
         for (a, &x) in acc.iter_mut().zip(c) {
-            *a = *a + x * T::ZERO;
+            *a += x * T::ZERO;
         }
     }
     tail.iter().all(|x| x.is_finite()) && acc.iter().all(|a| a.is_finite())
