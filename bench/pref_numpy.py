@@ -8,12 +8,15 @@ JSON line:
   python3 bench/pref_numpy.py DIR parallel REPEAT
   python3 bench/pref_numpy.py DIR sequential 1
 
-* parallel: the same algorithm as ranklet (parallel EP, damping and
-  convergence test from meta.txt, rank-one sites on f_w - f_l, posterior by
-  B = I + L^T W L, C = L_B^-1 L^T, W applied sparsely through a scipy.sparse
-  difference matrix D), written independently with numpy/scipy
-  (scipy.linalg.cholesky / solve_triangular on OpenBLAS). Same rounds,
-  so the ratio is an implementation ratio.
+* parallel: ranklet's EP schedule (parallel EP, damping and convergence
+  test from meta.txt, rank-one sites on f_w - f_l) with the posterior of
+  each round in its plain dense form: B = I + L^T W L by a full product,
+  C = L_B^-1 L^T by a full triangular solve (~3.3 n^3 flops), W applied
+  sparsely through a scipy.sparse difference matrix D; written
+  independently with numpy/scipy (scipy.linalg.cholesky / solve_triangular
+  on OpenBLAS). Same rounds and fixed point as ranklet, whose round uses an
+  upper factor of K so that its products are triangular (~4 n^3 / 3 flops,
+  core/src/learn/pref/mod.rs): the ratio is that of the two rounds.
 * sequential: R&W Algorithm 3.5 with the sites on f_w - f_l (one site at a
   time, rank-one updates of Sigma, Sigma recomputed after each sweep in the
   m x m form), as in core/tests/fixtures/pref/gen_pref.py, stopped by the

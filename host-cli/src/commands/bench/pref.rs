@@ -10,8 +10,10 @@
 //! **What is timed** (median of `--repeat` runs each):
 //! - `kernel_s`: the `n × n` RBF kernel matrix `a·exp(−γ‖x − x'‖²)`;
 //! - `ep_s`: EP from zero sites to convergence
-//!   ([`PrefPosterior::fit`]: the Cholesky of `K`, then per round `Lᵀ(WL)`,
-//!   a Cholesky and a triangular solve; at the end `Σ = CᵀC`);
+//!   ([`PrefPosterior::fit`]: the reversed Cholesky `K = UUᵀ`, then per
+//!   round the lower triangle of `Uᵀ(WU)` by blocks, a Cholesky and a
+//!   triangular solve of a triangular right-hand side; at the end
+//!   `Σ = CᵀC` by blocks);
 //! - `eval_s`: one evidence + gradient evaluation as the hyperparameter
 //!   search does it ([`hyper::evidence_gradient`] warm-started from the
 //!   converged sites): the kernel parts, EP (which confirms convergence in
