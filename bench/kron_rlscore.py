@@ -62,9 +62,9 @@ def main():
     iters = int(sys.argv[3]) if len(sys.argv) > 3 else 200
     repeat = int(sys.argv[4]) if len(sys.argv) > 4 else 3
     one = len(sys.argv) > 5 and sys.argv[5] == "one"
+    meta, xu, xv, y, e = read(d)
     if one:
         xv = xu
-    meta, xu, xv, y, e = read(d)
     gamma, lam = float(meta["gamma"]), float(meta["lambda"])
     pu, pv = xu.shape[0], xv.shape[0]
     rows, cols = e[:, 0].astype(np.int32), e[:, 1].astype(np.int32)

@@ -20,7 +20,9 @@
 //! `--domains one` times the one-domain problem instead (players against
 //! players): one node kernel `K` from the `u` features on both sides
 //! (`Domains::One`, Kronecker pair kernel), so one kernel matrix and, in
-//! closed form, one eigendecomposition.
+//! closed form, one eigendecomposition. With `--pair-kernel sym|recip` the
+//! one-domain closed form uses the symmetric or reciprocal Kronecker kernel
+//! (two of its four products need only a triangle).
 //!
 //! **Data** (`--p`, `--d`, `--seed`): `p` nodes in each domain with `d`
 //! features uniform in [0, 1) (splitmix64 seeded with `S`: first the `u`
@@ -45,11 +47,12 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
-use ranklet_core::learn::kron::{self, Domains, Loss};
+use ranklet_core::learn::kron::{self, Domains, Loss, PairKernel};
 use ranklet_core::linalg::cg::{CgControl, CgParams};
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::{MatMut, MatRef};
 
+use crate::family::kron::PairArg;
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::rng::SplitMix64;
 
@@ -105,6 +108,10 @@ pub struct KronBenchArgs {
     /// Two node sets, or one shared by both sides of every edge.
     #[arg(long, value_enum, default_value_t = KronDomains::Two)]
     pub domains: KronDomains,
+    /// Pair kernel of the one-domain problem (`sym`, `recip`: labels
+    /// (anti)symmetrised by the learner; closed form only).
+    #[arg(long = "pair-kernel", value_enum, default_value_t = PairArg::Kron)]
+    pub pair: PairArg,
     /// CG iterations (exactly this many: the tolerance is 0).
     #[arg(long, default_value_t = 200)]
     pub iters: usize,
@@ -282,6 +289,7 @@ fn fit_once(
     data: &KronData,
     mode: KronMode,
     nodes: KronDomains,
+    pair: PairKernel,
     iters: usize,
     y_e: &[f64],
 ) -> Result<FitOut, String> {
@@ -304,9 +312,7 @@ fn fit_once(
             k_u: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?,
             k_v: MatRef::from_col_major(&k_v, p_v, p_v).map_err(e)?,
         },
-        KronDomains::One => {
-            Domains::One { k: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?, pair: kron::PairKernel::Kronecker }
-        }
+        KronDomains::One => Domains::One { k: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?, pair },
     };
     let mut coef = vec![0.0; p_u * p_v];
     let coef_view = MatMut::from_col_major(&mut coef, p_u, p_v).map_err(e)?;
@@ -373,6 +379,9 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
             data.edges.len()
         ));
     }
+    if a.pair != PairArg::Kron && (a.domains != KronDomains::One || a.mode != KronMode::Closed) {
+        return Err("--pair-kernel sym|recip needs --domains one --mode closed".into());
+    }
     if a.mode == KronMode::Cg && data.edges.is_empty() {
         return Err("no observed edges (--observed 0?)".into());
     }
@@ -383,7 +392,7 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
     let mut last = None;
     for _ in 0..a.repeat {
         let t0 = Instant::now();
-        let out = fit_once(&mut backend, &data, a.mode, a.domains, a.iters, &y_e)?;
+        let out = fit_once(&mut backend, &data, a.mode, a.domains, a.pair.to_core(), a.iters, &y_e)?;
         times.push(t0.elapsed().as_secs_f64());
         for (v, t) in phases.iter_mut().zip(out.phases) {
             v.push(t);
@@ -402,12 +411,13 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
         KronMode::Cg => data.edges.len(),
     };
     Ok(format!(
-        "{{\"mode\":\"{}\",\"domains\":\"{}\",\"p_u\":{},\"p_v\":{},\"d\":{},\"gamma\":{},\"lambda\":{},\"edges\":{},\"iters\":{},\"iterations_run\":{},\"rel_residual\":{:e},\"coef_sum\":{:e},\"backend\":\"{}\",\"threads\":{},\"timed\":\"rbf kernels + fit\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{},\"kernels_s\":{},\"eigen_s\":{},\"solve_s\":{}}}",
+        "{{\"mode\":\"{}\",\"domains\":\"{}\",\"pair_kernel\":\"{}\",\"p_u\":{},\"p_v\":{},\"d\":{},\"gamma\":{},\"lambda\":{},\"edges\":{},\"iters\":{},\"iterations_run\":{},\"rel_residual\":{:e},\"coef_sum\":{:e},\"backend\":\"{}\",\"threads\":{},\"timed\":\"rbf kernels + fit\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{},\"kernels_s\":{},\"eigen_s\":{},\"solve_s\":{}}}",
         a.mode.name(),
         match a.domains {
             KronDomains::Two => "two",
             KronDomains::One => "one",
         },
+        a.pair.name(),
         data.p_u,
         data.p_v,
         data.d,
@@ -454,8 +464,8 @@ mod tests {
         let d = generate(12, 3, 0.5, 0.1, 1.0, 3);
         let y_e: Vec<f64> = d.edges.iter().map(|&(i, j)| d.y[i + j * 12]).collect();
         let mut b = HostBackend::new(BackendChoice::Portable);
-        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, 0, &y_e).unwrap();
-        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::Two, 400, &y_e).unwrap();
+        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, PairKernel::Kronecker, 0, &y_e).unwrap();
+        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::Two, PairKernel::Kronecker, 400, &y_e).unwrap();
         assert!((c.coef_sum - g.coef_sum).abs() <= 1e-8 * c.coef_sum.abs().max(1.0), "{} {}", c.coef_sum, g.coef_sum);
     }
 
@@ -467,12 +477,12 @@ mod tests {
         let mut d = generate(12, 3, 0.5, 0.1, 1.0, 4);
         let y_e: Vec<f64> = d.edges.iter().map(|&(i, j)| d.y[i + j * 12]).collect();
         let mut b = HostBackend::new(BackendChoice::Portable);
-        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::One, 0, &y_e).unwrap();
-        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::One, 400, &y_e).unwrap();
+        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::One, PairKernel::Kronecker, 0, &y_e).unwrap();
+        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::One, PairKernel::Kronecker, 400, &y_e).unwrap();
         let tol = 1e-8 * c.coef_sum.abs().max(1.0);
         assert!((c.coef_sum - g.coef_sum).abs() <= tol, "{} {}", c.coef_sum, g.coef_sum);
         d.x_v = d.x_u.clone();
-        let t = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, 0, &y_e).unwrap();
+        let t = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, PairKernel::Kronecker, 0, &y_e).unwrap();
         assert!((c.coef_sum - t.coef_sum).abs() <= tol, "{} {}", c.coef_sum, t.coef_sum);
     }
 }
