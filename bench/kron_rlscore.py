@@ -3,7 +3,11 @@ kernel mode) or CGKronRLS (MINRES over the observed edges) on a problem
 written by `ranklet bench kron --write-data DIR`, and prints one JSON line
 with the keys of `ranklet bench kron`.
 
-    python kron_rlscore.py closed|cg DIR [ITERS] [REPEAT]
+    python kron_rlscore.py closed|cg DIR [ITERS] [REPEAT] [two|one]
+
+`one`: the one-domain problem of `ranklet bench kron --domains one`: one
+kernel matrix from the u features, passed as both K1 and K2 (RLScore has
+no one-domain mode; it decomposes it twice).
 
 Timed, as on ranklet's side: the two RBF kernel matrices (numpy: norms,
 one gemm, exp) and the learner's constructor (which trains). Reading the
@@ -57,7 +61,10 @@ def main():
     mode, d = sys.argv[1], sys.argv[2]
     iters = int(sys.argv[3]) if len(sys.argv) > 3 else 200
     repeat = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    one = len(sys.argv) > 5 and sys.argv[5] == "one"
     meta, xu, xv, y, e = read(d)
+    if one:
+        xv = xu
     gamma, lam = float(meta["gamma"]), float(meta["lambda"])
     pu, pv = xu.shape[0], xv.shape[0]
     rows, cols = e[:, 0].astype(np.int32), e[:, 1].astype(np.int32)
@@ -65,7 +72,8 @@ def main():
     times, ktimes = [], []
     for _ in range(repeat):
         t0 = time.perf_counter()
-        k1, k2 = rbf(xu, gamma), rbf(xv, gamma)
+        k1 = rbf(xu, gamma)
+        k2 = k1 if one else rbf(xv, gamma)
         tk = time.perf_counter()
         if mode == "closed":
             learner = KronRLS(K1=k1, K2=k2, Y=y, regparam=lam)
@@ -85,7 +93,8 @@ def main():
         # Where RLScore's time goes: KronRLS's steps replayed in numpy
         # (la.eigh of K1 and K2, then V.T @ Y @ U, the division and
         # V @ . @ U.T), once, outside the timing above.
-        k1, k2 = rbf(xu, gamma), rbf(xv, gamma)
+        k1 = rbf(xu, gamma)
+        k2 = k1 if one else rbf(xv, gamma)
         ym = y.reshape(pu, pv, order="F")
         t0 = time.perf_counter()
         e1, v = np.linalg.eigh(k1)
@@ -95,7 +104,7 @@ def main():
         t2 = time.perf_counter()
         phases = {"eigen_s": t1 - t0, "solve_s": t2 - t1, "replay_coef_sum": float(a.sum())}
     print(json.dumps({
-        "mode": mode, "p_u": pu, "p_v": pv, "d": xu.shape[1], "gamma": gamma, "lambda": lam,
+        "mode": mode, "domains": "one" if one else "two", "p_u": pu, "p_v": pv, "d": xu.shape[1], "gamma": gamma, "lambda": lam,
         "edges": pu * pv if mode == "closed" else len(y_e), "iters": iters if mode == "cg" else 0,
         "iterations_run": its, "coef_sum": coef_sum, "backend": "rlscore",
         "threads": int(os.environ.get("OMP_NUM_THREADS", "0")), "timed": "rbf kernels + fit",

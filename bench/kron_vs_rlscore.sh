@@ -12,7 +12,12 @@
 # OMP/OPENBLAS_NUM_THREADS for numpy and RLScore's Cython loops), each
 # process under /usr/bin/time -v for its peak resident memory.
 #
-# Env: SIZES ("250 500 1000 2000"), REPEAT (3; closed form), CG_P (1000),
+# One-domain closed form (DOMAINS contains "one"): one node kernel from the
+# u features on both sides (ranklet `--domains one`: one eigendecomposition;
+# RLScore KronRLS(K1 = K2 = K), which decomposes it twice).
+#
+# Env: SIZES ("250 500 1000 2000"), DOMAINS ("two one"), REPEAT (3; closed
+#      form), CG_P (1000; empty = no iterative rows),
 #      CG_ITERS (200), RLS_CG_ITERS (= CG_ITERS: RLScore's sampled vec trick
 #      takes ~10 s per iteration at p = 1000 here, so a smaller count can be
 #      given; the table then extrapolates its time per iteration to CG_ITERS
@@ -23,8 +28,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SIZES=${SIZES:-"250 500 1000 2000"}
+DOMAINS=${DOMAINS:-"two one"}
 REPEAT=${REPEAT:-3}
-CG_P=${CG_P:-1000}
+CG_P=${CG_P-1000}
 CG_ITERS=${CG_ITERS:-200}
 RLS_CG_ITERS=${RLS_CG_ITERS:-$CG_ITERS}
 THREADS=${THREADS:-"1 2"}
@@ -40,7 +46,7 @@ R="${CARGO_TARGET_DIR:-target}/release/ranklet"
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 
 for p in $SIZES; do "$R" bench kron --p "$p" --write-data "$DATA/p$p" >&2; done
-"$R" bench kron --p "$CG_P" --observed 0.5 --write-data "$DATA/cg$CG_P" >&2
+[ -z "$CG_P" ] || "$R" bench kron --p "$CG_P" --observed 0.5 --write-data "$DATA/cg$CG_P" >&2
 
 tmp=$(mktemp)
 raw=()
@@ -62,13 +68,16 @@ phases() { python3 -c "import json,sys; j=json.loads(sys.argv[1]); print(' / '.j
 rows=()
 for th in $THREADS; do
     for p in $SIZES; do
-        read -r kb_r js_r < <(run "$th" "$R" bench kron --data "$DATA/p$p" --mode closed --repeat "$REPEAT")
-        read -r kb_s js_s < <(run "$th" "$py" bench/kron_rlscore.py closed "$DATA/p$p" 0 "$REPEAT")
+        for dom in $DOMAINS; do
+        read -r kb_r js_r < <(run "$th" "$R" bench kron --data "$DATA/p$p" --mode closed --domains "$dom" --repeat "$REPEAT")
+        read -r kb_s js_s < <(run "$th" "$py" bench/kron_rlscore.py closed "$DATA/p$p" 0 "$REPEAT" "$dom")
         raw+=("$js_r" "$js_s")
         tr=$(field "$js_r" median_s); ts=$(field "$js_s" median_s)
-        rows+=("| closed form, complete | $p | $((p * p)) | $th | $(f3 "$tr") | $(phases "$js_r") | $(mb "$kb_r") | $(f3 "$ts") | $(mb "$kb_s") | $(python3 -c "print(f'{$ts/$tr:.2f}')") |")
-        echo "closed p=$p threads=$th: ranklet $tr s, RLScore $ts s" >&2
+        rows+=("| closed form, complete, $dom domain$([ "$dom" = two ] && echo s) | $p | $((p * p)) | $th | $(f3 "$tr") | $(phases "$js_r") | $(mb "$kb_r") | $(f3 "$ts") | $(mb "$kb_s") | $(python3 -c "print(f'{$ts/$tr:.2f}')") |")
+        echo "closed $dom p=$p threads=$th: ranklet $tr s, RLScore $ts s" >&2
+        done
     done
+    [ -n "$CG_P" ] || continue
     read -r kb_r js_r < <(run "$th" "$R" bench kron --data "$DATA/cg$CG_P" --mode cg --iters "$CG_ITERS" --repeat 1)
     read -r kb_s js_s < <(run "$th" "$py" bench/kron_rlscore.py cg "$DATA/cg$CG_P" "$RLS_CG_ITERS" 1)
     raw+=("$js_r" "$js_s")
@@ -91,7 +100,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 section=$(cat <<MD
 ## Kronecker RLS vs RLScore
 
-Command: \`bash bench/kron_vs_rlscore.sh\` (SIZES="$SIZES" REPEAT=$REPEAT CG_P=$CG_P
+Command: \`bash bench/kron_vs_rlscore.sh\` (SIZES="$SIZES" DOMAINS="$DOMAINS" REPEAT=$REPEAT CG_P="$CG_P"
 CG_ITERS=$CG_ITERS RLS_CG_ITERS=$RLS_CG_ITERS THREADS="$THREADS"); run on $(date -u '+%Y-%m-%d %H:%M') UTC,
 $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average
 $load_start at start, $load_end at end (above 2 = other jobs competing for the 2 cores);
@@ -99,8 +108,10 @@ RLScore $("$py" -c 'import importlib.metadata as m; print(m.version("rlscore"))'
 
 Both sides read the same files (\`ranklet bench kron --write-data\`: p nodes
 per domain, d = 10 features uniform in [0, 1), RBF kernels γ = 0.1,
-labels uniform, λ = 10⁻³, regression) and time the two RBF kernel matrices
-plus the fit: ranklet \`bench kron --data DIR\` (faer backend, \`kron::fit\`
+labels uniform, λ = 10⁻³, regression) and time the RBF kernel matrices
+plus the fit (two domains: K_u and K_v; one domain: K from the u features
+on both sides, ranklet \`--domains one\` with one eigendecomposition,
+RLScore \`KronRLS(K1 = K, K2 = K)\`): ranklet \`bench kron --data DIR\` (faer backend, \`kron::fit\`
 or \`kron::kron_cg\`), RLScore \`bench/kron_rlscore.py\` (numpy kernels, then
 \`KronRLS(K1, K2, Y)\` or \`CGKronRLS(K1, K2, Y, label_row_inds,
 label_col_inds, maxiter)\`). Closed form: median of REPEAT runs in one

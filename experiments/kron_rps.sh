@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # 004 §6.1: rock-paper-scissors, Kronecker RLS / RankRLS, ordinary vs reciprocal kernel.
-# Rewrites the 'kron-rps' section of docs/results.md. Argument: repetitions (default 20).
+# Rewrites the 'kron-rps' section of docs/results.md. Arguments: repetitions (default 100),
+# repetitions per α of the sweep (20), repetitions checked against the explicit system (2).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$here/../target}"

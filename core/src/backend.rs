@@ -39,6 +39,23 @@ pub trait Backend {
     /// All eigenpairs of the symmetric `A` (lower triangle read), ascending.
     fn sym_eigen(&mut self, a: MatRef<'_, f64>, vals: &mut [f64], vecs: MatMut<'_, f64>) -> Result<(), LinalgError>;
 
+    /// Two independent [`Backend::sym_eigen`] calls, `A₁` then `A₂`
+    /// (Kronecker RLS needs both node kernels decomposed). The default runs
+    /// them one after the other; a multi-threaded backend may run them
+    /// concurrently. Results are those of the two single calls.
+    fn sym_eigen_pair(
+        &mut self,
+        a1: MatRef<'_, f64>,
+        vals1: &mut [f64],
+        vecs1: MatMut<'_, f64>,
+        a2: MatRef<'_, f64>,
+        vals2: &mut [f64],
+        vecs2: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        self.sym_eigen(a1, vals1, vecs1)?;
+        self.sym_eigen(a2, vals2, vecs2)
+    }
+
     /// The `k = vals.len()` largest eigenpairs of the symmetric `A`, in
     /// descending order; `vecs` is `n × k`.
     fn sym_eigen_top_k(

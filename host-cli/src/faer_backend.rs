@@ -263,14 +263,22 @@ impl FaerBackend {
         vals: &mut [f64],
         vecs: faer::MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        let n = a.nrows();
-        let par = self.par;
-        let req = evd::self_adjoint_evd_scratch::<f64>(n, evd::ComputeEigenvectors::Yes, par, Default::default());
-        let mut mem = MemBuffer::new(req);
-        let s = faer::ColMut::from_slice_mut(vals).as_diagonal_mut();
-        evd::self_adjoint_evd(a, s, Some(vecs), par, MemStack::new(&mut mem), Default::default())
-            .map_err(no_convergence)
+        full_eigen_par(a, vals, vecs, self.par)
     }
+}
+
+/// [`FaerBackend::full_eigen`] with an explicit parallelism.
+fn full_eigen_par(
+    a: faer::MatRef<'_, f64>,
+    vals: &mut [f64],
+    vecs: faer::MatMut<'_, f64>,
+    par: Par,
+) -> Result<(), LinalgError> {
+    let n = a.nrows();
+    let req = evd::self_adjoint_evd_scratch::<f64>(n, evd::ComputeEigenvectors::Yes, par, Default::default());
+    let mut mem = MemBuffer::new(req);
+    let s = faer::ColMut::from_slice_mut(vals).as_diagonal_mut();
+    evd::self_adjoint_evd(a, s, Some(vecs), par, MemStack::new(&mut mem), Default::default()).map_err(no_convergence)
 }
 
 // ---------------------------------------------------------------------------
@@ -384,6 +392,47 @@ impl Backend for FaerBackend {
         // faer reads only the lower triangle of `a`.
         let fa = input(a);
         with_output(&mut vecs, |v| self.full_eigen(fa.get(), vals, v))
+    }
+
+    /// With two or more threads the two decompositions run concurrently,
+    /// each on half of the threads (faer's own parallel decomposition
+    /// gained 9 % from the second core at p = 2000, `docs/performance.md`,
+    /// "Kronecker RLS vs RLScore"); same results as two
+    /// [`Backend::sym_eigen`] calls with that parallelism.
+    fn sym_eigen_pair(
+        &mut self,
+        a1: MatRef<'_, f64>,
+        vals1: &mut [f64],
+        mut vecs1: MatMut<'_, f64>,
+        a2: MatRef<'_, f64>,
+        vals2: &mut [f64],
+        mut vecs2: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let threads = self.par.degree();
+        if threads < 2 {
+            self.sym_eigen(a1, vals1, vecs1)?;
+            return self.sym_eigen(a2, vals2, vecs2);
+        }
+        for (a, vals, vecs) in [(a1, &*vals1, &vecs1), (a2, &*vals2, &vecs2)] {
+            let n = square(&a)?;
+            if vals.len() != n || vecs.nrows() != n || vecs.ncols() != n {
+                return Err(LinalgError::DimensionMismatch);
+            }
+            if !lower_finite(a) {
+                return Err(LinalgError::NonFinite);
+            }
+        }
+        let half = |t: usize| if t <= 1 { Par::Seq } else { Par::rayon(t) };
+        let (par1, par2) = (half(threads / 2), half(threads - threads / 2));
+        let one = |a: MatRef<'_, f64>, vals: &mut [f64], vecs: &mut MatMut<'_, f64>, par: Par| {
+            if a.nrows() == 0 {
+                return Ok(());
+            }
+            let fa = input(a);
+            with_output(vecs, |v| full_eigen_par(fa.get(), vals, v, par))
+        };
+        let (r1, r2) = rayon::join(|| one(a1, vals1, &mut vecs1, par1), || one(a2, vals2, &mut vecs2, par2));
+        r1.and(r2)
     }
 
     fn sym_eigen_top_k(

@@ -79,6 +79,19 @@ impl Backend for HostBackend {
         let n = a.nrows();
         dispatch!(self, ranklet_core::eigen::tridiag::sym_eigen_workspace_len(n), |be| be.sym_eigen(a, vals, vecs))
     }
+    fn sym_eigen_pair(
+        &mut self,
+        a1: MatRef<'_, f64>,
+        vals1: &mut [f64],
+        vecs1: MatMut<'_, f64>,
+        a2: MatRef<'_, f64>,
+        vals2: &mut [f64],
+        vecs2: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let n = a1.nrows().max(a2.nrows());
+        dispatch!(self, ranklet_core::eigen::tridiag::sym_eigen_workspace_len(n), |be| be
+            .sym_eigen_pair(a1, vals1, vecs1, a2, vals2, vecs2))
+    }
     fn sym_eigen_top_k(
         &mut self,
         a: MatRef<'_, f64>,

@@ -445,6 +445,42 @@ fn agree_full_eigen_random() {
     }
 }
 
+/// `sym_eigen_pair` on two threads (the two decompositions run
+/// concurrently, each sequential) against core's portable backend on each
+/// matrix alone; also two matrices of different orders, and a bad second
+/// input must be an error, not a panic.
+#[test]
+fn agree_eigen_pair_concurrent() {
+    let mut rng = Rng(11);
+    let mut f = FaerBackend::with_par(faer::Par::rayon(2));
+    for &(n1, n2) in &[(1, 1), (7, 3), (50, 64), (300, 200)] {
+        let (a1, a2) = (M::sym_random(n1, &mut rng), M::sym_random(n2, &mut rng));
+        let (mut v1, mut v2) = (vec![0.0; n1], vec![0.0; n2]);
+        let (mut w1, mut w2) = (M::zeros(n1, n1), M::zeros(n2, n2));
+        f.sym_eigen_pair(a1.r(), &mut v1, w1.w(), a2.r(), &mut v2, w2.w()).unwrap();
+        for (a, fv, fw) in [(&a1, &v1, &w1), (&a2, &v2, &w2)] {
+            let n = a.n;
+            let mut work = portable_work(n);
+            let (pv, pw) = eig(&mut Portable::new(&mut work), a);
+            let scale = a.max_abs().max(1.0) * n as f64;
+            for (x, y) in fv.iter().zip(&pv) {
+                assert!((x - y).abs() <= 1e-12 * scale, "n={n}: {x} vs {y}");
+            }
+            assert!(residual(a, fv, fw) < 1e-12 * scale, "pair residual n={n}");
+            check_vectors_match(fv, fw, &pw, 1e-3 * scale / n as f64, 1e-9, &format!("pair n={n}"));
+        }
+    }
+    let a = M::sym_random(5, &mut rng);
+    let mut bad = M::sym_random(4, &mut rng);
+    bad.d[3] = f64::NAN;
+    let (mut v1, mut v2) = (vec![0.0; 5], vec![0.0; 4]);
+    let (mut w1, mut w2) = (M::zeros(5, 5), M::zeros(4, 4));
+    let r = f.sym_eigen_pair(a.r(), &mut v1, w1.w(), bad.r(), &mut v2, w2.w());
+    assert_eq!(r, Err(LinalgError::NonFinite));
+    let r = f.sym_eigen_pair(a.r(), &mut v1, w1.w(), a.r(), &mut v2, w2.w());
+    assert_eq!(r, Err(LinalgError::DimensionMismatch));
+}
+
 #[test]
 fn agree_top_k_random() {
     let mut rng = Rng(2);

@@ -48,6 +48,11 @@
 //!     (004 eqs. 8–9, Prop. 4.3, Lemma 4.6, Prop. 4.7): the ordinary solver
 //!     on `S·y = vec((Y + Yᵀ)/2)` or `A·y = vec((Y − Yᵀ)/2)`; the
 //!     coefficient matrix is then made exactly symmetric/antisymmetric.
+//!     `UᵀS·yU` and `A` are (anti)symmetric, so two of the four products
+//!     compute only a lower triangle.
+//!   - both decompositions go through [`Backend::sym_eigen_pair`] (a
+//!     multi-threaded backend runs them concurrently); one domain with the
+//!     regression loss decomposes its one kernel once.
 //!     Symmetric or reciprocal kernels with the ranking loss have no closed
 //!     form (004 §4.4): [`LearnError::Unsupported`]; use [`kron_cg`].
 //! - **Incomplete graphs, iterative** ([`kron_cg`], module [`iterative`]):
@@ -245,19 +250,32 @@ impl<'s> KronEigen<'s> {
         let (p_u, p_v) = domains.check()?;
         let (k_u, k_v) = domains.kernels();
         let (Store { vals_u, vecs_u, vals_v, vecs_v }, _) = Store::split(store, p_u, p_v)?;
-        backend.sym_eigen(k_u, vals_u, MatMut::from_col_major(vecs_u, p_u, p_u)?)?;
+        // The two decompositions are independent: `sym_eigen_pair` lets a
+        // multi-threaded backend run them concurrently.
         match (loss, domains) {
             (Loss::Regression, Domains::One { .. }) => {
+                // One node kernel for both sides: one decomposition.
+                backend.sym_eigen(k_u, vals_u, MatMut::from_col_major(vecs_u, p_u, p_u)?)?;
                 vals_v.copy_from_slice(vals_u);
                 vecs_v.copy_from_slice(vecs_u);
             }
             (Loss::Regression, Domains::Two { .. }) => {
-                backend.sym_eigen(k_v, vals_v, MatMut::from_col_major(vecs_v, p_v, p_v)?)?;
+                backend.sym_eigen_pair(
+                    k_u,
+                    vals_u,
+                    MatMut::from_col_major(vecs_u, p_u, p_u)?,
+                    k_v,
+                    vals_v,
+                    MatMut::from_col_major(vecs_v, p_v, p_v)?,
+                )?;
             }
             (Loss::Ranking(_), _) => {
                 let (NewScratch { g }, _) = NewScratch::split(work, p_v)?;
                 double_centre_lower(k_v, g);
-                backend.sym_eigen(
+                backend.sym_eigen_pair(
+                    k_u,
+                    vals_u,
+                    MatMut::from_col_major(vecs_u, p_u, p_u)?,
                     MatRef::from_col_major(g, p_v, p_v)?,
                     vals_v,
                     MatMut::from_col_major(vecs_v, p_v, p_v)?,
@@ -280,7 +298,9 @@ impl<'s> KronEigen<'s> {
     /// The coefficient matrix `A` (`p_u × p_v`, into `coef`) for labels `Y`
     /// (`p_u × p_v`, every pair labelled) and ridge `λ`; see the module docs
     /// for the formula of each loss and pair kernel. Four products of
-    /// `p_u × p_v` by `p_u × p_u` or `p_v × p_v` through the backend.
+    /// `p_u × p_v` by `p_u × p_u` or `p_v × p_v` through the backend; for
+    /// the symmetric and reciprocal kernels two of them only need their
+    /// lower triangles (three products' worth of work).
     ///
     /// For symmetric (reciprocal) kernels `A` is exactly symmetric
     /// (antisymmetric); for the ranking loss its rows sum to zero up to
@@ -328,6 +348,9 @@ impl<'s> KronEigen<'s> {
         }
         let u = MatRef::from_col_major(self.vecs_u, p_u, p_u)?;
         let v = MatRef::from_col_major(self.vecs_v, p_v, p_v)?;
+        if self.pair != PairKernel::Kronecker {
+            return self.solve_sym(backend, lam, u, coef, t);
+        }
         // 004 eq. 22: A = U[(UᵀYV) ⊘ (λ_iσ_j + λ)]Vᵀ.
         backend.gemm(1.0, u.t(), coef.rb(), 0.0, t.rb_mut())?;
         backend.gemm(1.0, t.rb(), v, 0.0, coef.rb_mut())?;
@@ -348,6 +371,87 @@ impl<'s> KronEigen<'s> {
         }
         enforce_pair_symmetry(self.pair, coef);
         Ok(())
+    }
+}
+
+impl KronEigen<'_> {
+    /// [`KronEigen::solve`] for the symmetric and reciprocal kernels (one
+    /// domain, regression: `V = U`, `σ = λ`), `coef` holding the
+    /// (anti)symmetrised labels `Y_s`. `UᵀY_sU` and `A` are then
+    /// (anti)symmetric, so the second and the fourth product need only
+    /// their lower triangles ([`gemm_lower`]): three `p³` products' worth
+    /// of work instead of four, and `A` exactly (anti)symmetric.
+    fn solve_sym<B: Backend>(
+        &self,
+        backend: &mut B,
+        lam: f64,
+        u: MatRef<'_, f64>,
+        mut coef: MatMut<'_, f64>,
+        mut t: MatMut<'_, f64>,
+    ) -> Result<(), LearnError> {
+        let p = self.p_u;
+        let sign = if self.pair == PairKernel::Symmetric { 1.0 } else { -1.0 };
+        backend.gemm(1.0, u.t(), coef.rb(), 0.0, t.rb_mut())?;
+        gemm_lower(backend, t.rb(), u, coef.rb_mut())?;
+        for j in 0..p {
+            for i in j..p {
+                let den = self.vals_u[i] * self.vals_u[j] + lam;
+                if !(den > 0.0) {
+                    return Err(LinalgError::NotPositiveDefinite { index: i + j * p }.into());
+                }
+                *coef.at_mut(i, j) /= den;
+            }
+        }
+        mirror_lower(sign, coef.rb_mut());
+        backend.gemm(1.0, u, coef.rb(), 0.0, t.rb_mut())?;
+        gemm_lower(backend, t.rb(), u.t(), coef.rb_mut())?;
+        mirror_lower(sign, coef);
+        Ok(())
+    }
+}
+
+/// The lower triangle (diagonal included) of `C ← A·B` for square `C`,
+/// by column blocks `C[j₀.., j₀..j₁] = A[j₀.., :]·B[:, j₀..j₁]` through the
+/// backend's gemm: about half the work of the full product. Entries above
+/// the diagonal inside the diagonal blocks are written too; the others are
+/// left alone (callers mirror the lower triangle).
+fn gemm_lower<B: Backend>(
+    backend: &mut B,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    mut c: MatMut<'_, f64>,
+) -> Result<(), LearnError> {
+    let n = c.nrows();
+    if c.ncols() != n || a.nrows() != n || b.ncols() != n || a.ncols() != b.nrows() {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    // At least four blocks (so small problems take the blocked path too),
+    // at most 128 columns each.
+    let nb = n.div_ceil(4).clamp(1, 128);
+    let k = a.ncols();
+    let mut j0 = 0;
+    while j0 < n {
+        let w = nb.min(n - j0);
+        let lhs = a.submatrix(j0, 0, n - j0, k)?;
+        let rhs = b.submatrix(0, j0, k, w)?;
+        backend.gemm(1.0, lhs, rhs, 0.0, c.submatrix_mut(j0, j0, n - j0, w)?)?;
+        j0 += w;
+    }
+    Ok(())
+}
+
+/// Copies the strict lower triangle of the square `x` onto the upper one,
+/// times `sign` (`-1`: antisymmetric, with the diagonal set to zero).
+fn mirror_lower(sign: f64, mut x: MatMut<'_, f64>) {
+    let n = x.nrows();
+    for j in 0..n {
+        if sign < 0.0 {
+            *x.at_mut(j, j) = 0.0;
+        }
+        for i in j + 1..n {
+            let v = x.at(i, j);
+            *x.at_mut(j, i) = sign * v;
+        }
     }
 }
 

@@ -17,6 +17,13 @@
 //! `eigen_s` (closed form: `KronEigen::new`; 0 for CG) and `solve_s`
 //! (`KronEigen::solve`, or CG with the final scatter).
 //!
+//! `--domains one` times the one-domain problem instead (players against
+//! players): one node kernel `K` from the `u` features on both sides
+//! (`Domains::One`, Kronecker pair kernel), so one kernel matrix and, in
+//! closed form, one eigendecomposition. With `--pair-kernel sym|recip` the
+//! one-domain closed form uses the symmetric or reciprocal Kronecker kernel
+//! (two of its four products need only a triangle).
+//!
 //! **Data** (`--p`, `--d`, `--seed`): `p` nodes in each domain with `d`
 //! features uniform in [0, 1) (splitmix64 seeded with `S`: first the `u`
 //! features row by row, then the `v` features, then the labels `Y`
@@ -40,11 +47,12 @@ use std::time::Instant;
 use clap::{Args, ValueEnum};
 
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
-use ranklet_core::learn::kron::{self, Domains, Loss};
+use ranklet_core::learn::kron::{self, Domains, Loss, PairKernel};
 use ranklet_core::linalg::cg::{CgControl, CgParams};
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::{MatMut, MatRef};
 
+use crate::family::kron::PairArg;
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::rng::SplitMix64;
 
@@ -66,6 +74,19 @@ impl KronMode {
     }
 }
 
+/// Node sets of the timed problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KronDomains {
+    /// Two domains, `K_u` from the `u` features and `K_v` from the `v`
+    /// features: two eigendecompositions.
+    Two,
+    /// One domain (players against players): the `u` features give the one
+    /// node kernel `K`, used on both sides (`Domains::One`, Kronecker pair
+    /// kernel, labels `Y` as for two domains); one eigendecomposition. The
+    /// `v` features are not used.
+    One,
+}
+
 /// Arguments of `ranklet bench kron`.
 #[derive(Args, Debug)]
 pub struct KronBenchArgs {
@@ -84,6 +105,13 @@ pub struct KronBenchArgs {
     /// Solver.
     #[arg(long, value_enum, default_value_t = KronMode::Closed)]
     pub mode: KronMode,
+    /// Two node sets, or one shared by both sides of every edge.
+    #[arg(long, value_enum, default_value_t = KronDomains::Two)]
+    pub domains: KronDomains,
+    /// Pair kernel of the one-domain problem (`sym`, `recip`: labels
+    /// (anti)symmetrised by the learner; closed form only).
+    #[arg(long = "pair-kernel", value_enum, default_value_t = PairArg::Kron)]
+    pub pair: PairArg,
     /// CG iterations (exactly this many: the tolerance is 0).
     #[arg(long, default_value_t = 200)]
     pub iters: usize,
@@ -260,20 +288,31 @@ fn fit_once(
     backend: &mut HostBackend,
     data: &KronData,
     mode: KronMode,
+    nodes: KronDomains,
+    pair: PairKernel,
     iters: usize,
     y_e: &[f64],
 ) -> Result<FitOut, String> {
     let (p_u, p_v) = (data.p_u, data.p_v);
     let e = |e: ranklet_core::LinalgError| e.to_string();
+    if nodes == KronDomains::One && p_u != p_v {
+        return Err("--domains one needs p_u = p_v".into());
+    }
     let t0 = Instant::now();
     let k_u = rbf_matrix(backend, data.gamma, &data.x_u, p_u, data.d)?;
-    let k_v = rbf_matrix(backend, data.gamma, &data.x_v, p_v, data.d)?;
+    let k_v = match nodes {
+        KronDomains::Two => rbf_matrix(backend, data.gamma, &data.x_v, p_v, data.d)?,
+        KronDomains::One => Vec::new(),
+    };
     let t_kernels = t0.elapsed().as_secs_f64();
     let mut t_eigen = 0.0;
     let t1 = Instant::now();
-    let domains = Domains::Two {
-        k_u: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?,
-        k_v: MatRef::from_col_major(&k_v, p_v, p_v).map_err(e)?,
+    let domains = match nodes {
+        KronDomains::Two => Domains::Two {
+            k_u: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?,
+            k_v: MatRef::from_col_major(&k_v, p_v, p_v).map_err(e)?,
+        },
+        KronDomains::One => Domains::One { k: MatRef::from_col_major(&k_u, p_u, p_u).map_err(e)?, pair },
     };
     let mut coef = vec![0.0; p_u * p_v];
     let coef_view = MatMut::from_col_major(&mut coef, p_u, p_v).map_err(e)?;
@@ -340,6 +379,9 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
             data.edges.len()
         ));
     }
+    if a.pair != PairArg::Kron && (a.domains != KronDomains::One || a.mode != KronMode::Closed) {
+        return Err("--pair-kernel sym|recip needs --domains one --mode closed".into());
+    }
     if a.mode == KronMode::Cg && data.edges.is_empty() {
         return Err("no observed edges (--observed 0?)".into());
     }
@@ -350,7 +392,7 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
     let mut last = None;
     for _ in 0..a.repeat {
         let t0 = Instant::now();
-        let out = fit_once(&mut backend, &data, a.mode, a.iters, &y_e)?;
+        let out = fit_once(&mut backend, &data, a.mode, a.domains, a.pair.to_core(), a.iters, &y_e)?;
         times.push(t0.elapsed().as_secs_f64());
         for (v, t) in phases.iter_mut().zip(out.phases) {
             v.push(t);
@@ -369,8 +411,13 @@ pub fn bench_kron(a: &KronBenchArgs) -> Result<String, String> {
         KronMode::Cg => data.edges.len(),
     };
     Ok(format!(
-        "{{\"mode\":\"{}\",\"p_u\":{},\"p_v\":{},\"d\":{},\"gamma\":{},\"lambda\":{},\"edges\":{},\"iters\":{},\"iterations_run\":{},\"rel_residual\":{:e},\"coef_sum\":{:e},\"backend\":\"{}\",\"threads\":{},\"timed\":\"rbf kernels + fit\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{},\"kernels_s\":{},\"eigen_s\":{},\"solve_s\":{}}}",
+        "{{\"mode\":\"{}\",\"domains\":\"{}\",\"pair_kernel\":\"{}\",\"p_u\":{},\"p_v\":{},\"d\":{},\"gamma\":{},\"lambda\":{},\"edges\":{},\"iters\":{},\"iterations_run\":{},\"rel_residual\":{:e},\"coef_sum\":{:e},\"backend\":\"{}\",\"threads\":{},\"timed\":\"rbf kernels + fit\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{},\"kernels_s\":{},\"eigen_s\":{},\"solve_s\":{}}}",
         a.mode.name(),
+        match a.domains {
+            KronDomains::Two => "two",
+            KronDomains::One => "one",
+        },
+        a.pair.name(),
         data.p_u,
         data.p_v,
         data.d,
@@ -417,8 +464,25 @@ mod tests {
         let d = generate(12, 3, 0.5, 0.1, 1.0, 3);
         let y_e: Vec<f64> = d.edges.iter().map(|&(i, j)| d.y[i + j * 12]).collect();
         let mut b = HostBackend::new(BackendChoice::Portable);
-        let c = fit_once(&mut b, &d, KronMode::Closed, 0, &y_e).unwrap();
-        let g = fit_once(&mut b, &d, KronMode::Cg, 400, &y_e).unwrap();
+        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, PairKernel::Kronecker, 0, &y_e).unwrap();
+        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::Two, PairKernel::Kronecker, 400, &y_e).unwrap();
         assert!((c.coef_sum - g.coef_sum).abs() <= 1e-8 * c.coef_sum.abs().max(1.0), "{} {}", c.coef_sum, g.coef_sum);
+    }
+
+    /// `--domains one` (one decomposition) against CG on the same one-domain
+    /// system, and against the two-domain fit with `K_v = K_u` (two
+    /// decompositions of the same matrix).
+    #[test]
+    fn one_domain_closed_form_matches_cg_and_the_two_domain_fit_with_equal_kernels() {
+        let mut d = generate(12, 3, 0.5, 0.1, 1.0, 4);
+        let y_e: Vec<f64> = d.edges.iter().map(|&(i, j)| d.y[i + j * 12]).collect();
+        let mut b = HostBackend::new(BackendChoice::Portable);
+        let c = fit_once(&mut b, &d, KronMode::Closed, KronDomains::One, PairKernel::Kronecker, 0, &y_e).unwrap();
+        let g = fit_once(&mut b, &d, KronMode::Cg, KronDomains::One, PairKernel::Kronecker, 400, &y_e).unwrap();
+        let tol = 1e-8 * c.coef_sum.abs().max(1.0);
+        assert!((c.coef_sum - g.coef_sum).abs() <= tol, "{} {}", c.coef_sum, g.coef_sum);
+        d.x_v = d.x_u.clone();
+        let t = fit_once(&mut b, &d, KronMode::Closed, KronDomains::Two, PairKernel::Kronecker, 0, &y_e).unwrap();
+        assert!((c.coef_sum - t.coef_sum).abs() <= tol, "{} {}", c.coef_sum, t.coef_sum);
     }
 }
