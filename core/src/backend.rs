@@ -2,7 +2,9 @@
 //!
 //! A learner in core calls [`Backend`] for the O(n³) work — gemm, syrk,
 //! symmetric eigendecomposition (full or top-k), Cholesky and solves — and
-//! does everything else itself on caller buffers. Core ships a portable,
+//! for the O(n²) passes over a kernel matrix (kernel values, centring, the
+//! graph products of the RankRLS system), and does everything else itself
+//! on caller buffers. Core ships a portable,
 //! allocation-free implementation; the host CLI provides one on faer that
 //! uses every core of the machine. Both must agree to ~1e-9 relative on the
 //! same input (tested in `host-cli`).
@@ -19,6 +21,8 @@
 //!   eigenvalues in descending order with their eigenvectors;
 //! - non-finite input is [`LinalgError::NonFinite`], never a silent NaN.
 
+use crate::graph::Graph;
+use crate::kernel::Kernel;
 use crate::{LinalgError, MatMut, MatRef};
 
 /// Heavy dense linear algebra in f64, as the learners need it.
@@ -93,6 +97,41 @@ pub trait Backend {
     /// [`crate::linalg::lu::lu_solve_in_place`]; a backend may override it.
     fn lu_solve_in_place(&mut self, a: MatMut<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         crate::linalg::lu::lu_solve_in_place(a, b)
+    }
+
+    /// Kernel values from the inner products in `out`, in place:
+    /// `out[i, j] ← k(out[i, j], xn[i], yn[j])` (`xn`, `yn` the squared row
+    /// norms when [`Kernel::needs_norms`], else empty). With `symmetric`
+    /// (`out` square and exactly symmetric, `xn = yn`) the result must be
+    /// exactly symmetric. The default is core's serial
+    /// [`crate::kernel::kernel_values`] (libm `exp`); a backend may use
+    /// threads and a vectorised `exp` with a stated error.
+    fn kernel_values(
+        &mut self,
+        kernel: &Kernel,
+        xn: &[f64],
+        yn: &[f64],
+        symmetric: bool,
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        crate::kernel::kernel_values(kernel, xn, yn, symmetric, out)
+    }
+
+    /// Centres the symmetric kernel matrix `K` in place, `K̂ = HKH`, writing
+    /// its column means to `colmean` and returning the grand mean. The
+    /// default is core's serial [`crate::kernel::center_kernel_in_place`],
+    /// whose result an override must reproduce (the same sums in the same
+    /// order make it bit-identical).
+    fn center_kernel_in_place(&mut self, k: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+        crate::kernel::center_kernel_in_place(k, colmean)
+    }
+
+    /// `A ← L^{½}·A·L^{½}` in place for a graph with
+    /// [`Graph::has_sqrt`]: the dual RankRLS system. The default is core's
+    /// serial [`Graph::sqrt_sandwich_in_place`], whose result an override
+    /// must reproduce.
+    fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        graph.sqrt_sandwich_in_place(a)
     }
 }
 

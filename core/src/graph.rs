@@ -212,6 +212,39 @@ impl Graph<'_> {
         Ok(())
     }
 
+    /// `A ← L^{1/2}·A·L^{1/2}` in place for a square `A` (`n × n`, any
+    /// layout) and a graph with [`Graph::has_sqrt`]: the dual RankRLS
+    /// system `L^{1/2}KL^{1/2}` (004 §3.2) without a second `n × n` buffer.
+    ///
+    /// `L^{1/2}` on every column, then on every row, each with the
+    /// operations of [`Graph::apply_sqrt`] (block mean by a sequential sum,
+    /// then `√c_q·(aᵢ − mean)`), so the result equals `apply_sqrt` on the
+    /// columns and then on the rows bit for bit. Both passes go query by
+    /// query over that query's columns ([`sqrt_sandwich_block`]): one
+    /// streaming pass over a column-major `A`.
+    ///
+    /// # Errors
+    /// [`LinalgError::DimensionMismatch`] unless `A` is `n × n`;
+    /// [`LinalgError::InvalidParameter`] for a pair graph.
+    pub fn sqrt_sandwich_in_place(&self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = self.n();
+        if a.nrows() != n || a.ncols() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        match *self {
+            Graph::Identity { .. } => Ok(()),
+            Graph::Pairs { .. } => Err(LinalgError::InvalidParameter),
+            Graph::Queries { query_ptr, weight } => {
+                for w in query_ptr.windows(2).filter(|w| w[1] > w[0]) {
+                    let (s, e) = (w[0], w[1]);
+                    let mut block = a.submatrix_mut(0, s, n, e - s)?;
+                    sqrt_sandwich_block(query_ptr, weight, &mut block);
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// The right-hand side `t` of the normal equations: `L·s` for scored
     /// rows, `Dᵀm` for explicit pairs (`s` is then ignored and may be empty).
     pub fn target(&self, s: &[f64], t: &mut [f64]) -> Result<(), LinalgError> {
@@ -234,6 +267,32 @@ impl Graph<'_> {
                 self.apply(s, t)
             }
         }
+    }
+}
+
+/// One query's columns of `L^{1/2}·A·L^{1/2}` in place (the step of
+/// [`Graph::sqrt_sandwich_in_place`]): `block` holds the `l` columns of `A`
+/// of one query of `Graph::Queries { query_ptr, weight }`; `L^{1/2}` is
+/// applied to each of them (all queries' rows), then to each row
+/// restricted to the block. Neither pass reads other columns, so blocks
+/// can be processed independently, in parallel.
+pub fn sqrt_sandwich_block(query_ptr: &[usize], weight: QueryWeight, block: &mut MatMut<'_, f64>) {
+    let (n, l) = (block.nrows(), block.ncols());
+    if l == 0 {
+        return;
+    }
+    for j in 0..l {
+        for w in query_ptr.windows(2).filter(|w| w[1] > w[0] && w[1] <= n) {
+            let (r0, r1) = (w[0], w[1]);
+            let c = libm::sqrt(Graph::query_scale(weight, r1 - r0));
+            let mean = (r0..r1).map(|i| block.at(i, j)).sum::<f64>() / (r1 - r0) as f64;
+            (r0..r1).for_each(|i| *block.at_mut(i, j) = c * (block.at(i, j) - mean));
+        }
+    }
+    let c = libm::sqrt(Graph::query_scale(weight, l));
+    for i in 0..n {
+        let mean = (0..l).map(|j| block.at(i, j)).sum::<f64>() / l as f64;
+        (0..l).for_each(|j| *block.at_mut(i, j) = c * (block.at(i, j) - mean));
     }
 }
 
@@ -291,5 +350,55 @@ mod tests {
         assert_eq!(t, [0.5, 2.0, -2.5]);
         let bad = [Pair { winner: 0, loser: 3, magnitude: 1.0 }];
         assert!(Graph::Pairs { n: 3, pairs: &bad }.validate().is_err());
+    }
+
+    /// `L^{1/2}KL^{1/2}` in place against the product of dense matrices
+    /// (`L^{1/2}` built column by column from `apply_sqrt` on unit vectors,
+    /// the products by triple loops): the queries of both weightings, an
+    /// empty query, and the identity graph.
+    #[test]
+    fn sqrt_sandwich_is_the_dense_product() {
+        const N: usize = 7;
+        let qp = [0usize, 3, 3, 4, 7];
+        let mut k = [0.0f64; N * N];
+        for j in 0..N {
+            for i in 0..N {
+                k[i + j * N] = 1.0 / (1.0 + (i as f64 - j as f64).abs()) + (i * j) as f64 * 0.01;
+            }
+        }
+        for weight in [QueryWeight::Equal, QueryWeight::Pairs] {
+            let g = Graph::Queries { query_ptr: &qp, weight };
+            let mut h = [0.0f64; N * N];
+            let mut e = [0.0f64; N];
+            for j in 0..N {
+                e.iter_mut().for_each(|v| *v = 0.0);
+                e[j] = 1.0;
+                g.apply_sqrt(&e, &mut h[j * N..(j + 1) * N]).unwrap();
+            }
+            let mul = |a: &[f64], b: &[f64]| {
+                let mut c = [0.0f64; N * N];
+                for j in 0..N {
+                    for i in 0..N {
+                        c[i + j * N] = (0..N).map(|l| a[i + l * N] * b[l + j * N]).sum();
+                    }
+                }
+                c
+            };
+            let want = mul(&mul(&h, &k), &h);
+            let mut got = k;
+            g.sqrt_sandwich_in_place(MatMut::from_col_major(&mut got, N, N).unwrap()).unwrap();
+            for (a, b) in got.iter().zip(&want) {
+                assert!((a - b).abs() < 1e-14, "{a} vs {b}");
+            }
+        }
+        let mut got = k;
+        Graph::Identity { n: N }.sqrt_sandwich_in_place(MatMut::from_col_major(&mut got, N, N).unwrap()).unwrap();
+        assert_eq!(got, k);
+        let pairs = [Pair { winner: 0, loser: 1, magnitude: 1.0 }];
+        let e = Graph::Pairs { n: N, pairs: &pairs }
+            .sqrt_sandwich_in_place(MatMut::from_col_major(&mut got, N, N).unwrap());
+        assert_eq!(e, Err(LinalgError::InvalidParameter));
+        let e = Graph::Identity { n: 6 }.sqrt_sandwich_in_place(MatMut::from_col_major(&mut got, N, N).unwrap());
+        assert_eq!(e, Err(LinalgError::DimensionMismatch));
     }
 }

@@ -266,14 +266,116 @@ pub fn kernel_matrix<B: Backend>(
         (0..nx).for_each(|i| xn[i] = x.sq_norm(i));
         (0..ny).for_each(|j| yn[j] = y.sq_norm(j));
     }
+    backend.kernel_values(kernel, norms(kernel, xn), norms(kernel, yn), false, out)
+}
+
+/// The squared norms [`Backend::kernel_values`] reads: all of `v` when the
+/// kernel needs them, none otherwise.
+fn norms<'a>(kernel: &Kernel, v: &'a [f64]) -> &'a [f64] {
+    if kernel.needs_norms() {
+        v
+    } else {
+        &[]
+    }
+}
+
+/// The training kernel `out[i, j] = k(xᵢ, xⱼ)` (`n × n`), exactly
+/// symmetric: the inner products come from the backend's syrk (dense) or
+/// from the lower triangle (sparse), and the kernel values from
+/// [`Backend::kernel_values`] with `symmetric`. Same workspace as
+/// [`kernel_matrix`]`(x, x)`.
+///
+/// # Errors
+/// As [`kernel_matrix`].
+pub fn kernel_matrix_sym<B: Backend>(
+    backend: &mut B,
+    kernel: &Kernel,
+    x: &Rows<'_>,
+    mut out: MatMut<'_, f64>,
+    work: &mut [f64],
+) -> Result<(), LinalgError> {
+    kernel.validate()?;
+    let (n, d) = (x.nrows(), x.ncols());
+    if out.nrows() != n || out.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let (KernelScratch { xn, buf, .. }, _) = KernelScratch::split(work, n, n, d)?;
+    if let Rows::Dense(a) = x {
+        if !a.all_finite() {
+            return Err(LinalgError::NonFinite);
+        }
+        backend.syrk(1.0, *a, 0.0, out.rb_mut())?;
+    } else {
+        buf.iter_mut().for_each(|v| *v = 0.0);
+        for j in 0..n {
+            x.scatter(j, buf);
+            for i in j..n {
+                let v = x.dot_dense(i, buf);
+                *out.at_mut(i, j) = v;
+                *out.at_mut(j, i) = v;
+            }
+            x.unscatter(j, buf);
+        }
+    }
+    if kernel.needs_norms() {
+        (0..n).for_each(|i| xn[i] = x.sq_norm(i));
+    }
+    let xn = norms(kernel, xn);
+    backend.kernel_values(kernel, xn, xn, true, out)
+}
+
+/// Kernel values from inner products, in place:
+/// `out[i, j] ← k(out[i, j], xn[i], yn[j])` ([`Kernel::from_dot`]; `xn`,
+/// `yn` are the squared row norms, read only when
+/// [`Kernel::needs_norms`] and otherwise empty). With `symmetric` (`out`
+/// square and exactly symmetric, `xn = yn`), only the lower triangle is
+/// evaluated and mirrored, so the result is exactly symmetric and costs
+/// half the `exp`s. Serial; the default of [`Backend::kernel_values`].
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] on shapes, [`LinalgError::NonFinite`]
+/// if a kernel value is not finite (e.g. an overflowing polynomial).
+pub fn kernel_values(
+    kernel: &Kernel,
+    xn: &[f64],
+    yn: &[f64],
+    symmetric: bool,
+    mut out: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    let (nx, ny) = (out.nrows(), out.ncols());
+    check_kernel_values(kernel, xn, yn, symmetric, nx, ny)?;
+    let norm = |v: &[f64], i: usize| v.get(i).copied().unwrap_or(0.0);
     for j in 0..ny {
-        for i in 0..nx {
-            let v = kernel.from_dot(out.at(i, j), xn.get(i).copied().unwrap_or(0.0), yn.get(j).copied().unwrap_or(0.0));
+        let i0 = if symmetric { j } else { 0 };
+        for i in i0..nx {
+            let v = kernel.from_dot(out.at(i, j), norm(xn, i), norm(yn, j));
             if !v.is_finite() {
                 return Err(LinalgError::NonFinite);
             }
             *out.at_mut(i, j) = v;
+            if symmetric {
+                *out.at_mut(j, i) = v;
+            }
         }
+    }
+    Ok(())
+}
+
+/// The shape checks of [`kernel_values`], shared with other backends.
+///
+/// # Errors
+/// [`LinalgError::DimensionMismatch`] if the norms do not match `out`'s
+/// shape (when the kernel needs them) or a symmetric `out` is not square.
+pub fn check_kernel_values(
+    kernel: &Kernel,
+    xn: &[f64],
+    yn: &[f64],
+    symmetric: bool,
+    nx: usize,
+    ny: usize,
+) -> Result<(), LinalgError> {
+    if (kernel.needs_norms() && (xn.len() != nx || yn.len() != ny)) || (symmetric && nx != ny) {
+        return Err(LinalgError::DimensionMismatch);
     }
     Ok(())
 }
@@ -468,5 +570,59 @@ mod tests {
         assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: f64::NAN, degree: 1 }.check(), Err(KernelDomainError));
         assert_eq!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 }.check(), Err(KernelDomainError));
         assert!(Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 0 }.validate().is_err());
+    }
+
+    /// The training kernel of [`super::kernel_matrix_sym`] is exactly
+    /// symmetric and equals [`super::kernel_value`] (independent: direct
+    /// sums of products per pair) to rounding, for dense and sparse rows;
+    /// [`super::kernel_values`] rejects a non-finite value.
+    #[test]
+    fn symmetric_kernel_matrix_matches_pairwise_values() {
+        use super::{kernel_matrix_sym, kernel_matrix_workspace_len, kernel_value, kernel_values};
+        use crate::backend::Portable;
+        use crate::linalg::{CsrRef, Rows};
+        use crate::{LinalgError, MatMut, MatRef};
+        use std::vec;
+        const N: usize = 9;
+        const D: usize = 4;
+        let x: std::vec::Vec<f64> = (0..N * D).map(|t| ((t * 7919) % 23) as f64 / 7.0 - 1.5).collect();
+        let dense = Rows::Dense(MatRef::from_row_major(&x, N, D).unwrap());
+        // The same rows as CSR (zeros dropped).
+        let (mut ptr, mut col, mut val) = (vec![0usize], vec![], vec![]);
+        for i in 0..N {
+            for j in 0..D {
+                if x[i * D + j] != 0.0 {
+                    col.push(j as u32);
+                    val.push(x[i * D + j]);
+                }
+            }
+            ptr.push(col.len());
+        }
+        let sparse = Rows::Sparse(CsrRef::new(D, &ptr, &col, &val).unwrap());
+        for rows in [dense, sparse] {
+            for kernel in [Kernel::Rbf { gamma: 0.3 }, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }] {
+                let mut k = vec![0.0f64; N * N];
+                let mut work = vec![0.0f64; kernel_matrix_workspace_len(&rows, &rows)];
+                let mut be = Portable::new(&mut []);
+                kernel_matrix_sym(&mut be, &kernel, &rows, MatMut::from_col_major(&mut k, N, N).unwrap(), &mut work)
+                    .unwrap();
+                for j in 0..N {
+                    for i in 0..N {
+                        assert_eq!(k[i + j * N].to_bits(), k[j + i * N].to_bits(), "({i}, {j})");
+                        let want = kernel_value(&kernel, &rows, i, &rows, j);
+                        assert!((k[i + j * N] - want).abs() <= 1e-13 * want.abs().max(1.0), "{kernel} ({i}, {j})");
+                    }
+                }
+            }
+        }
+        let mut dots = [1e300f64, 0.0, 0.0, 1.0];
+        let e = kernel_values(
+            &Kernel::Polynomial { gamma: 1.0, coef0: 0.0, degree: 2 },
+            &[],
+            &[],
+            true,
+            MatMut::from_col_major(&mut dots, 2, 2).unwrap(),
+        );
+        assert_eq!(e, Err(LinalgError::NonFinite));
     }
 }

@@ -16,7 +16,9 @@
 //!   decomposition is used instead, so faer succeeds where core's portable
 //!   backend may return `NoConvergence`;
 //! - Cholesky: `faer::linalg::cholesky::llt`; symmetric indefinite solve:
-//!   faer's Bunch–Kaufman `LBLᵀ` (`faer::linalg::cholesky::lblt`).
+//!   faer's Bunch–Kaufman `LBLᵀ` (`faer::linalg::cholesky::lblt`);
+//! - the O(n²) kernel-matrix passes (kernel values, centring, the RankRLS
+//!   `L^{½}KL^{½}`): rayon over column blocks, in [`crate::kernel_par`].
 //!
 //! Conventions are those of the trait: symmetric inputs are read from the
 //! lower triangle only, non-finite input is [`LinalgError::NonFinite`],
@@ -35,8 +37,12 @@ use faer::{Accum, Mat, Par};
 use ranklet_core::backend::Backend;
 use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_workspace_len, SymOperator};
 use ranklet_core::eigen::EigenParams;
+use ranklet_core::graph::Graph;
+use ranklet_core::kernel::Kernel;
 use ranklet_core::linalg::slice_finite;
 use ranklet_core::{LinalgError, MatMut, MatRef};
+
+use crate::kernel_par;
 
 /// Outputs of at most this order are multiplied on one thread (measured:
 /// the 136 × 136 Gram matrix of a 10⁵-row X took 2× longer in parallel on
@@ -74,6 +80,12 @@ impl FaerBackend {
     /// A backend with an explicit faer parallelism setting.
     pub fn with_par(par: Par) -> Self {
         Self { par, params: EigenParams::default(), work: Vec::new() }
+    }
+
+    /// Whether the O(n²) passes of [`crate::kernel_par`] may use rayon's
+    /// pool (every setting but `Par::Seq`).
+    fn parallel(&self) -> bool {
+        !matches!(self.par, Par::Seq)
     }
 
     /// Replaces the tuning of core's top-k solver.
@@ -364,12 +376,8 @@ impl Backend for FaerBackend {
                 alpha,
                 par,
             );
-            for j in 1..n {
-                for i in 0..j {
-                    c[(i, j)] = c[(j, i)];
-                }
-            }
         });
+        kernel_par::mirror_lower(!matches!(par, Par::Seq), c);
         Ok(())
     }
 
@@ -487,7 +495,7 @@ impl Backend for FaerBackend {
 
     fn cholesky_in_place(&mut self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         let n = square(&a.rb())?;
-        if !lower_finite(a.rb()) {
+        if !kernel_par::lower_finite(self.parallel(), a.rb()) {
             return Err(LinalgError::NonFinite);
         }
         if n == 0 {
@@ -506,16 +514,10 @@ impl Backend for FaerBackend {
             }
         }
         // A pivot that came out non-finite (overflow) is not a usable factor.
-        for j in 0..n {
-            let d = a.at(j, j);
-            if !(d.is_finite() && d > 0.0) {
-                return Err(LinalgError::NotPositiveDefinite { index: j });
-            }
-            for i in 0..j {
-                *a.at_mut(i, j) = 0.0;
-            }
+        match kernel_par::zero_upper_check_diag(self.parallel(), a) {
+            Some(index) => Err(LinalgError::NotPositiveDefinite { index }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
@@ -523,7 +525,7 @@ impl Backend for FaerBackend {
         if b.nrows() != n {
             return Err(LinalgError::DimensionMismatch);
         }
-        if !lower_finite(l) || !b.rb().all_finite() {
+        if !kernel_par::lower_finite(self.parallel(), l) || !b.rb().all_finite() {
             return Err(LinalgError::NonFinite);
         }
         if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
@@ -569,6 +571,25 @@ impl Backend for FaerBackend {
         } else {
             Err(LinalgError::NonFinite)
         }
+    }
+
+    fn kernel_values(
+        &mut self,
+        kernel: &Kernel,
+        xn: &[f64],
+        yn: &[f64],
+        symmetric: bool,
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        kernel_par::kernel_values(self.parallel(), kernel, xn, yn, symmetric, out)
+    }
+
+    fn center_kernel_in_place(&mut self, k: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+        kernel_par::center_kernel_in_place(self.parallel(), k, colmean)
+    }
+
+    fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        kernel_par::sqrt_sandwich_in_place(self.parallel(), graph, a)
     }
 
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {

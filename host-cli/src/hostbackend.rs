@@ -2,6 +2,8 @@
 //! portable one (`--backend portable`), behind one type.
 
 use ranklet_core::backend::{Backend, Portable};
+use ranklet_core::graph::Graph;
+use ranklet_core::kernel::Kernel;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
 use crate::faer_backend::FaerBackend;
@@ -117,5 +119,21 @@ impl Backend for HostBackend {
     }
     fn lu_solve_in_place(&mut self, a: MatMut<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         dispatch!(self, 0, |be| be.lu_solve_in_place(a, b))
+    }
+    fn kernel_values(
+        &mut self,
+        kernel: &Kernel,
+        xn: &[f64],
+        yn: &[f64],
+        symmetric: bool,
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.kernel_values(kernel, xn, yn, symmetric, out))
+    }
+    fn center_kernel_in_place(&mut self, k: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+        dispatch!(self, 0, |be| be.center_kernel_in_place(k, colmean))
+    }
+    fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.sqrt_sandwich_in_place(graph, a))
     }
 }

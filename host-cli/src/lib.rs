@@ -5,8 +5,10 @@
 //! Modules in dependency order: each imports only modules listed before it
 //! (no import cycles).
 //!
-//! - `data` (readers; nothing else of the crate), `faer_backend`, `rng`
-//!   (splitmix64)
+//! - `data` (readers; nothing else of the crate), `vexp` (vectorised
+//!   `exp`), `rng` (splitmix64)
+//! - `kernel_par` (the parallel kernel-matrix passes) → vexp;
+//!   `faer_backend` → kernel_par
 //! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
 //! - `table` → data; `metric` → error; `hostbackend` → faer_backend
 //! - `fit` (the host-side model, `Target`) → table
@@ -42,9 +44,11 @@ pub mod feedback;
 pub mod fit;
 pub mod hostbackend;
 pub mod input;
+pub mod kernel_par;
 pub mod metric;
 pub mod model_io;
 pub mod ordering;
 pub mod plot;
 pub mod rng;
 pub mod table;
+pub mod vexp;

@@ -26,7 +26,7 @@ use super::{check_graph, check_lambda, mean, LearnError};
 use crate::backend::Backend;
 use crate::graph::Graph;
 use crate::kernel::{
-    center_kernel_in_place, center_test_kernel_in_place, kernel_matrix, kernel_matrix_workspace_len, Kernel,
+    center_test_kernel_in_place, kernel_matrix, kernel_matrix_sym, kernel_matrix_workspace_len, Kernel,
 };
 use crate::linalg::blas::gemv;
 use crate::linalg::chol::{cholesky_leading_in_place, cholesky_solve_in_place};
@@ -289,7 +289,7 @@ fn decompose<B: Backend>(
     p: usize,
     col_means: &mut [f64],
 ) -> Result<(f64, usize), LearnError> {
-    let grand = center_kernel_in_place(MatMut::from_col_major(ds.k, n, n)?, col_means)?;
+    let grand = backend.center_kernel_in_place(MatMut::from_col_major(ds.k, n, n)?, col_means)?;
     let rank = kpc_decompose(
         backend,
         MatRef::from_col_major(ds.k, n, n)?,
@@ -372,7 +372,7 @@ pub fn fit<B: Backend>(
     let (FitScratch { decomp, solve, kwork }, _) = FitScratch::split(work, n, p, kernel_matrix_workspace_len(x, x))?;
     let (mut ds, _) = DecompScratch::split(decomp, n, p)?;
     let (mut ss, _) = SolveScratch::split(solve, n, p)?;
-    kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
+    kernel_matrix_sym(backend, kernel, x, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
     let (grand_mean, rank) = decompose(backend, &mut ds, n, p, col_means)?;
     if rank < p {
         return Err(LearnError::TooManyComponents { requested: p, rank });
@@ -493,7 +493,7 @@ pub fn cv_fold<B: Backend>(
     let (mut ds, _) = DecompScratch::split(decomp, n, p_max)?;
     let (mut ss, _) = SolveScratch::split(solve, n, p_max)?;
     let (fs, _) = FoldScratch::split(fold, nt, n, p_max)?;
-    kernel_matrix(backend, kernel, train, train, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
+    kernel_matrix_sym(backend, kernel, train, MatMut::from_col_major(ds.k, n, n)?, kwork)?;
     let (grand, rank) = decompose(backend, &mut ds, n, p_max, fs.col_means)?;
     let pc = rank.min(p_max);
     // Projections of the validation rows onto the usable components.

@@ -18,7 +18,7 @@
 use super::{check_graph, check_lambda, LearnError};
 use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
-use crate::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
+use crate::kernel::{kernel_matrix_sym, kernel_matrix_workspace_len, Kernel};
 use crate::linalg::blas::gemv;
 use crate::linalg::Rows;
 use crate::{scratch, LinalgError, MatMut, MatRef};
@@ -50,12 +50,8 @@ scratch! {
     struct DualScratch(n: usize) {
         /// The `n × n` system.
         m: n * n,
-        /// Graph products.
-        tmp: n,
-        /// `L^{½}s`, then the solution `c`.
-        c: n,
-        /// Graph products.
-        tmp2: n,
+        /// [`ls_dual_in_place`]'s scratch.
+        rest: DualInPlaceScratch::len(n),
     }
 }
 
@@ -94,8 +90,6 @@ scratch! {
         lk: n * n,
         /// Graph products.
         tmp: n,
-        /// Graph products.
-        tmp2: n,
         /// `(C⁻¹)_{:,R}·L^{½}_RR` of one block.
         gr: n * mb,
         /// `H_RR` of one block.
@@ -187,8 +181,26 @@ pub fn ls_dual_workspace_len(n: usize) -> usize {
     DualScratch::len(n)
 }
 
+/// Scratch for [`ls_dual_in_place`] with `n` rows: `2n`, no `n × n`
+/// buffer.
+pub fn ls_dual_in_place_workspace_len(n: usize) -> usize {
+    DualInPlaceScratch::len(n)
+}
+
+scratch! {
+    /// Scratch of [`ls_dual_in_place`].
+    struct DualInPlaceScratch(n: usize) {
+        /// Graph products.
+        tmp: n,
+        /// `L^{½}s`, then the solution `c`.
+        c: n,
+    }
+}
+
 /// Dual RLS / RankRLS: solves `(LK + λI)·a = t` for the `n` coefficients
-/// `a`, given the `n × n` kernel matrix `k` (both triangles read).
+/// `a`, given the `n × n` kernel matrix `k` (both triangles read). The
+/// system is formed in an `n × n` workspace; [`ls_dual_in_place`] forms it
+/// in `K`'s own buffer instead.
 ///
 /// # Errors
 /// [`LearnError::BadLambda`] unless `λ > 0` (the system is singular at `λ = 0`
@@ -212,44 +224,67 @@ pub fn ls_dual<B: Backend>(
     if !k.all_finite() {
         return Err(LinalgError::NonFinite.into());
     }
-    let (DualScratch { m, tmp, c, tmp2 }, _) = DualScratch::split(work, n)?;
+    let (DualScratch { m, rest }, _) = DualScratch::split(work, n)?;
+    MatMut::from_col_major(&mut *m, n, n)?.copy_from(k)?;
+    ls_dual_in_place(backend, MatMut::from_col_major(m, n, n)?, graph, s, lambda, a, rest)
+}
+
+/// [`ls_dual`] on `K` in place: the system `L^{½}KL^{½} + λI` (or
+/// `LK + λI` for a pair graph) is formed and factored in `K`'s buffer,
+/// which holds the factor on return. Workspace
+/// [`ls_dual_in_place_workspace_len`] — the fit's peak memory is one
+/// `n × n` matrix, not two.
+///
+/// # Errors
+/// As [`ls_dual`] (non-finite entries of `K` are caught by the
+/// factorisation).
+pub fn ls_dual_in_place<B: Backend>(
+    backend: &mut B,
+    mut k: MatMut<'_, f64>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    a: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    check_lambda(lambda, true)?;
+    check_graph(graph)?;
+    let n = k.nrows();
+    if k.ncols() != n || graph.n() != n || a.len() != n || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let (DualInPlaceScratch { tmp, c }, _) = DualInPlaceScratch::split(work, n)?;
     if graph.has_sqrt() {
-        sqrt_system_factor(backend, k, graph, lambda, m, tmp, tmp2)?;
-        sqrt_system_solve(backend, graph, s, m, c, a)
+        sqrt_system_factor(backend, k.rb_mut(), graph, lambda)?;
+        sqrt_system_solve(backend, graph, s, k.rb(), c, a)
     } else {
-        graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, false, tmp)?;
-        let mut mm = MatMut::from_col_major(m, n, n)?;
+        for j in 0..n {
+            (0..n).for_each(|i| tmp[i] = k.at(i, j));
+            graph.apply(tmp, c)?;
+            (0..n).for_each(|i| *k.at_mut(i, j) = c[i]);
+        }
         for i in 0..n {
-            *mm.at_mut(i, i) += lambda;
+            *k.at_mut(i, i) += lambda;
         }
         graph.target(s, a)?;
-        Ok(backend.lu_solve_in_place(mm, MatMut::from_col_major(a, n, 1)?)?)
+        Ok(backend.lu_solve_in_place(k, MatMut::from_col_major(a, n, 1)?)?)
     }
 }
 
-/// `m ← chol(L^{½}KL^{½} + λI)` (`n × n`, lower factor): `L^{½}` applied to
-/// the columns of `K`, then to the rows. `tmp`, `tmp2` hold `n` each.
+/// `K ← chol(L^{½}KL^{½} + λI)` in place (`n × n`, lower factor): the
+/// backend's [`Backend::sqrt_sandwich_in_place`], the ridge, the backend's
+/// Cholesky.
 fn sqrt_system_factor<B: Backend>(
     backend: &mut B,
-    k: MatRef<'_, f64>,
+    mut k: MatMut<'_, f64>,
     graph: &Graph<'_>,
     lambda: f64,
-    m: &mut [f64],
-    tmp: &mut [f64],
-    tmp2: &mut [f64],
 ) -> Result<(), LearnError> {
-    let n = k.nrows();
-    graph.apply_cols(k, MatMut::from_col_major(m, n, n)?, true, tmp)?;
-    let mut mm = MatMut::from_col_major(m, n, n)?;
-    for i in 0..n {
-        (0..n).for_each(|j| tmp[j] = mm.at(i, j));
-        graph.apply_sqrt(tmp, tmp2)?;
-        (0..n).for_each(|j| *mm.at_mut(i, j) = tmp2[j]);
+    backend.sqrt_sandwich_in_place(graph, k.rb_mut())?;
+    for i in 0..k.nrows() {
+        *k.at_mut(i, i) += lambda;
     }
-    for i in 0..n {
-        *mm.at_mut(i, i) += lambda;
-    }
-    Ok(backend.cholesky_in_place(mm)?)
+    Ok(backend.cholesky_in_place(k)?)
 }
 
 /// The dual coefficients from the factor of [`sqrt_system_factor`]:
@@ -258,7 +293,7 @@ fn sqrt_system_solve<B: Backend>(
     backend: &mut B,
     graph: &Graph<'_>,
     s: &[f64],
-    factor: &[f64],
+    factor: MatRef<'_, f64>,
     c: &mut [f64],
     a: &mut [f64],
 ) -> Result<(), LearnError> {
@@ -267,7 +302,7 @@ fn sqrt_system_solve<B: Backend>(
         return Err(LinalgError::NonFinite.into());
     }
     graph.apply_sqrt(s, c)?;
-    backend.cholesky_solve_in_place(MatRef::from_col_major(factor, n, n)?, MatMut::from_col_major(c, n, 1)?)?;
+    backend.cholesky_solve_in_place(factor, MatMut::from_col_major(c, n, 1)?)?;
     Ok(graph.apply_sqrt(c, a)?)
 }
 
@@ -435,10 +470,11 @@ pub fn ls_dual_holdout<B: Backend>(
         return Err(LinalgError::NonFinite.into());
     }
     check_graph(graph)?;
-    let (DualHoldoutScratch { a, c, cinv, lk, tmp, tmp2, gr, h, fr, res }, _) = DualHoldoutScratch::split(work, n, mb)?;
+    let (DualHoldoutScratch { a, c, cinv, lk, tmp, gr, h, fr, res }, _) = DualHoldoutScratch::split(work, n, mb)?;
     // The fit itself (as ls_dual), keeping the factor of C = L^{½}KL^{½} + λI.
-    sqrt_system_factor(backend, k, graph, lambda, c, tmp, tmp2)?;
-    sqrt_system_solve(backend, graph, s, c, tmp, a)?;
+    MatMut::from_col_major(&mut *c, n, n)?.copy_from(k)?;
+    sqrt_system_factor(backend, MatMut::from_col_major(&mut *c, n, n)?, graph, lambda)?;
+    sqrt_system_solve(backend, graph, s, MatRef::from_col_major(c, n, n)?, tmp, a)?;
     gemv(1.0, k, a, 0.0, out)?;
     // lk = L^{½}K (L^{½} applied to the columns; K is symmetric).
     graph.apply_cols(k, MatMut::from_col_major(lk, n, n)?, true, tmp)?;
@@ -532,7 +568,7 @@ pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>) -> usize {
     let (n, d) = (x.nrows(), x.ncols());
     match Form::choose(kernel, x) {
         Form::Primal => ls_primal_workspace_len(n, d),
-        Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_workspace_len(n))),
+        Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_in_place_workspace_len(n))),
     }
 }
 
@@ -561,10 +597,10 @@ pub fn fit<B: Backend>(
         (Form::Primal, Rows::Dense(m)) => ls_primal(backend, *m, graph, s, lambda, coef, work)?,
         _ => {
             let n = x.nrows();
-            let kw = dual_rest(x, ls_dual_workspace_len(n));
+            let kw = dual_rest(x, ls_dual_in_place_workspace_len(n));
             let (ws, _) = KernelFitScratch::split(work, n, kw)?;
-            kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
-            ls_dual(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, coef, ws.rest)?;
+            kernel_matrix_sym(backend, kernel, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
+            ls_dual_in_place(backend, MatMut::from_col_major(ws.k, n, n)?, graph, s, lambda, coef, ws.rest)?;
         }
     }
     Ok(form)
@@ -605,8 +641,65 @@ pub fn holdout<B: Backend>(
             }
             let kw = dual_rest(x, ls_dual_holdout_workspace_len(n, mb));
             let (ws, _) = KernelFitScratch::split(work, n, kw)?;
-            kernel_matrix(backend, kernel, x, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
+            kernel_matrix_sym(backend, kernel, x, MatMut::from_col_major(ws.k, n, n)?, ws.rest)?;
             ls_dual_holdout(backend, MatRef::from_col_major(ws.k, n, n)?, graph, s, lambda, out, ws.rest)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+
+    use super::*;
+    use crate::backend::Portable;
+    use crate::graph::{Pair, QueryWeight};
+
+    /// The in-place dual fit returns what the copying one does, bit for bit
+    /// (same operations on the same values), for a query graph (the
+    /// `L^{½}KL^{½}` Cholesky path) and a pair graph (the LU path).
+    #[test]
+    fn dual_in_place_equals_dual() {
+        const N: usize = 8;
+        let mut k = vec![0.0f64; N * N];
+        for j in 0..N {
+            for i in 0..N {
+                k[i + j * N] = libm::exp(-0.1 * ((i as f64) - (j as f64)).powi(2));
+            }
+        }
+        let s: std::vec::Vec<f64> = (0..N).map(|i| ((i * 5) % 7) as f64).collect();
+        let qp = [0usize, 3, 8];
+        let pairs = [Pair { winner: 0, loser: 4, magnitude: 1.0 }, Pair { winner: 6, loser: 2, magnitude: 0.5 }];
+        for g in [Graph::Queries { query_ptr: &qp, weight: QueryWeight::Pairs }, Graph::Pairs { n: N, pairs: &pairs }] {
+            let mut work = vec![0.0f64; ls_dual_workspace_len(N).max(Portable::workspace_len(N))];
+            let mut pw = vec![0.0f64; Portable::workspace_len(N)];
+            let mut a = vec![0.0f64; N];
+            ls_dual(
+                &mut Portable::new(&mut pw),
+                MatRef::from_col_major(&k, N, N).unwrap(),
+                &g,
+                &s,
+                0.5,
+                &mut a,
+                &mut work,
+            )
+            .unwrap();
+            let mut kk = k.clone();
+            let mut b = vec![0.0f64; N];
+            let mut small = vec![0.0f64; ls_dual_in_place_workspace_len(N)];
+            ls_dual_in_place(
+                &mut Portable::new(&mut pw),
+                MatMut::from_col_major(&mut kk, N, N).unwrap(),
+                &g,
+                &s,
+                0.5,
+                &mut b,
+                &mut small,
+            )
+            .unwrap();
+            assert_eq!(a, b);
+            assert!(a.iter().any(|v| *v != 0.0));
         }
     }
 }

@@ -9,13 +9,16 @@
 //! Data: `n` points of R^d with coordinates uniform in [0, 1) drawn point by
 //! point from splitmix64 seeded with `S`, then `n` scores uniform in [0, 1)
 //! from the same stream; queries are consecutive blocks of `query_size`
-//! rows. `bench/rankers_numpy.py` rebuilds exactly these arrays.
+//! rows. `bench/rankers_numpy.py` rebuilds exactly these arrays. With
+//! `--data FILE` the rows of an SVMlight file are used instead (read before
+//! the timing; `query_size` is then reported as 0).
 
 use std::time::Instant;
 
 use clap::Args;
 
 use crate::args::{kernel_name, parse_kernel_list, KernelList};
+use crate::data::svmlight::{read_svmlight, SvmlightOptions};
 use crate::family::{Algo, RowFamily};
 use crate::fit::Target;
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -31,9 +34,9 @@ pub struct TrainBenchArgs {
     /// Kernel (`linear`, `rbf:G`, `poly:D[:G[:C]]`).
     #[arg(long, default_value = "rbf:0.1", value_parser = parse_kernel_list)]
     pub kernel: KernelList,
-    /// Rows.
-    #[arg(long)]
-    pub n: usize,
+    /// Rows (required unless `--data`).
+    #[arg(long, required_unless_present = "data")]
+    pub n: Option<usize>,
     /// Features.
     #[arg(long, default_value_t = 10)]
     pub d: usize,
@@ -55,6 +58,11 @@ pub struct TrainBenchArgs {
     /// Seed of the data.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
+    /// Train on this SVMlight file instead (read before the timing, rows
+    /// grouped by query as `ranklet train` does; `--n`, `--d`,
+    /// `--query-size` and `--seed` are then ignored).
+    #[arg(long)]
+    pub data: Option<std::path::PathBuf>,
 }
 
 /// The benchmark data set (see the module docs).
@@ -70,14 +78,21 @@ pub fn bench_table(n: usize, d: usize, query_size: usize, seed: u64) -> Table {
 
 /// Runs the benchmark and returns its JSON line.
 pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
-    if a.n < 2 || a.d == 0 || a.repeat == 0 {
+    let n = a.n.unwrap_or(0);
+    if (a.data.is_none() && (n < 2 || a.d == 0)) || a.repeat == 0 {
         return Err("need --n ≥ 2, --d ≥ 1, --repeat ≥ 1".into());
     }
     let kernel = *a.kernel.0.first().ok_or("no kernel")?;
     let lambda = a.lambda.unwrap_or(if a.algo.is_kpc() { 0.0 } else { 1.0 });
     let components = a.algo.is_kpc().then(|| vec![a.components]);
     let family = RowFamily::new(a.algo, vec![kernel], vec![lambda], components).map_err(|e| e.to_string())?;
-    let table = bench_table(a.n, a.d, a.query_size, a.seed);
+    let table = match &a.data {
+        Some(path) => {
+            let ds = read_svmlight(path, &SvmlightOptions::default()).map_err(|e| e.to_string())?;
+            Table::from_dataset(&ds, true)
+        }
+        None => bench_table(n, a.d, a.query_size, a.seed),
+    };
     let target = Target::Labels(Default::default());
     let mut backend = HostBackend::new(a.backend);
     let mut times = Vec::with_capacity(a.repeat);
@@ -93,9 +108,9 @@ pub fn bench_train(a: &TrainBenchArgs) -> Result<String, String> {
         "{{\"algo\":\"{}\",\"kernel\":\"{}\",\"n\":{},\"d\":{},\"query_size\":{},\"components\":{},\"lambda\":{},\"backend\":\"{}\",\"repeat\":{},\"median_s\":{},\"min_s\":{},\"max_s\":{}}}",
         a.algo.name(),
         kernel_name(&kernel),
-        a.n,
-        a.d,
-        a.query_size,
+        table.n(),
+        table.d(),
+        if a.data.is_some() { 0 } else { a.query_size },
         if a.algo.is_kpc() { a.components } else { 0 },
         lambda,
         a.backend.name(),

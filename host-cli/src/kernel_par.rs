@@ -1,0 +1,323 @@
+//! The O(n²) passes over a kernel matrix on every core, for the faer
+//! backend (issue 11: they were serial, and the scalar `exp` alone was up
+//! to 18 % of a KPCRank fit's samples):
+//!
+//! - [`kernel_values`]: inner products → kernel values, column blocks in
+//!   parallel, RBF through the vectorised [`crate::vexp::exp_nonpos`]
+//!   (compiled for AVX2/FMA when the CPU has them, via `pulp`'s runtime
+//!   dispatch);
+//! - [`center_kernel_in_place`]: `K̂ = HKH` (000 §6.1), column means and
+//!   the update in parallel;
+//! - [`sqrt_sandwich_in_place`]: the RankRLS system `L^{½}KL^{½}`, one
+//!   task per group of queries ([`ranklet_core::graph::sqrt_sandwich_block`]).
+//!
+//! Centring and the sandwich run core's arithmetic element by element in
+//! the same order, so they equal core's serial results bit for bit. Kernel
+//! values differ from core's only by the `exp` (≤ [`crate::vexp::MAX_REL_ERR`]
+//! relative); a symmetric matrix stays exactly symmetric, because entry
+//! `(j, i)` is computed from the same operands as `(i, j)` (the inner
+//! products come exactly symmetric from syrk, and `xn[i] + xn[j]` is
+//! commutative). All three work on column-major views in place (no copy);
+//! other layouts take core's serial path.
+
+use rayon::prelude::*;
+
+use ranklet_core::graph::{sqrt_sandwich_block, Graph};
+use ranklet_core::kernel::{check_kernel_values, Kernel};
+use ranklet_core::{LinalgError, MatMut};
+
+use crate::vexp::exp_nonpos;
+
+/// Columns per parallel task of the elementwise passes.
+const BLOCK_COLS: usize = 16;
+/// Columns per parallel task of [`mirror_lower`].
+const MIRROR_COLS: usize = 32;
+/// Below this many entries everything runs on the calling thread.
+const SMALL: usize = 1 << 14;
+
+/// The storage of a column-major view (unit row stride) and its column
+/// stride, trimmed to end at the last entry; `None` for other layouts.
+fn col_major<'a>(m: &'a mut MatMut<'_, f64>) -> Option<(&'a mut [f64], usize)> {
+    let (nr, nc) = (m.nrows(), m.ncols());
+    if nr == 0 || nc == 0 {
+        return Some((&mut [], nr.max(1)));
+    }
+    let cs = if nc == 1 { nr } else { m.col_stride() };
+    if (m.row_stride() != 1 && nr > 1) || cs < nr {
+        return None;
+    }
+    let len = (nc - 1) * cs + nr;
+    m.as_slice_mut().get_mut(..len).map(|d| (d, cs))
+}
+
+/// Runs `f(first_column, columns)` on blocks of [`BLOCK_COLS`] columns of
+/// the trimmed column-major `data` (column stride `cs`), in parallel when
+/// `par`; true if every call returned true.
+fn col_blocks<F>(par: bool, data: &mut [f64], cs: usize, f: F) -> bool
+where
+    F: Fn(usize, &mut [f64]) -> bool + Sync + Send,
+{
+    let chunk = cs * BLOCK_COLS;
+    if par && data.len() > SMALL {
+        data.par_chunks_mut(chunk).enumerate().all(|(b, c)| f(b * BLOCK_COLS, c))
+    } else {
+        data.chunks_mut(chunk).enumerate().all(|(b, c)| f(b * BLOCK_COLS, c))
+    }
+}
+
+/// RBF kernel values of a block of columns (`cols`, column stride `cs`,
+/// `nx` rows, first column `j0`): `v ← exp(−γ·max(xn[i] + yn[j] − 2v, 0))`,
+/// core's `Kernel::from_dot` operand for operand, with the vectorised exp.
+/// Run through [`pulp::Arch::dispatch`], so that the loop is compiled (and
+/// auto-vectorised) for the best instruction set the CPU has.
+struct RbfBlock<'a> {
+    gamma: f64,
+    xn: &'a [f64],
+    yn: &'a [f64],
+    j0: usize,
+    cs: usize,
+    cols: &'a mut [f64],
+}
+
+impl pulp::WithSimd for RbfBlock<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _: S) {
+        let RbfBlock { gamma, xn, yn, j0, cs, cols } = self;
+        for (col, &ynj) in cols.chunks_mut(cs).zip(&yn[j0..]) {
+            for (o, &xi) in col.iter_mut().zip(xn) {
+                *o = exp_nonpos(-gamma * (xi + ynj - 2.0 * *o).max(0.0));
+            }
+        }
+    }
+}
+
+/// [`ranklet_core::backend::Backend::kernel_values`] on every core (see
+/// the module docs).
+///
+/// # Errors
+/// As [`ranklet_core::kernel::kernel_values`].
+pub fn kernel_values(
+    par: bool,
+    kernel: &Kernel,
+    xn: &[f64],
+    yn: &[f64],
+    symmetric: bool,
+    mut out: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    let (nx, ny) = (out.nrows(), out.ncols());
+    check_kernel_values(kernel, xn, yn, symmetric, nx, ny)?;
+    if nx == 0 || ny == 0 {
+        return Ok(());
+    }
+    let Some((data, cs)) = col_major(&mut out) else {
+        return ranklet_core::kernel::kernel_values(kernel, xn, yn, symmetric, out);
+    };
+    let arch = pulp::Arch::new();
+    let kernel = *kernel;
+    let ok = col_blocks(par, data, cs, |j0, cols| match kernel {
+        // In [0, 1]: always finite (a NaN distance is clamped to 0 by
+        // `max`, as in core).
+        Kernel::Rbf { gamma } => {
+            arch.dispatch(RbfBlock { gamma, xn, yn, j0, cs, cols });
+            true
+        }
+        Kernel::Linear => cols.chunks(cs).all(|col| col[..nx].iter().all(|v| v.is_finite())),
+        Kernel::Polynomial { .. } => cols.chunks_mut(cs).all(|col| {
+            col[..nx].iter_mut().all(|v| {
+                *v = kernel.from_dot(*v, 0.0, 0.0);
+                v.is_finite()
+            })
+        }),
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(LinalgError::NonFinite)
+    }
+}
+
+/// [`ranklet_core::backend::Backend::center_kernel_in_place`] on every
+/// core, bit-identical to core's
+/// [`ranklet_core::kernel::center_kernel_in_place`].
+///
+/// # Errors
+/// As core's.
+pub fn center_kernel_in_place(par: bool, mut k: MatMut<'_, f64>, colmean: &mut [f64]) -> Result<f64, LinalgError> {
+    let n = k.nrows();
+    if k.ncols() != n || colmean.len() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if n == 0 {
+        return Ok(0.0);
+    }
+    let Some((data, cs)) = col_major(&mut k) else {
+        return ranklet_core::kernel::center_kernel_in_place(k, colmean);
+    };
+    let mean = |(cm, col): (&mut f64, &[f64])| {
+        let col = &col[..n];
+        *cm = col.iter().sum::<f64>() / n as f64;
+        col.iter().all(|v| v.is_finite())
+    };
+    let finite = if par && data.len() > SMALL {
+        colmean.par_iter_mut().zip(data.par_chunks(cs)).map(mean).reduce(|| true, |a, b| a && b)
+    } else {
+        colmean.iter_mut().zip(data.chunks(cs)).all(mean)
+    };
+    if !finite {
+        return Err(LinalgError::NonFinite);
+    }
+    let grand = colmean.iter().sum::<f64>() / n as f64;
+    let colmean = &*colmean;
+    col_blocks(par, data, cs, |j0, cols| {
+        for (jj, col) in cols.chunks_mut(cs).enumerate() {
+            let cj = colmean[j0 + jj];
+            for (v, &ci) in col[..n].iter_mut().zip(colmean) {
+                *v += grand - ci - cj;
+            }
+        }
+        true
+    });
+    Ok(grand)
+}
+
+/// [`ranklet_core::backend::Backend::sqrt_sandwich_in_place`] on every
+/// core: the queries' column blocks are independent
+/// ([`sqrt_sandwich_block`]), bit-identical to core's
+/// [`Graph::sqrt_sandwich_in_place`].
+///
+/// # Errors
+/// As core's.
+pub fn sqrt_sandwich_in_place(par: bool, graph: &Graph<'_>, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+    let n = graph.n();
+    let Graph::Queries { query_ptr, weight } = *graph else {
+        return graph.sqrt_sandwich_in_place(a);
+    };
+    if a.nrows() != n || a.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let Some((mut data, cs)) = col_major(&mut a) else {
+        return graph.sqrt_sandwich_in_place(a);
+    };
+    // One column block per non-empty query, split off in order.
+    let mut blocks = Vec::with_capacity(query_ptr.len());
+    let mut col = 0;
+    for w in query_ptr.windows(2).filter(|w| w[1] > w[0]) {
+        let (s, e) = (w[0], w[1]);
+        let (_, rest) = data.split_at_mut((s - col) * cs);
+        let take = ((e - s) * cs).min(rest.len());
+        let (block, rest) = rest.split_at_mut(take);
+        blocks.push((block, e - s));
+        data = rest;
+        col = e;
+    }
+    let run = |(block, l): (&mut [f64], usize)| {
+        MatMut::new(block, n, l, 1, cs).map(|mut m| sqrt_sandwich_block(query_ptr, weight, &mut m))
+    };
+    if par && n * n > SMALL {
+        blocks.into_par_iter().with_min_len(4).try_for_each(run)
+    } else {
+        blocks.into_iter().try_for_each(run)
+    }
+}
+
+/// Copies the strict lower triangle of the square column-major `a` onto
+/// its upper triangle, column blocks in parallel when `par`. Safe Rust:
+/// every column is split at the diagonal into its upper part (written)
+/// and its lower part (only read), so tasks never share a written element.
+/// Views of other layouts are mirrored serially.
+pub fn mirror_lower(par: bool, mut a: MatMut<'_, f64>) {
+    let n = a.nrows();
+    if n < 2 || a.ncols() != n {
+        return;
+    }
+    let Some((data, cs)) = col_major(&mut a) else {
+        for j in 1..n {
+            for i in 0..j {
+                *a.at_mut(i, j) = a.at(j, i);
+            }
+        }
+        return;
+    };
+    let mut upper: Vec<&mut [f64]> = Vec::with_capacity(n);
+    let mut lower: Vec<&[f64]> = Vec::with_capacity(n);
+    for (j, col) in data.chunks_mut(cs).enumerate() {
+        let (u, l) = col.split_at_mut(j);
+        upper.push(u);
+        lower.push(&l[..n - j]);
+    }
+    let lower = &lower;
+    // Destination columns [j0, j1) in tiles of MIRROR_COLS source columns:
+    // a tile's source rows j0..j1 stay in L1 while its destination columns
+    // are written contiguously.
+    let job = |(b, block): (usize, &mut [&mut [f64]])| {
+        let j0 = b * MIRROR_COLS;
+        let j1 = j0 + block.len();
+        for i0 in (0..j1).step_by(MIRROR_COLS) {
+            for (jj, dst) in block.iter_mut().enumerate() {
+                let j = j0 + jj;
+                for i in i0..(i0 + MIRROR_COLS).min(j) {
+                    dst[i] = lower[i][j - i];
+                }
+            }
+        }
+    };
+    if par && n * n > SMALL {
+        upper.par_chunks_mut(MIRROR_COLS).enumerate().for_each(job);
+    } else {
+        upper.chunks_mut(MIRROR_COLS).enumerate().for_each(job);
+    }
+}
+
+/// Whether the lower triangle (with the diagonal) of the square `a` is
+/// finite; column blocks in parallel when `par`.
+pub fn lower_finite(par: bool, a: ranklet_core::MatRef<'_, f64>) -> bool {
+    let n = a.nrows();
+    let col_ok = |j: usize| (j..n).all(|i| a.at(i, j).is_finite());
+    if par && n * n > SMALL {
+        (0..a.ncols().min(n)).into_par_iter().with_min_len(BLOCK_COLS).all(col_ok)
+    } else {
+        (0..a.ncols().min(n)).all(col_ok)
+    }
+}
+
+/// Zeroes the strict upper triangle of the square `a` and returns the
+/// first column whose diagonal entry is not finite and positive (a
+/// Cholesky factor's pivots), column blocks in parallel when `par`.
+pub fn zero_upper_check_diag(par: bool, mut a: MatMut<'_, f64>) -> Option<usize> {
+    let n = a.nrows();
+    let Some((data, cs)) = col_major(&mut a) else {
+        let mut bad = None;
+        for j in 0..n {
+            let d = a.at(j, j);
+            if bad.is_none() && !(d.is_finite() && d > 0.0) {
+                bad = Some(j);
+            }
+            for i in 0..j {
+                *a.at_mut(i, j) = 0.0;
+            }
+        }
+        return bad;
+    };
+    let job = |(b, cols): (usize, &mut [f64])| {
+        let mut bad = None;
+        for (jj, col) in cols.chunks_mut(cs).enumerate() {
+            let j = b * BLOCK_COLS + jj;
+            let d = col[j];
+            if bad.is_none() && !(d.is_finite() && d > 0.0) {
+                bad = Some(j);
+            }
+            col[..j].iter_mut().for_each(|v| *v = 0.0);
+        }
+        bad
+    };
+    if par && data.len() > SMALL {
+        data.par_chunks_mut(cs * BLOCK_COLS).enumerate().map(job).flatten().min()
+    } else {
+        data.chunks_mut(cs * BLOCK_COLS).enumerate().filter_map(job).min()
+    }
+}
