@@ -5,12 +5,23 @@
       times numpy.linalg.eigh (K = 0) or scipy.linalg.eigh(subset_by_index=
       [N-K, N-1]) on the same matrix as `ranklet bench eigen --matrix rbf`
       and prints one JSON line in the same format.
+  eigen_numpy.py time --n N --top K --solver eigsh [--dim D] [--gamma G]
+      [--dist uniform|normal]
+      times scipy.sparse.linalg.eigsh(k=K, which="LA") (ARPACK, default
+      tol = machine precision) on the same matrix, counts its matrix-vector
+      products and reports the residual max_i |A v_i - l_i v_i| / |l_1| and
+      max |V^T V - I| as `ranklet bench eigen` does.
   eigen_numpy.py report --results FILE --out docs/performance.md --cmd CMD
       turns the JSON lines of one run into the table of docs/performance.md.
+  eigen_numpy.py report-topk --results FILE --out docs/performance.md --cmd CMD
+      the same for the top-k comparison with eigsh (section "Top-k
+      eigenpairs vs ARPACK").
 
-The matrix: n points of R^10, coordinates uniform in [0, 1) from splitmix64
-seeded with S (drawn point by point), kernel exp(-0.1 * |x_i - x_j|^2) —
-exactly the construction of host-cli/src/bench.rs.
+The matrix: n points of R^D (default 10), coordinates uniform in [0, 1)
+(or standard normal by Box-Muller sqrt(-2 ln(1-u1)) cos(2 pi u2), two
+uniforms per coordinate) from splitmix64 seeded with S (drawn point by
+point), kernel exp(-G * |x_i - x_j|^2) (default G = 0.1) — exactly the
+construction of host-cli/src/commands/bench/eigen.rs.
 """
 
 import argparse
@@ -42,15 +53,19 @@ def splitmix64(seed, count):
     return out
 
 
-def rbf_matrix(n, seed):
+def rbf_matrix(n, seed, dim=DIM, gamma=GAMMA, dist="uniform"):
     import numpy as np
 
-    u = np.array(splitmix64(seed, n * DIM), dtype=np.uint64)
+    draws = 2 if dist == "normal" else 1
+    u = np.array(splitmix64(seed, n * dim * draws), dtype=np.uint64)
     x = (u >> np.uint64(11)).astype(np.float64) * (1.0 / (1 << 53))
-    x = x.reshape(n, DIM)
+    if dist == "normal":
+        u1, u2 = x[0::2], x[1::2]
+        x = np.sqrt(-2.0 * np.log(1.0 - u1)) * np.cos(2.0 * np.pi * u2)
+    x = x.reshape(n, dim)
     sq = np.sum(x * x, axis=1)
     d2 = np.maximum(sq[:, None] + sq[None, :] - 2.0 * (x @ x.T), 0.0)
-    k = np.exp(-GAMMA * d2)
+    k = np.exp(-gamma * d2)
     np.fill_diagonal(k, 1.0)
     return np.asfortranarray(k)
 
@@ -58,8 +73,28 @@ def rbf_matrix(n, seed):
 def cmd_time(a):
     import numpy as np
 
-    k = rbf_matrix(a.n, a.seed)
-    if a.top == 0:
+    k = rbf_matrix(a.n, a.seed, a.dim, a.gamma, a.dist)
+    if a.solver == "eigsh":
+        import scipy.sparse.linalg as sla
+
+        if a.top == 0:
+            raise SystemExit("--solver eigsh needs --top K > 0")
+        backend = "eigsh"
+        count = [0]
+
+        def matvec(v):
+            count[0] += 1
+            return k @ v
+
+        op = sla.LinearOperator(k.shape, matvec=matvec, matmat=lambda x: k @ x, dtype=np.float64)
+        out = {}
+
+        def run():
+            count[0] = 0
+            out["r"] = sla.eigsh(op, k=a.top, which="LA")
+            out["count"] = count[0]
+
+    elif a.top == 0:
         backend = "numpy"
 
         def run():
@@ -81,21 +116,28 @@ def cmd_time(a):
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
-    print(
-        json.dumps(
-            {
-                "n": a.n,
-                "backend": backend,
-                "top": a.top,
-                "repeat": a.repeat,
-                "median_s": round(statistics.median(times), 6),
-                "min_s": round(min(times), 6),
-                "max_s": round(max(times), 6),
-                "matrix": "rbf",
-            },
-            separators=(",", ":"),
-        )
-    )
+    row = {
+        "n": a.n,
+        "backend": backend,
+        "top": a.top,
+        "repeat": a.repeat,
+        "median_s": round(statistics.median(times), 6),
+        "min_s": round(min(times), 6),
+        "max_s": round(max(times), 6),
+        "matrix": "rbf",
+    }
+    if (a.dim, a.gamma, a.dist) != (DIM, GAMMA, "uniform") or a.solver == "eigsh":
+        row.update({"dim": a.dim, "gamma": a.gamma, "dist": a.dist})
+    if a.solver == "eigsh":
+        vals, vecs = out["r"]
+        order = np.argsort(vals)[::-1]
+        vals, vecs = vals[order], vecs[:, order]
+        scale = max(abs(vals).max(), np.finfo(float).tiny)
+        res = np.linalg.norm(k @ vecs - vecs * vals, axis=0).max() / scale
+        orth = np.abs(vecs.T @ vecs - np.eye(a.top)).max()
+        row.update({"matvecs": out["count"], "residual": float(f"{res:.2e}"), "orth": float(f"{orth:.2e}")})
+        row["threads"] = os.environ.get("OPENBLAS_NUM_THREADS", "default")
+    print(json.dumps(row, separators=(",", ":")))
 
 
 def machine_info():
@@ -237,6 +279,90 @@ def cmd_report(a):
         f.write(doc.rstrip("\n") + "\n")
 
 
+def cmd_report_topk(a):
+    """Table of the top-k comparison: ranklet (faer backend, Lanczos) vs
+    scipy eigsh (ARPACK), per case, n, k and thread count."""
+    rows = [json.loads(line) for line in open(a.results) if line.strip().startswith("{")]
+    info = machine_info()
+
+    def case(r):
+        return "hard" if r.get("dist") == "normal" else "easy"
+
+    keys = []
+    by = {}
+    for r in rows:
+        key = (case(r), r["n"], r["top"], str(r.get("threads")))
+        if key not in by:
+            keys.append(key)
+        b = r["backend"]
+        if b == "faer":
+            b = "faer" if r.get("tol", 0) else "faer_default"
+        by.setdefault(key, {})[b] = r
+    lines = ["## Top-k eigenpairs vs ARPACK (scipy eigsh)", ""]
+    lines.append(
+        "Median wall-clock seconds of the k largest eigenpairs of an RBF kernel matrix (built once, outside the "
+        "timing), ranklet's faer backend (`ranklet bench eigen --top k`: core's thick-restart Lanczos, "
+        "block size 4, operator and Gram-Schmidt products on faer/rayon) against "
+        "`scipy.sparse.linalg.eigsh(k, which='LA')` (ARPACK, default tol) on the same matrix "
+        "(`bench/eigen_numpy.py --solver eigsh`). ranklet runs at `--tol 2e-15` (about eigsh's residual) and at its "
+        "default tol (1000·ε·‖A‖). hard: n points of R^20 ~ N(0, I), gamma = 0.025 "
+        "(slowly decaying spectrum); easy: R^10 uniform [0, 1), gamma = 0.1. Threads: RAYON_NUM_THREADS for "
+        "ranklet, OMP_NUM_THREADS = OPENBLAS_NUM_THREADS for scipy. `applies` / `matvecs`: matrix-vector "
+        "products (ranklet's includes the k of its final residual check). Residual: "
+        "max_i |A v_i - l_i v_i|_2 / |l_1|, computed outside the solvers by each script."
+    )
+    lines.append("")
+    lines.append(f"- command: `{a.cmd}`")
+    lines.append(f"- date: {datetime.datetime.now().astimezone().strftime('%Y-%m-%d %H:%M %Z')}")
+    lines.append(f"- machine: {info['nproc']} CPUs (nproc), {info['cpu']}")
+    lines.append(f"- numpy {info['numpy']}, scipy {info['scipy']}, BLAS: {info['blas']}")
+    try:
+        load_end = " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        load_end = "unknown"
+    lines.append(f"- load average (1/5/15 min) at start: {a.load_start}; at end: {load_end}")
+    lines.append("")
+    lines.append(
+        "| case | n | k | threads | ranklet (s) | eigsh (s) | ranklet / eigsh | applies | matvecs | "
+        "residual ranklet | residual eigsh | ranklet default tol (s) | its residual |"
+    )
+    lines.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for key in keys:
+        d = by[key]
+        f, e = d.get("faer"), d.get("eigsh")
+        ft = f["median_s"] if f else None
+        et = e["median_s"] if e else None
+        ratio = "—" if not (ft and et) else f"{ft / et:.2f}"
+        lines.append(
+            f"| {key[0]} | {key[1]} | {key[2]} | {key[3]} | {ft if ft is not None else '—'} | "
+            f"{et if et is not None else '—'} | {ratio} | {f.get('applies', '—') if f else '—'} | "
+            f"{e.get('matvecs', '—') if e else '—'} | {f.get('residual', '—') if f else '—'} | "
+            f"{e.get('residual', '—') if e else '—'} | {d['faer_default']['median_s'] if 'faer_default' in d else '—'} | "
+            f"{d['faer_default'].get('residual', '—') if 'faer_default' in d else '—'} |"
+        )
+    lines.append("")
+    lines.append("<details><summary>raw results (JSON lines)</summary>")
+    lines.append("")
+    lines.append("```")
+    lines.extend(json.dumps(r, separators=(",", ":")) for r in rows)
+    lines.append("```")
+    lines.append("")
+    lines.append("</details>")
+    section = "\n".join(lines) + "\n"
+    print(section)
+    doc = open(a.out).read() if os.path.exists(a.out) else "# Performance\n\n"
+    pat = re.compile(r"^## Top-k eigenpairs vs ARPACK.*?\n(?=^## |\Z)", re.S | re.M)
+    if pat.search(doc):
+        doc = pat.sub(lambda _: section + "\n", doc, count=1)
+    else:
+        # Right after the "Symmetric eigendecomposition" section.
+        m = re.search(r"^## Symmetric eigendecomposition\n.*?(?=^## |\Z)", doc, re.S | re.M)
+        at = m.end() if m else len(doc)
+        doc = doc[:at] + section + "\n" + doc[at:]
+    with open(a.out, "w") as f:
+        f.write(doc.rstrip("\n") + "\n")
+
+
 def main():
     p = argparse.ArgumentParser()
     sub = p.add_subparsers(dest="cmd_name", required=True)
@@ -246,6 +372,15 @@ def main():
     t.add_argument("--repeat", type=int, default=5)
     t.add_argument("--warmup", type=int, default=1)
     t.add_argument("--seed", type=int, default=42)
+    t.add_argument("--dim", type=int, default=DIM)
+    t.add_argument("--gamma", type=float, default=GAMMA)
+    t.add_argument("--dist", choices=["uniform", "normal"], default="uniform")
+    t.add_argument("--solver", choices=["eigh", "eigsh"], default="eigh")
+    rt = sub.add_parser("report-topk")
+    rt.add_argument("--results", required=True)
+    rt.add_argument("--out", required=True)
+    rt.add_argument("--cmd", required=True)
+    rt.add_argument("--load-start", default="unknown")
     r = sub.add_parser("report")
     r.add_argument("--results", required=True)
     r.add_argument("--out", required=True)
@@ -254,6 +389,8 @@ def main():
     a = p.parse_args()
     if a.cmd_name == "time":
         cmd_time(a)
+    elif a.cmd_name == "report-topk":
+        cmd_report_topk(a)
     else:
         cmd_report(a)
 

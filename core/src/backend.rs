@@ -156,7 +156,10 @@ impl<'w> Portable<'w> {
         Self { work, params: EigenParams::default() }
     }
 
-    /// Replaces the eigensolver tuning.
+    /// Replaces the eigensolver tuning. A top-k block size above
+    /// [`crate::eigen::topk::DEFAULT_BLOCK`] needs
+    /// [`crate::eigen::topk::top_k_workspace_len_with`] elements, which
+    /// [`Portable::workspace_len`] does not cover.
     pub fn with_params(mut self, params: EigenParams) -> Self {
         self.params = params;
         self
@@ -233,9 +236,9 @@ impl Backend for Portable<'_> {
         vals: &mut [f64],
         mut vecs: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        // The Krylov solver reads both triangles. If it does not converge
-        // (tightly clustered top eigenvalues beyond the block size), fall
-        // back to the full decomposition, whose workspace
+        // The Lanczos solver reads both triangles. If it does not converge
+        // within its restart budget (tightly clustered top eigenvalues),
+        // fall back to the full decomposition, whose workspace
         // `Portable::workspace_len(n)` also covers.
         let mut op = DenseSymOp::new(a)?;
         match sym_eigen_top_k(&mut op, vals, vecs.rb_mut(), self.work, &self.params) {
@@ -264,8 +267,8 @@ mod tests {
     use std::vec;
 
     /// tridiag(−1, 2, −1) of order 200: its top eigenvalues
-    /// 2 − 2cos(kπ/201) are clustered within 1e-3 of 4, where the block
-    /// Krylov solver gives up; the backend must still answer, exactly.
+    /// 2 − 2cos(kπ/201) are clustered within 1e-3 of 4, where the Lanczos
+    /// solver may give up; the backend must still answer, exactly.
     #[test]
     fn top_k_of_clustered_spectrum_falls_back_to_the_full_solver() {
         const N: usize = 200;

@@ -210,8 +210,8 @@ fn faer_eigen_closed_forms() {
         assert!(residual(&a, &vals, &v) < 1e-13);
         assert!(orth_err(&v) < 1e-13);
         // Top 3, descending. At n = 200 the top eigenvalues are clustered
-        // (relative gaps ~1e-4) and core's Krylov solver runs out of cycles;
-        // the faer backend then falls back to its full decomposition.
+        // (relative gaps ~1e-4) and core's Lanczos solver may run out of
+        // cycles; the faer backend then falls back to its full decomposition.
         let (tv, tw) = top_k(&mut f, &a, 3);
         for (i, &l) in tv.iter().enumerate() {
             assert!((l - vals[n - 1 - i]).abs() < 1e-12, "n={n} top {i}: {l} vs {}", vals[n - 1 - i]);
@@ -668,6 +668,45 @@ fn agree_gemm_and_syrk() {
                 for i in 0..m {
                     assert_eq!(sf.get(i, j), sf.get(j, i), "syrk result not symmetric");
                 }
+            }
+        }
+    }
+}
+
+/// The faer top-k path (core's Lanczos with the fused lower-triangle
+/// mat-vec, block 4 by default, 1, 2 and 3 threads, odd n so the four-column
+/// kernel has remainders) on a slowly decaying RBF spectrum, against the
+/// full faer decomposition: eigenvalues to 1e-11·λ₁ and residuals to
+/// 1e-12·λ₁ (the solver's tolerance is 2.2e-13·λ₁; the naive product here
+/// adds ≤ n·ε·λ₁ ≈ 1.3e-13·λ₁), with an upper triangle of garbage that
+/// must not be read, and with block sizes 1 and 3 as well.
+#[test]
+fn faer_top_k_lanczos_on_a_slow_spectrum_any_thread_count() {
+    let mut rng = Rng(11);
+    let n = 603;
+    let a = rbf(n, 20, 0.025, 0, &mut rng);
+    let mut garbage = a.clone();
+    for j in 0..n {
+        for i in 0..j {
+            garbage.d[i + j * n] = f64::NAN;
+        }
+    }
+    let (full, _) = eig(&mut FaerBackend::sequential(), &a);
+    let l1 = full[n - 1];
+    for threads in [1, 2, 3] {
+        for block in [0, 1, 3] {
+            let params = ranklet_core::eigen::EigenParams::default().with_block(block);
+            let mut f = FaerBackend::with_par(faer::Par::rayon(threads)).with_params(params);
+            for k in [10, 50] {
+                let (v, w) = top_k(&mut f, &garbage, k);
+                let info = f.last_top_k().expect("the Lanczos path answered");
+                assert!(info.applies < n, "{info:?}");
+                for i in 0..k {
+                    assert!((v[i] - full[n - 1 - i]).abs() <= 1e-11 * l1, "t={threads} b={block} k={k} i={i}");
+                }
+                // residual() is the largest entry of A·V − V·Λ, at most the 2-norms bounded above.
+                assert!(residual(&a, &v, &w) <= 1e-12 * l1, "t={threads} b={block} k={k}");
+                assert!(orth_err(&w) <= 1e-12);
             }
         }
     }

@@ -22,18 +22,28 @@ pub struct EigenParams {
     /// Iteration budget: QL iterations per eigenvalue for [`tridiag`], sweeps
     /// for [`jacobi`], restarts for [`topk`].
     pub max_iter: usize,
+    /// Block size of [`topk`]'s Lanczos process (vectors the operator is
+    /// applied to at once, 1..=[`topk::MAX_BLOCK`]); `0` means
+    /// [`topk::DEFAULT_BLOCK`]. Ignored by the full solvers.
+    pub block: usize,
 }
 
 impl Default for EigenParams {
     fn default() -> Self {
-        Self { tol: 0.0, max_iter: 60 }
+        Self { tol: 0.0, max_iter: 60, block: 0 }
     }
 }
 
 impl EigenParams {
     /// Params with an explicit tolerance and iteration budget.
     pub fn new(tol: f64, max_iter: usize) -> Self {
-        Self { tol, max_iter }
+        Self { tol, max_iter, block: 0 }
+    }
+
+    /// The same params with [`topk`]'s block size set (`0` = default).
+    pub fn with_block(mut self, block: usize) -> Self {
+        self.block = block;
+        self
     }
 }
 
