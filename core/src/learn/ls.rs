@@ -197,6 +197,25 @@ scratch! {
     }
 }
 
+/// The argument checks shared by [`ls_dual`] and [`ls_dual_in_place`] for
+/// a `rows × cols` kernel matrix; returns `n`.
+fn check_dual_args(
+    rows: usize,
+    cols: usize,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    a: &[f64],
+) -> Result<usize, LearnError> {
+    check_lambda(lambda, true)?;
+    check_graph(graph)?;
+    let n = rows;
+    if cols != n || graph.n() != n || a.len() != n || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    Ok(n)
+}
+
 /// Dual RLS / RankRLS: solves `(LK + λI)·a = t` for the `n` coefficients
 /// `a`, given the `n × n` kernel matrix `k` (both triangles read). The
 /// system is formed in an `n × n` workspace; [`ls_dual_in_place`] forms it
@@ -215,12 +234,7 @@ pub fn ls_dual<B: Backend>(
     a: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
-    check_lambda(lambda, true)?;
-    check_graph(graph)?;
-    let n = k.nrows();
-    if k.ncols() != n || graph.n() != n || a.len() != n || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
-        return Err(LinalgError::DimensionMismatch.into());
-    }
+    let n = check_dual_args(k.nrows(), k.ncols(), graph, s, lambda, a)?;
     if !k.all_finite() {
         return Err(LinalgError::NonFinite.into());
     }
@@ -247,12 +261,7 @@ pub fn ls_dual_in_place<B: Backend>(
     a: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
-    check_lambda(lambda, true)?;
-    check_graph(graph)?;
-    let n = k.nrows();
-    if k.ncols() != n || graph.n() != n || a.len() != n || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
-        return Err(LinalgError::DimensionMismatch.into());
-    }
+    let n = check_dual_args(k.nrows(), k.ncols(), graph, s, lambda, a)?;
     let (DualInPlaceScratch { tmp, c }, _) = DualInPlaceScratch::split(work, n)?;
     if graph.has_sqrt() {
         sqrt_system_factor(backend, k.rb_mut(), graph, lambda)?;

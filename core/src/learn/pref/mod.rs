@@ -603,18 +603,15 @@ impl<'s> PrefPosterior<'s> {
             let ut = MatRef::from_col_major(ws.lt, n, n)?;
             let wu = MatRef::from_col_major(ws.wl, n, n)?.t();
             let mut b = MatMut::from_col_major(ws.b, n, n)?;
-            let mut r0 = 0;
-            while r0 < n {
-                let r1 = (r0 + TRI_BLOCK).min(n);
-                backend.gemm(
+            by_blocks(n, |r0, r1| {
+                Ok(backend.gemm(
                     1.0,
                     ut.submatrix(r0, 0, r1 - r0, r1)?,
                     wu.submatrix(0, 0, r1, r1)?,
                     0.0,
                     b.submatrix_mut(r0, 0, r1 - r0, r1)?,
-                )?;
-                r0 = r1;
-            }
+                )?)
+            })?;
             for i in 0..n {
                 *b.at_mut(i, i) += 1.0;
             }
@@ -631,15 +628,12 @@ impl<'s> PrefPosterior<'s> {
         self.c.copy_from_slice(ws.lt);
         {
             let mut cm = MatMut::from_col_major(self.c, n, n)?;
-            let mut c0 = 0;
-            while c0 < n {
-                let c1 = (c0 + TRI_BLOCK).min(n);
-                backend.solve_lower_in_place(
+            by_blocks(n, |c0, c1| {
+                Ok(backend.solve_lower_in_place(
                     lb.submatrix(c0, c0, n - c0, n - c0)?,
                     cm.submatrix_mut(c0, c0, n - c0, c1 - c0)?,
-                )?;
-                c0 = c1;
-            }
+                )?)
+            })?;
         }
         // μ = Cᵀ(C·h).
         let cr = MatRef::from_col_major(self.c, n, n)?;
@@ -668,18 +662,15 @@ impl<'s> PrefPosterior<'s> {
         let cr = MatRef::from_col_major(self.c, n, n)?;
         {
             let mut sg = MatMut::from_col_major(self.sigma, n, n)?;
-            let mut r0 = 0;
-            while r0 < n {
-                let r1 = (r0 + TRI_BLOCK).min(n);
-                backend.gemm(
+            by_blocks(n, |r0, r1| {
+                Ok(backend.gemm(
                     1.0,
                     cr.submatrix(r0, r0, n - r0, r1 - r0)?.t(),
                     cr.submatrix(r0, 0, n - r0, r1)?,
                     0.0,
                     sg.submatrix_mut(r0, 0, r1 - r0, r1)?,
-                )?;
-                r0 = r1;
-            }
+                )?)
+            })?;
         }
         for j in 0..n {
             for i in j + 1..n {
@@ -1084,6 +1075,18 @@ pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
 
 /// Rows (and columns) per block of the triangular products of a round.
 const TRI_BLOCK: usize = 128;
+
+/// Calls `step(start, end)` for consecutive blocks of [`TRI_BLOCK`] indices
+/// covering `0..n` (the last one shorter).
+fn by_blocks(n: usize, mut step: impl FnMut(usize, usize) -> Result<(), LearnError>) -> Result<(), LearnError> {
+    let mut r0 = 0;
+    while r0 < n {
+        let r1 = (r0 + TRI_BLOCK).min(n);
+        step(r0, r1)?;
+        r0 = r1;
+    }
+    Ok(())
+}
 
 /// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order, by the
 /// jitter policy of the module docs; returns `ε`.
