@@ -37,6 +37,31 @@ pub trait Backend {
         c: MatMut<'_, f64>,
     ) -> Result<(), LinalgError>;
 
+    /// Lower triangle (diagonal included) of `C ← α·A·B + β·C`, where a
+    /// square `A` or `B` may be declared triangular ([`Tri`]): its entries
+    /// outside the declared triangle must be zero, and a backend may skip
+    /// them. The strict upper triangle of `C` is unspecified on return (the
+    /// default overwrites the parts of it inside the diagonal blocks).
+    ///
+    /// The preference GP's EP round is three such products (`I + Uᵀ(WU)`,
+    /// `Σ = CᵀC` with `Uᵀ`, `C` lower triangular): ≈ n³/3 flops each
+    /// instead of 2n³. The default walks row blocks of [`TRI_BLOCK`] rows
+    /// through [`Backend::gemm`], each over the columns and inner indices
+    /// that can be nonzero; a backend may do the whole product in one
+    /// parallel call.
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        b: MatRef<'_, f64>,
+        b_tri: Tri,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        gemm_lower_by_blocks(self, alpha, a, a_tri, b, b_tri, beta, c)
+    }
+
     /// `C ← α·A·Aᵀ + β·C`, both triangles of `C` written.
     fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, c: MatMut<'_, f64>) -> Result<(), LinalgError>;
 
@@ -133,6 +158,74 @@ pub trait Backend {
     fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         graph.sqrt_sandwich_in_place(a)
     }
+}
+
+/// Which part of a square operand of [`Backend::gemm_lower`] can be
+/// nonzero.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tri {
+    /// Any entry.
+    Full,
+    /// The lower triangle with the diagonal; zero above it.
+    Lower,
+    /// The upper triangle with the diagonal; zero below it.
+    Upper,
+}
+
+/// Rows per block of the default [`Backend::gemm_lower`].
+pub const TRI_BLOCK: usize = 128;
+
+/// The default [`Backend::gemm_lower`]: row block `[r0, r1)` of `C` needs
+/// columns `0..r1` only, and of the inner index only `k < r1` when `A` is
+/// lower (or `B` upper) triangular and `k ≥ r0` when `A` is upper
+/// triangular.
+pub fn gemm_lower_by_blocks<B: Backend + ?Sized>(
+    backend: &mut B,
+    alpha: f64,
+    a: MatRef<'_, f64>,
+    a_tri: Tri,
+    b: MatRef<'_, f64>,
+    b_tri: Tri,
+    beta: f64,
+    mut c: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+    let square = |t: Tri, r: usize, cc: usize| t == Tri::Full || r == cc;
+    if b.nrows() != k || c.nrows() != m || c.ncols() != n || !square(a_tri, m, k) || !square(b_tri, k, n) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let mut r0 = 0;
+    while r0 < m {
+        let r1 = (r0 + TRI_BLOCK).min(m);
+        let cols = r1.min(n);
+        let lo = if a_tri == Tri::Upper { r0 } else { 0 };
+        let mut hi = if a_tri == Tri::Lower { r1 } else { k };
+        if b_tri == Tri::Upper {
+            hi = hi.min(cols);
+        }
+        let mut cb = c.submatrix_mut(r0, 0, r1 - r0, cols)?;
+        if lo < hi {
+            backend.gemm(
+                alpha,
+                a.submatrix(r0, lo, r1 - r0, hi - lo)?,
+                b.submatrix(lo, 0, hi - lo, cols)?,
+                beta,
+                cb,
+            )?;
+        } else {
+            if !beta.is_finite() {
+                return Err(LinalgError::NonFinite);
+            }
+            for j in 0..cols {
+                for i in 0..r1 - r0 {
+                    let v = cb.at_mut(i, j);
+                    *v = if beta == 0.0 { 0.0 } else { beta * *v };
+                }
+            }
+        }
+        r0 = r1;
+    }
+    Ok(())
 }
 
 use crate::eigen::topk::{sym_eigen_top_k, top_k_workspace_len, DenseSymOp};

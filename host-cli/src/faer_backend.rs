@@ -36,7 +36,7 @@ use faer::linalg::matmul::triangular::BlockStructure;
 use faer::reborrow::ReborrowMut;
 use faer::{Accum, Mat, Par};
 
-use ranklet_core::backend::Backend;
+use ranklet_core::backend::{Backend, Tri};
 use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_basis_size, top_k_workspace_len_with, SymOperator, TopKInfo};
 use ranklet_core::eigen::EigenParams;
 use ranklet_core::graph::Graph;
@@ -520,6 +520,62 @@ impl Backend for FaerBackend {
                 Accum::Add
             };
             matmul::matmul(c, accum, fa.get(), fb.get(), alpha, par);
+        });
+        Ok(())
+    }
+
+    /// One parallel faer triangular product for the whole matrix (faer
+    /// splits it recursively and skips the zero blocks), instead of core's
+    /// row blocks with one parallel gemm and its barriers each.
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        b: MatRef<'_, f64>,
+        b_tri: Tri,
+        beta: f64,
+        mut c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+        let square = |t: Tri, r: usize, cc: usize| t == Tri::Full || r == cc;
+        if b.nrows() != k || c.nrows() != m || c.ncols() != n || !square(a_tri, m, k) || !square(b_tri, k, n) {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        // faer's triangular dst must be square; other shapes, and a β other
+        // than 0 or 1, go through core's row blocks.
+        if m != n || !(beta == 0.0 || beta == 1.0) {
+            return ranklet_core::backend::gemm_lower_by_blocks(self, alpha, a, a_tri, b, b_tri, beta, c);
+        }
+        if !alpha.is_finite() || !a.all_finite() || !b.all_finite() {
+            return Err(LinalgError::NonFinite);
+        }
+        if beta != 0.0 && !lower_finite(c.rb()) {
+            return Err(LinalgError::NonFinite);
+        }
+        if m == 0 {
+            return Ok(());
+        }
+        let structure = |t: Tri| match t {
+            Tri::Full => BlockStructure::Rectangular,
+            Tri::Lower => BlockStructure::TriangularLower,
+            Tri::Upper => BlockStructure::TriangularUpper,
+        };
+        let accum = if beta == 0.0 { Accum::Replace } else { Accum::Add };
+        let par = if m <= SMALL_OUTPUT { Par::Seq } else { self.par };
+        let (fa, fb) = (input(a), input(b));
+        with_output(&mut c, |c| {
+            matmul::triangular::matmul(
+                c,
+                BlockStructure::TriangularLower,
+                accum,
+                fa.get(),
+                structure(a_tri),
+                fb.get(),
+                structure(b_tri),
+                alpha,
+                par,
+            )
         });
         Ok(())
     }

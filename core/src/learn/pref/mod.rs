@@ -141,7 +141,7 @@
 //! success.
 
 use super::LearnError;
-use crate::backend::Backend;
+use crate::backend::{Backend, Tri, TRI_BLOCK};
 use crate::graph::Pair;
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
@@ -598,20 +598,11 @@ impl<'s> PrefPosterior<'s> {
             }
         }
         {
-            // Lower triangle of B = I + Uᵀ(WU) by row blocks: row block
-            // [r0, r1) of the lower-triangular Uᵀ is zero past column r1.
+            // Lower triangle of B = I + Uᵀ(WU), Uᵀ lower triangular.
             let ut = MatRef::from_col_major(ws.lt, n, n)?;
             let wu = MatRef::from_col_major(ws.wl, n, n)?.t();
             let mut b = MatMut::from_col_major(ws.b, n, n)?;
-            by_blocks(n, |r0, r1| {
-                Ok(backend.gemm(
-                    1.0,
-                    ut.submatrix(r0, 0, r1 - r0, r1)?,
-                    wu.submatrix(0, 0, r1, r1)?,
-                    0.0,
-                    b.submatrix_mut(r0, 0, r1 - r0, r1)?,
-                )?)
-            })?;
+            backend.gemm_lower(1.0, ut, Tri::Lower, wu, Tri::Full, 0.0, b.rb_mut())?;
             for i in 0..n {
                 *b.at_mut(i, i) += 1.0;
             }
@@ -653,24 +644,15 @@ impl<'s> PrefPosterior<'s> {
         Ok(())
     }
 
-    /// `Σ ← CᵀC`, both triangles. `C` is lower triangular, so row block
-    /// `[r0, r1)` of the lower triangle is `C[r0.., r0..r1]ᵀ·C[r0.., ..r1]`
-    /// (rows of `C` above `r0` are zero in those columns): `≈ n³/3` flops
-    /// against `n³` for a syrk; then mirrored.
+    /// `Σ ← CᵀC`, both triangles. `C` is lower triangular, so `Cᵀ` is upper
+    /// triangular and the lower triangle costs `≈ n³/3` flops against `n³`
+    /// for a syrk ([`Backend::gemm_lower`]); then mirrored.
     fn form_cov<B: Backend>(&mut self, backend: &mut B) -> Result<(), LearnError> {
         let n = self.n;
         let cr = MatRef::from_col_major(self.c, n, n)?;
         {
-            let mut sg = MatMut::from_col_major(self.sigma, n, n)?;
-            by_blocks(n, |r0, r1| {
-                Ok(backend.gemm(
-                    1.0,
-                    cr.submatrix(r0, r0, n - r0, r1 - r0)?.t(),
-                    cr.submatrix(r0, 0, n - r0, r1)?,
-                    0.0,
-                    sg.submatrix_mut(r0, 0, r1 - r0, r1)?,
-                )?)
-            })?;
+            let sg = MatMut::from_col_major(self.sigma, n, n)?;
+            backend.gemm_lower(1.0, cr.t(), Tri::Upper, cr, Tri::Lower, 0.0, sg)?;
         }
         for j in 0..n {
             for i in j + 1..n {
@@ -1072,9 +1054,6 @@ pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
     }
     acc.iter().sum::<f64>() + tail
 }
-
-/// Rows (and columns) per block of the triangular products of a round.
-const TRI_BLOCK: usize = 128;
 
 /// Calls `step(start, end)` for consecutive blocks of [`TRI_BLOCK`] indices
 /// covering `0..n` (the last one shorter).
