@@ -175,6 +175,23 @@ pub enum Tri {
 /// Rows per block of the default [`Backend::gemm_lower`].
 pub const TRI_BLOCK: usize = 128;
 
+/// The shape rules of [`Backend::gemm_lower`]: `A·B` chains into `C`, and
+/// an operand declared triangular is square.
+pub fn check_gemm_lower(
+    a: &MatRef<'_, f64>,
+    a_tri: Tri,
+    b: &MatRef<'_, f64>,
+    b_tri: Tri,
+    c: &MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+    let square = |t: Tri, r: usize, cc: usize| t == Tri::Full || r == cc;
+    if b.nrows() != k || c.nrows() != m || c.ncols() != n || !square(a_tri, m, k) || !square(b_tri, k, n) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    Ok(())
+}
+
 /// The default [`Backend::gemm_lower`]: row block `[r0, r1)` of `C` needs
 /// columns `0..r1` only, and of the inner index only `k < r1` when `A` is
 /// lower (or `B` upper) triangular and `k ≥ r0` when `A` is upper
@@ -189,11 +206,8 @@ pub fn gemm_lower_by_blocks<B: Backend + ?Sized>(
     beta: f64,
     mut c: MatMut<'_, f64>,
 ) -> Result<(), LinalgError> {
+    check_gemm_lower(&a, a_tri, &b, b_tri, &c)?;
     let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
-    let square = |t: Tri, r: usize, cc: usize| t == Tri::Full || r == cc;
-    if b.nrows() != k || c.nrows() != m || c.ncols() != n || !square(a_tri, m, k) || !square(b_tri, k, n) {
-        return Err(LinalgError::DimensionMismatch);
-    }
     let mut r0 = 0;
     while r0 < m {
         let r1 = (r0 + TRI_BLOCK).min(m);

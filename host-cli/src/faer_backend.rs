@@ -537,11 +537,8 @@ impl Backend for FaerBackend {
         beta: f64,
         mut c: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
-        let square = |t: Tri, r: usize, cc: usize| t == Tri::Full || r == cc;
-        if b.nrows() != k || c.nrows() != m || c.ncols() != n || !square(a_tri, m, k) || !square(b_tri, k, n) {
-            return Err(LinalgError::DimensionMismatch);
-        }
+        ranklet_core::backend::check_gemm_lower(&a, a_tri, &b, b_tri, &c)?;
+        let (m, n) = (a.nrows(), b.ncols());
         // faer's triangular dst must be square; other shapes, and a β other
         // than 0 or 1, go through core's row blocks.
         if m != n || !(beta == 0.0 || beta == 1.0) {
