@@ -32,6 +32,7 @@ use std::{collections::HashMap, path::Path};
 use rayon::prelude::*;
 
 use super::chunks::{read_bytes, split_lines, split_str, strip_bom_bytes, utf8_chunks, CHUNK_BYTES};
+use super::decimal::fast_decimal;
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
@@ -112,11 +113,16 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
     // chunk's size (an entry takes at least 4 bytes, `1:0 `).
     p.col.reserve(text.len() / 8);
     p.val.reserve(text.len() / 8);
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    let b = text.as_bytes();
+    // The lines of `str::lines`: cut after each `\n`, no empty line after
+    // a final `\n` (a `\r` before it is whitespace to both parsers).
+    let (mut at, mut line_no) = (0usize, 0usize);
+    while at < b.len() {
+        line_no += 1;
         p.lines = line_no;
         let (cols, qids) = (p.col.len(), p.qids.len());
-        if parse_line_fast(raw, line_no, opts, &mut p) {
+        if let Some(next) = parse_line_fast(text, at, line_no, opts, &mut p) {
+            at = next;
             continue;
         }
         // Anything unusual (an error, most likely): the line again through
@@ -124,6 +130,10 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
         p.col.truncate(cols);
         p.val.truncate(cols);
         p.qids.truncate(qids);
+        let end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k);
+        let raw = text.get(at..end).unwrap_or_default();
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        at = end + 1;
         if let Err((kind, msg)) = parse_line(raw, line_no, opts, &mut p) {
             // Roll back the partial row: the join needs whole rows only.
             let keep = *p.row_ptr.last().unwrap_or(&0);
@@ -136,88 +146,148 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
     p
 }
 
-/// The common case of [`parse_line`] in one pass over the bytes: a label,
-/// an optional `qid:` right after it, and well-formed entries. Returns
-/// `false` (leaving partial entries for the caller to drop) at anything
-/// else, which [`parse_line`] then parses or words as an error; when it
-/// returns `true`, `p` holds what [`parse_line`] would have added.
+/// Whitespace inside a line, as `split_ascii_whitespace` sees it (`\n`
+/// ends the line).
 #[inline]
-fn parse_line_fast(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> bool {
-    let b = raw.as_bytes();
-    let end = b.iter().position(|&c| c == b'#').unwrap_or(b.len());
-    let b = &b[..end];
-    // (start, colon, end) of the token at or after `at`; colon = end if none
-    let token = |mut at: usize| -> Option<(usize, usize, usize)> {
-        while at < b.len() && b[at].is_ascii_whitespace() {
+fn is_blank(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\x0c')
+}
+
+/// Where a token ends: whitespace, the end of the line or a comment.
+#[inline]
+fn ends_token(c: u8) -> bool {
+    is_blank(c) || c == b'\n' || c == b'#'
+}
+
+/// The index just past the `\n` that ends the line holding `b[at]` (or the
+/// end of the text).
+#[inline]
+fn next_line(b: &[u8], at: usize) -> usize {
+    b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k + 1)
+}
+
+/// The finite number token at `b[at]` and the index just past it: the plain
+/// decimals of data files by [`fast_decimal`], any other token through
+/// [`parse_finite`] (the same value, bit for bit). `None` for a malformed
+/// or non-finite token.
+#[inline]
+fn number_at(text: &str, at: usize, what: &str) -> Option<(f64, usize)> {
+    let b = text.as_bytes();
+    if let Some((v, end)) = fast_decimal(b, at) {
+        if b.get(end).is_none_or(|&c| ends_token(c)) {
+            return Some((v, end));
+        }
+    }
+    let end = b[at..].iter().position(|&c| ends_token(c)).map_or(b.len(), |k| at + k);
+    let v = parse_finite(text.get(at..end)?, what).ok()?;
+    Some((v, end))
+}
+
+/// The common case of [`parse_line`] in one pass over the bytes of the line
+/// that starts at `text[start]`: a label, an optional `qid:` right after
+/// it, and well-formed entries, each byte looked at once (index digits
+/// accumulated as they are scanned, values by [`number_at`]). Returns the
+/// start of the next line, or `None` (leaving partial entries for the
+/// caller to drop) at anything else, which [`parse_line`] then parses or
+/// words as an error; when it returns `Some`, `p` holds what [`parse_line`]
+/// would have added.
+#[inline]
+fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Option<usize> {
+    let b = text.as_bytes();
+    let skip = |mut at: usize| {
+        while at < b.len() && is_blank(b[at]) {
             at += 1;
         }
-        if at == b.len() {
-            return None;
-        }
-        let start = at;
-        let mut colon = usize::MAX;
-        while at < b.len() && !b[at].is_ascii_whitespace() {
-            if b[at] == b':' && colon == usize::MAX {
-                colon = at;
-            }
-            at += 1;
-        }
-        Some((start, colon.min(at), at))
+        at
     };
-    // Token boundaries are ASCII bytes, hence char boundaries of `raw`.
-    let text = |from: usize, to: usize| &raw[from..to];
-    let Some((s0, _, e0)) = token(0) else {
-        return true; // blank or comment line
-    };
-    let Ok(label) = parse_finite(text(s0, e0), "label") else {
-        return false;
-    };
-    let mut at = e0;
-    let mut prev = 0usize;
+    let at = skip(start);
+    match b.get(at) {
+        None => return Some(b.len()),
+        Some(b'\n') => return Some(at + 1),
+        Some(b'#') => return Some(next_line(b, at)), // blank or comment line
+        Some(_) => {}
+    }
+    let (label, mut at) = number_at(text, at, "label")?;
+    let mut prev = 0u64;
     let mut has_qid = false;
     let mut first = true;
-    while let Some((s, c, e)) = token(at) {
-        at = e;
-        if c == e {
-            return false;
-        }
-        let key = text(s, c);
-        if key == "qid" {
-            if !first {
-                return false;
+    let next = loop {
+        at = skip(at);
+        let Some(&c) = b.get(at) else {
+            break b.len();
+        };
+        match c {
+            b'\n' => break at + 1,
+            b'#' => break next_line(b, at),
+            b'q' if first && b[at..].starts_with(b"qid:") => {
+                // `u64::from_str`: an optional `+`, then digits; 1 to 19
+                // digits always fit in u64, more go through `parse`.
+                at += 4;
+                let id_start = at;
+                at += usize::from(b.get(at) == Some(&b'+'));
+                let (mut q, digits) = (0u64, at);
+                while let Some(&c) = b.get(at) {
+                    let d = c.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    q = q.wrapping_mul(10).wrapping_add(u64::from(d));
+                    at += 1;
+                }
+                if at == digits || !b.get(at).is_none_or(|&c| ends_token(c)) {
+                    return None;
+                }
+                if at - digits > 19 {
+                    q = text.get(id_start..at)?.parse().ok()?;
+                }
+                p.qids.push(q);
+                has_qid = true;
             }
-            let Ok(q) = text(c + 1, e).parse::<u64>() else {
-                return false;
-            };
-            p.qids.push(q);
-            has_qid = true;
-            first = false;
-            continue;
+            _ => {
+                // `<index>:<value>`: the index as `parse_index` reads it (an
+                // optional `+`, digits; more than 10 digits, beyond u32::MAX
+                // unless they are leading zeros, through `parse_index`);
+                // index 0, a repeated or decreasing index and the bounds go
+                // to the general parser, which words the error.
+                let key_start = at;
+                at += usize::from(c == b'+');
+                let (mut index, digits) = (0u64, at);
+                while let Some(&c) = b.get(at) {
+                    let d = c.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    index = index.wrapping_mul(10).wrapping_add(u64::from(d));
+                    at += 1;
+                }
+                if at == digits || b.get(at) != Some(&b':') {
+                    return None;
+                }
+                if at - digits > 10 {
+                    index = parse_index(text.get(key_start..at)?)? as u64;
+                }
+                if index <= prev || index > u64::from(u32::MAX) || opts.num_features.is_some_and(|d| index > d as u64) {
+                    return None; // also index 0 (prev starts at 0)
+                }
+                let (v, end) = number_at(text, at + 1, "feature value")?;
+                at = end;
+                p.col.push((index - 1) as u32);
+                p.val.push(v);
+                prev = index;
+            }
         }
         first = false;
-        let Some(index) = parse_index(key) else {
-            return false;
-        };
-        if index <= prev || index > u32::MAX as usize || opts.num_features.is_some_and(|d| index > d) {
-            return false; // also index 0 (prev starts at 0)
-        }
-        let Ok(v) = parse_finite(text(c + 1, e), "feature value") else {
-            return false;
-        };
-        p.col.push((index - 1) as u32);
-        p.val.push(v);
-        prev = index;
-    }
+    };
     if has_qid {
         p.first_with_qid.get_or_insert(line_no);
     } else {
         p.first_without_qid.get_or_insert(line_no);
     }
-    p.max_index = p.max_index.max(prev);
+    p.max_index = p.max_index.max(prev as usize);
     p.labels.push(label);
     p.row_ptr.push(p.col.len());
     p.row_lines.push(line_no);
-    true
+    Some(next)
 }
 
 /// Parses one line into `p` (a data row, or nothing for a blank or comment
@@ -527,14 +597,42 @@ mod tests {
             "1 1:1é",
             "1 qid:1 1:1\x0c2:2",
             "-0 1:-0 2:1e308 3:4.9e-324",
+            "0.582951 qid:1 1:0.741565 2:0.159910 3:0.278601",
+            "1 qid:18446744073709551615 1:1",
+            "1 qid:18446744073709551616 1:1",
+            "1 qid:1234567890123456789 1:1",
+            "1 qid:+5 1:1",
+            "1 qid: 1:1",
+            "1 qid:5:3 1:1",
+            "1 qid:5#c",
+            "1#c 1:1",
+            "1 1:0.5#c",
+            "1 1#:2",
+            "1 4294967295:1",
+            "1 04294967295:1",
+            "1 12345678901:1",
+            "1 1:12345678901234567890 2:0.00000000000000000001 3:9007199254740993",
+            "1 1:1e23 2:1e-23 3:1e00001 4:+.5e-1",
+            "1 1:1.5x",
+            "1 1:",
+            "1 1:.",
+            "1 1:1e",
+            "1 1:-",
+            "+1 1:+1",
+            "1 1:1\r",
+            "1\t1:1\x0c 2:2 \r",
+            "1 1:1.e5 2:5. 3:.5",
+            "1 1:Infinity",
+            "1 1:1e400",
         ];
         for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
             for line in lines {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
-                let ok = parse_line_fast(line, 1, &opts, &mut fast);
+                let next = parse_line_fast(line, 0, 1, &opts, &mut fast);
                 let res = parse_line(line, 1, &opts, &mut general);
-                if ok {
+                if let Some(next) = next {
+                    assert_eq!(next, line.len(), "{line:?}");
                     assert!(res.is_ok(), "{line:?}");
                     assert_eq!(
                         (&fast.row_ptr, &fast.col, &fast.labels, &fast.row_lines, &fast.qids, fast.max_index),
