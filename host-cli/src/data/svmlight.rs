@@ -31,7 +31,7 @@ use std::{collections::HashMap, path::Path};
 
 use rayon::prelude::*;
 
-use super::chunks::{read_bytes, split_lines, split_str, strip_bom_bytes, utf8_chunks, CHUNK_BYTES};
+use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks, CHUNK_BYTES};
 use super::decimal::fast_decimal;
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
@@ -45,20 +45,66 @@ pub struct SvmlightOptions {
 
 /// Reads an SVMlight / LETOR file. See the [module docs](self) for the format.
 ///
-/// The file is read whole and parsed in line-aligned chunks in parallel
-/// (see [`chunks`](super::chunks)); the result and every error are those of
-/// a one-pass parse.
+/// The file is read in blocks of whole lines into reused buffers, each
+/// block parsed in line-aligned chunks in parallel (see
+/// [`chunks`](super::chunks)) while the next is read; the result and every
+/// error are those of a one-pass parse (an encoding error anywhere in the
+/// file first, as when the file was checked whole before parsing).
 ///
 /// # Errors
 ///
 /// A [`DataError`] naming the file (and line) for a missing or non-UTF-8
 /// file, a file without data rows, or any malformed line.
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let path = path.as_ref();
+    let block = BLOCK_CHUNKS_PER_THREAD * CHUNK_BYTES * rayon::current_num_threads().max(1);
+    read_blocks(path.as_ref(), opts, block, CHUNK_BYTES)
+}
+
+/// Chunks per thread in a block: enough to balance the threads, few enough
+/// that the reused buffers stay small (a few MB per thread).
+const BLOCK_CHUNKS_PER_THREAD: usize = 4;
+
+/// [`read_svmlight`] with blocks of about `block` bytes cut into chunks of
+/// about `chunk` bytes.
+fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) -> Result<Dataset, DataError> {
     let name = path.display().to_string();
-    let bytes = read_bytes(path)?;
-    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name)?;
-    parse_chunks(&chunks, &name, opts)
+    let mut blocks = LineBlocks::open(path, block)?;
+    let (mut cur, mut next) = (Vec::new(), Vec::new());
+    blocks.next_into(&mut cur)?;
+    let mut join = Joiner::new(opts);
+    let mut parts: Vec<Part> = Vec::new();
+    // The first parse error (or qid clash); the rest of the file is then
+    // only checked to be UTF-8.
+    let mut failed: Option<DataError> = None;
+    let mut lines_before = 0usize;
+    while !cur.is_empty() {
+        let (read, lines) = rayon::join(
+            || blocks.next_into(&mut next),
+            || -> Result<usize, DataError> {
+                let chunks = split_lines(&cur, chunk);
+                let texts = utf8_chunks(&chunks, &name, lines_before)?;
+                if failed.is_none() {
+                    if parts.len() < texts.len() {
+                        parts.resize_with(texts.len(), Part::default);
+                    }
+                    let parts = &mut parts[..texts.len()];
+                    parts.par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
+                    match join.append(parts, &name) {
+                        Ok(()) => return Ok(parts.iter().map(|p| p.lines).sum()),
+                        Err(e) => failed = Some(e),
+                    }
+                }
+                Ok(cur.iter().filter(|&&b| b == b'\n').count())
+            },
+        );
+        read?;
+        lines_before += lines?;
+        std::mem::swap(&mut cur, &mut next);
+    }
+    match failed {
+        Some(e) => Err(e),
+        None => join.finish(&name),
+    }
 }
 
 /// Parses SVMlight text; `name` is the file name printed in errors.
@@ -99,16 +145,28 @@ struct Part {
 
 /// Parses the chunks in parallel and joins them in order.
 fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let parts: Vec<Part> = if chunks.len() == 1 {
-        vec![parse_part(chunks[0], opts)]
-    } else {
-        chunks.par_iter().map(|c| parse_part(c, opts)).collect()
-    };
-    join_parts(parts, name, opts)
+    let mut parts: Vec<Part> = chunks.iter().map(|_| Part::default()).collect();
+    parts.par_iter_mut().zip(chunks).for_each(|(p, t)| parse_part_into(t, opts, p));
+    let mut join = Joiner::new(opts);
+    join.append(&parts, name)?;
+    join.finish(name)
 }
 
-fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
-    let mut p = Part { row_ptr: vec![0], ..Part::default() };
+/// Parses one chunk into `p`, which is cleared first (its buffers are
+/// reused from block to block).
+fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
+    p.lines = 0;
+    p.row_ptr.clear();
+    p.row_ptr.push(0);
+    p.col.clear();
+    p.val.clear();
+    p.labels.clear();
+    p.row_lines.clear();
+    p.qids.clear();
+    p.first_with_qid = None;
+    p.first_without_qid = None;
+    p.max_index = 0;
+    p.error = None;
     // Rows of LETOR files hold tens to hundreds of entries: reserve by the
     // chunk's size (an entry takes at least 4 bytes, `1:0 `).
     p.col.reserve(text.len() / 8);
@@ -121,7 +179,7 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
         line_no += 1;
         p.lines = line_no;
         let (cols, qids) = (p.col.len(), p.qids.len());
-        if let Some(next) = parse_line_fast(text, at, line_no, opts, &mut p) {
+        if let Some(next) = parse_line_fast(text, at, line_no, opts, p) {
             at = next;
             continue;
         }
@@ -134,7 +192,7 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
         let raw = text.get(at..end).unwrap_or_default();
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         at = end + 1;
-        if let Err((kind, msg)) = parse_line(raw, line_no, opts, &mut p) {
+        if let Err((kind, msg)) = parse_line(raw, line_no, opts, p) {
             // Roll back the partial row: the join needs whole rows only.
             let keep = *p.row_ptr.last().unwrap_or(&0);
             p.col.truncate(keep);
@@ -143,7 +201,6 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
             break;
         }
     }
-    p
 }
 
 /// Whitespace inside a line, as `split_ascii_whitespace` sees it (`\n`
@@ -401,97 +458,124 @@ fn parse_index(key: &str) -> Option<usize> {
     Some(n)
 }
 
-/// Joins the parts in file order: shifts their line numbers, interns the
-/// query ids in order of first appearance, and reports the first error in
-/// file order, whether a part's own or a qid inconsistency across parts.
-fn join_parts(parts: Vec<Part>, name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let at = |line: usize, kind: ErrorKind, msg: String| DataError::at(name, line, kind, msg);
-    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
-    let mut row_ptr = Vec::with_capacity(rows + 1);
-    row_ptr.push(0usize);
-    let (mut labels, mut row_lines) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-    let mut qid_index: HashMap<u64, usize> = HashMap::new();
-    let mut qid_names: Vec<String> = Vec::new();
-    let mut qid_of_row: Vec<usize> = Vec::new();
-    let mut last_qid: Option<(u64, usize)> = None;
-    let (mut first_with, mut first_without) = (None::<usize>, None::<usize>);
-    let mut max_index = 0usize;
-    let mut offset = 0usize;
-    let mut nnz = 0usize;
-    for p in &parts {
-        let with = p.first_with_qid.map(|l| l + offset);
-        let without = p.first_without_qid.map(|l| l + offset);
-        // The first line whose qid state differs from the file's so far.
-        let clash = match (first_with.or(with), first_without.or(without)) {
-            (Some(w), Some(wo)) if w < wo => Some((wo, false, w)),
-            (Some(w), Some(wo)) => Some((w, true, wo)),
-            _ => None,
-        };
-        if let Some((line, has, other)) = clash {
-            let msg = if has {
-                format!("this line has a qid but line {other} has none: either every data line has a qid or none does")
-            } else {
-                format!("this line has no qid but line {other} has one: either every data line has a qid or none does")
-            };
-            return Err(at(line, ErrorKind::Inconsistent, msg));
-        }
-        if let Some((line, kind, msg)) = &p.error {
-            return Err(at(line + offset, *kind, msg.clone()));
-        }
-        first_with = first_with.or(with);
-        first_without = first_without.or(without);
-        for &q in &p.qids {
-            let g = match last_qid {
-                Some((lq, lg)) if lq == q => lg,
-                _ => {
-                    let next = qid_names.len();
-                    let g = *qid_index.entry(q).or_insert(next);
-                    if g == next {
-                        qid_names.push(q.to_string());
-                    }
-                    g
-                }
-            };
-            last_qid = Some((q, g));
-            qid_of_row.push(g);
-        }
-        row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
-        labels.extend_from_slice(&p.labels);
-        row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
-        max_index = max_index.max(p.max_index);
-        offset += p.lines;
-        nnz += p.col.len();
-    }
-    // The entries, copied in parallel into their places (zeroed allocations
-    // are fresh pages, faulted in by the thread that fills them).
-    let (mut col, mut val) = (vec![0u32; nnz], vec![0f64; nnz]);
-    let mut places = Vec::with_capacity(parts.len());
-    let (mut col_rest, mut val_rest) = (col.as_mut_slice(), val.as_mut_slice());
-    for p in &parts {
-        let (c, c_rest) = col_rest.split_at_mut(p.col.len());
-        let (v, v_rest) = val_rest.split_at_mut(p.val.len());
-        (col_rest, val_rest) = (c_rest, v_rest);
-        places.push((c, v, p));
-    }
-    places.into_par_iter().for_each(|(c, v, p)| {
-        c.copy_from_slice(&p.col);
-        v.copy_from_slice(&p.val);
-    });
+/// Joins the parts in file order, as they come: shifts their line numbers,
+/// interns the query ids in order of first appearance, and reports the
+/// first error in file order, whether a part's own or a qid inconsistency
+/// across parts.
+struct Joiner<'o> {
+    opts: &'o SvmlightOptions,
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    labels: Vec<f64>,
+    row_lines: Vec<usize>,
+    qid_index: HashMap<u64, usize>,
+    qid_names: Vec<String>,
+    qid_of_row: Vec<usize>,
+    last_qid: Option<(u64, usize)>,
+    first_with: Option<usize>,
+    first_without: Option<usize>,
+    max_index: usize,
+    /// Lines of the parts joined so far.
+    offset: usize,
+}
 
-    if labels.is_empty() {
-        return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+impl<'o> Joiner<'o> {
+    fn new(opts: &'o SvmlightOptions) -> Self {
+        Joiner {
+            opts,
+            row_ptr: vec![0],
+            col: Vec::new(),
+            val: Vec::new(),
+            labels: Vec::new(),
+            row_lines: Vec::new(),
+            qid_index: HashMap::new(),
+            qid_names: Vec::new(),
+            qid_of_row: Vec::new(),
+            last_qid: None,
+            first_with: None,
+            first_without: None,
+            max_index: 0,
+            offset: 0,
+        }
     }
-    let qids = first_with.map(|_| Qids { names: qid_names, of_row: qid_of_row });
-    Ok(Dataset {
-        d: opts.num_features.unwrap_or(max_index),
-        row_ptr,
-        col,
-        val,
-        labels,
-        qids,
-        row_lines,
-        feature_names: None,
-    })
+
+    /// Appends the parts that follow the ones joined so far.
+    fn append(&mut self, parts: &[Part], name: &str) -> Result<(), DataError> {
+        let at = |line: usize, kind: ErrorKind, msg: String| DataError::at(name, line, kind, msg);
+        for p in parts {
+            let with = p.first_with_qid.map(|l| l + self.offset);
+            let without = p.first_without_qid.map(|l| l + self.offset);
+            // The first line whose qid state differs from the file's so far.
+            let clash = match (self.first_with.or(with), self.first_without.or(without)) {
+                (Some(w), Some(wo)) if w < wo => Some((wo, false, w)),
+                (Some(w), Some(wo)) => Some((w, true, wo)),
+                _ => None,
+            };
+            if let Some((line, has, other)) = clash {
+                let msg = if has {
+                    format!(
+                        "this line has a qid but line {other} has none: either every data line has a qid or none does"
+                    )
+                } else {
+                    format!(
+                        "this line has no qid but line {other} has one: either every data line has a qid or none does"
+                    )
+                };
+                return Err(at(line, ErrorKind::Inconsistent, msg));
+            }
+            if let Some((line, kind, msg)) = &p.error {
+                return Err(at(line + self.offset, *kind, msg.clone()));
+            }
+            self.first_with = self.first_with.or(with);
+            self.first_without = self.first_without.or(without);
+            for &q in &p.qids {
+                let g = match self.last_qid {
+                    Some((lq, lg)) if lq == q => lg,
+                    _ => {
+                        let next = self.qid_names.len();
+                        let g = *self.qid_index.entry(q).or_insert(next);
+                        if g == next {
+                            self.qid_names.push(q.to_string());
+                        }
+                        g
+                    }
+                };
+                self.last_qid = Some((q, g));
+                self.qid_of_row.push(g);
+            }
+            let nnz = self.col.len();
+            self.row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
+            self.labels.extend_from_slice(&p.labels);
+            let offset = self.offset;
+            self.row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
+            self.max_index = self.max_index.max(p.max_index);
+            self.offset += p.lines;
+            // The entries, copied in parallel into the growing arrays (their
+            // fresh pages faulted in by the threads that fill them).
+            self.col.par_extend(p.col.par_iter().copied());
+            self.val.par_extend(p.val.par_iter().copied());
+        }
+        Ok(())
+    }
+
+    /// The data set (an error if it has no rows).
+    fn finish(self, name: &str) -> Result<Dataset, DataError> {
+        if self.labels.is_empty() {
+            return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+        }
+        let qids = self.first_with.map(|_| Qids { names: self.qid_names, of_row: self.qid_of_row });
+        Ok(Dataset {
+            d: self.opts.num_features.unwrap_or(self.max_index),
+            row_ptr: self.row_ptr,
+            col: self.col,
+            val: self.val,
+            labels: self.labels,
+            qids,
+            row_lines: self.row_lines,
+            feature_names: None,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -558,6 +642,43 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Reading the file in blocks gives the one-pass result for every block
+    /// and chunk size: the data set, or the same error at the same line; an
+    /// encoding error anywhere wins over a parse error before it.
+    #[test]
+    fn block_reads_equal_one_pass() {
+        let dir = std::env::temp_dir().join(format!("ranklet-svmlight-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let texts: [&[u8]; 8] = [
+            b"# c\n1 qid:3 1:0.5 4:2 # t\n\n0 qid:3 2:-1\r\n2 qid:1\n1 qid:9 3:1e-3 7:+.5\n0 qid:3 1:1\n",
+            b"\xEF\xBB\xBF1 1:1\n0 2:1\n\n1 3:1",
+            b"1 qid:1 1:1\n0 qid:1 2:1\n# x\n1 3:1\n",
+            b"1 qid:1 1:1\n0 qid:2 2:x\n1 3:1\n",
+            b"1 1:1\n0 1:inf\n1 1:\xff\n",
+            b"1 1:1\n0 1:2\n\n1 1:\xff\n",
+            b"\n\n# only comments\n",
+            b"",
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let path = dir.join(format!("t{i}.light"));
+            std::fs::write(&path, text).unwrap();
+            let name = path.display().to_string();
+            let one = match std::str::from_utf8(text) {
+                Ok(t) => parse_svmlight_str(t, &name, &SvmlightOptions::default()),
+                // The encoding error of the whole-file check.
+                Err(_) => Err(utf8_chunks(&[&text[..]], &name, 0).unwrap_err()),
+            };
+            for block in 0..=text.len() + 1 {
+                for chunk in [0, 3, usize::MAX] {
+                    let got = read_blocks(&path, &SvmlightOptions::default(), block, chunk);
+                    assert_eq!(got, one, "{text:?} block {block} chunk {chunk}");
+                }
+            }
+            assert_eq!(read_svmlight(&path, &SvmlightOptions::default()), one);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// Where the fast path takes a line, it adds what the general parser
