@@ -27,11 +27,12 @@
 //!   `d` features).
 //! - Explicit zeros (`3:0`) are stored as entries.
 
-use std::{collections::HashMap, path::Path};
+use std::{collections::HashMap, ops::ControlFlow, path::Path};
 
 use rayon::prelude::*;
 
-use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks, CHUNK_BYTES};
+pub(crate) use super::chunks::CHUNK_BYTES;
+use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
 use super::decimal::fast_decimal;
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
@@ -56,28 +57,145 @@ pub struct SvmlightOptions {
 /// A [`DataError`] naming the file (and line) for a missing or non-UTF-8
 /// file, a file without data rows, or any malformed line.
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let block = BLOCK_CHUNKS_PER_THREAD * CHUNK_BYTES * rayon::current_num_threads().max(1);
+    let block = BLOCK_BYTES_PER_THREAD * rayon::current_num_threads().max(1);
     read_blocks(path.as_ref(), opts, block, CHUNK_BYTES)
 }
 
-/// Chunks per thread in a block: enough to balance the threads, few enough
-/// that the reused buffers stay small (a few MB per thread).
-const BLOCK_CHUNKS_PER_THREAD: usize = 4;
+/// Bytes per thread in a block: 4 chunks, enough to balance the threads,
+/// few enough that the reused buffers stay small (a few MB per thread).
+pub(crate) const BLOCK_BYTES_PER_THREAD: usize = 4 * CHUNK_BYTES;
 
 /// [`read_svmlight`] with blocks of about `block` bytes cut into chunks of
 /// about `chunk` bytes.
 fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) -> Result<Dataset, DataError> {
     let name = path.display().to_string();
+    match read_blocks_with(path, opts, block, chunk, true, |_| ControlFlow::Continue(()))? {
+        Some(join) => join.finish(&name),
+        None => Err(DataError::file(&name, ErrorKind::Io, "read stopped".to_owned())), // the sink never stops
+    }
+}
+
+/// One block of rows of a streamed read ([`stream_svmlight`]), in file
+/// order.
+pub struct RowBlock<'a> {
+    parts: &'a [Part],
+    /// The query of each row (interned in order of first appearance), if
+    /// the rows carry query ids.
+    groups: Option<&'a [usize]>,
+}
+
+/// One row of a [`RowBlock`].
+pub struct StreamRow<'a> {
+    /// 0-based columns, strictly increasing.
+    pub cols: &'a [u32],
+    /// The values of the columns.
+    pub vals: &'a [f64],
+    /// The label.
+    pub label: f64,
+    /// The query (numbered in order of first appearance in the file), if
+    /// the rows carry query ids.
+    pub query: Option<usize>,
+}
+
+impl RowBlock<'_> {
+    /// The largest 1-based feature index in the block (0 if none).
+    pub fn max_index(&self) -> usize {
+        self.parts.iter().map(|p| p.max_index).max().unwrap_or(0)
+    }
+
+    /// The rows in file order.
+    pub fn rows(&self) -> impl Iterator<Item = StreamRow<'_>> + '_ {
+        self.parts
+            .iter()
+            .flat_map(|p| {
+                (0..p.labels.len()).map(move |i| {
+                    let r = p.row_ptr[i]..p.row_ptr[i + 1];
+                    (&p.col[r.clone()], &p.val[r], p.labels[i])
+                })
+            })
+            .enumerate()
+            .map(|(k, (cols, vals, label))| StreamRow {
+                cols,
+                vals,
+                label,
+                query: self.groups.and_then(|g| g.get(k).copied()),
+            })
+    }
+}
+
+/// What a completed [`stream_svmlight`] read saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamSummary {
+    /// Data rows.
+    pub rows: usize,
+    /// The dimension, as [`Dataset::n_features`].
+    pub d: usize,
+    /// Distinct query ids (`None` without qids).
+    pub queries: Option<usize>,
+}
+
+/// Reads an SVMlight file as [`read_svmlight`] does (the same checks, the
+/// same errors) without keeping its entries: each block of rows goes to
+/// `sink` once parsed and checked, in file order. `Ok(None)` when the sink
+/// stopped the read (the rest of the file is then neither read nor
+/// checked).
+///
+/// # Errors
+///
+/// As [`read_svmlight`], for the part of the file read.
+pub fn stream_svmlight(
+    path: impl AsRef<Path>,
+    opts: &SvmlightOptions,
+    sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<StreamSummary>, DataError> {
+    let block = BLOCK_BYTES_PER_THREAD * rayon::current_num_threads().max(1);
+    stream_blocks(path.as_ref(), opts, block, CHUNK_BYTES, sink)
+}
+
+/// [`stream_svmlight`] with blocks of about `block` bytes cut into chunks
+/// of about `chunk` bytes (tests: every cut gives the same result).
+pub(crate) fn stream_blocks(
+    path: &Path,
+    opts: &SvmlightOptions,
+    block: usize,
+    chunk: usize,
+    sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<StreamSummary>, DataError> {
+    let Some(join) = read_blocks_with(path, opts, block, chunk, false, sink)? else {
+        return Ok(None);
+    };
+    if join.labels.is_empty() {
+        return Err(DataError::file(&path.display().to_string(), ErrorKind::Empty, "no data rows".to_owned()));
+    }
+    Ok(Some(StreamSummary {
+        rows: join.labels.len(),
+        d: opts.num_features.unwrap_or(join.max_index),
+        queries: join.first_with.map(|_| join.qid_names.len()),
+    }))
+}
+
+/// The block loop of [`read_blocks`] and [`stream_svmlight`]: entries kept
+/// in the joiner when `keep`; `sink` sees every block once joined.
+fn read_blocks_with<'o>(
+    path: &Path,
+    opts: &'o SvmlightOptions,
+    block: usize,
+    chunk: usize,
+    keep: bool,
+    mut sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<Joiner<'o>>, DataError> {
+    let name = path.display().to_string();
     let mut blocks = LineBlocks::open(path, block)?;
     let (mut cur, mut next) = (Vec::new(), Vec::new());
     blocks.next_into(&mut cur)?;
-    let mut join = Joiner::new(opts);
+    let mut join = Joiner::new(opts, keep);
     let mut parts: Vec<Part> = Vec::new();
     // The first parse error (or qid clash); the rest of the file is then
     // only checked to be UTF-8.
     let mut failed: Option<DataError> = None;
+    let mut stopped = false;
     let mut lines_before = 0usize;
-    while !cur.is_empty() {
+    while !cur.is_empty() && !stopped {
         let (read, lines) = rayon::join(
             || blocks.next_into(&mut next),
             || -> Result<usize, DataError> {
@@ -89,8 +207,13 @@ fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) 
                     }
                     let parts = &mut parts[..texts.len()];
                     parts.par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
+                    let rows_before = join.labels.len();
                     match join.append(parts, &name) {
-                        Ok(()) => return Ok(parts.iter().map(|p| p.lines).sum()),
+                        Ok(()) => {
+                            let groups = join.first_with.and_then(|_| join.qid_of_row.get(rows_before..));
+                            stopped = sink(&RowBlock { parts, groups }).is_break();
+                            return Ok(parts.iter().map(|p| p.lines).sum());
+                        }
                         Err(e) => failed = Some(e),
                     }
                 }
@@ -103,7 +226,8 @@ fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) 
     }
     match failed {
         Some(e) => Err(e),
-        None => join.finish(&name),
+        None if stopped => Ok(None),
+        None => Ok(Some(join)),
     }
 }
 
@@ -147,7 +271,7 @@ struct Part {
 fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
     let mut parts: Vec<Part> = chunks.iter().map(|_| Part::default()).collect();
     parts.par_iter_mut().zip(chunks).for_each(|(p, t)| parse_part_into(t, opts, p));
-    let mut join = Joiner::new(opts);
+    let mut join = Joiner::new(opts, true);
     join.append(&parts, name)?;
     join.finish(name)
 }
@@ -464,6 +588,8 @@ fn parse_index(key: &str) -> Option<usize> {
 /// across parts.
 struct Joiner<'o> {
     opts: &'o SvmlightOptions,
+    /// Keep the entries (`false`: a streamed read, the sink has them).
+    keep: bool,
     row_ptr: Vec<usize>,
     col: Vec<u32>,
     val: Vec<f64>,
@@ -481,9 +607,10 @@ struct Joiner<'o> {
 }
 
 impl<'o> Joiner<'o> {
-    fn new(opts: &'o SvmlightOptions) -> Self {
+    fn new(opts: &'o SvmlightOptions, keep: bool) -> Self {
         Joiner {
             opts,
+            keep,
             row_ptr: vec![0],
             col: Vec::new(),
             val: Vec::new(),
@@ -544,17 +671,20 @@ impl<'o> Joiner<'o> {
                 self.last_qid = Some((q, g));
                 self.qid_of_row.push(g);
             }
-            let nnz = self.col.len();
-            self.row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
             self.labels.extend_from_slice(&p.labels);
             let offset = self.offset;
             self.row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
             self.max_index = self.max_index.max(p.max_index);
             self.offset += p.lines;
-            // The entries, copied in parallel into the growing arrays (their
-            // fresh pages faulted in by the threads that fill them).
-            self.col.par_extend(p.col.par_iter().copied());
-            self.val.par_extend(p.val.par_iter().copied());
+            if self.keep {
+                // The entries, copied in parallel into the growing arrays
+                // (their fresh pages faulted in by the threads that fill
+                // them).
+                let nnz = self.col.len();
+                self.row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
+                self.col.par_extend(p.col.par_iter().copied());
+                self.val.par_extend(p.val.par_iter().copied());
+            }
         }
         Ok(())
     }
