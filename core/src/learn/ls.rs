@@ -177,14 +177,15 @@ fn primal_system<B: Backend>(
 }
 
 /// Scratch for [`ls_primal_accumulate`] with a block of `n` rows and `d`
-/// features.
+/// features: `L^{½}s` and the query means.
 pub fn ls_primal_accumulate_workspace_len(n: usize, d: usize) -> usize {
-    SystemScratch::len(n, d)
+    n + d
 }
 
 /// The primal system of [`ls_primal`] built block by block, for data read
 /// in a stream: adds one block of rows to `a ← a + (L^{½}X)ᵀ(L^{½}X)`
-/// (lower triangle, `d × d`) and `rhs ← rhs + (L^{½}X)ᵀ(L^{½}s)`.
+/// (lower triangle, `d × d`) and `rhs ← rhs + (L^{½}X)ᵀ(L^{½}s)`. The block
+/// `x` is row-major `n × d` and is overwritten by `L^{½}X`.
 ///
 /// RankRLS (000 eq. 5) solves `(XᵀLX + λI)·w = XᵀLs`. For a graph with a
 /// square root (`Identity` or `Queries`) `L` is block diagonal over the
@@ -192,15 +193,17 @@ pub fn ls_primal_accumulate_workspace_len(n: usize, d: usize) -> usize {
 /// blocks `b` of whole queries: the caller passes each block with the graph
 /// of its own queries (`query_ptr` from 0 over the block) and never splits
 /// a query between blocks. Start from `a = 0`, `rhs = 0`; finish with
-/// [`ls_primal_solve`]. The result equals [`ls_primal`]'s up to the order
-/// of the sums (rounding).
+/// [`ls_primal_solve`]. `L^{½}X` is [`ls_primal`]'s bit for bit
+/// ([`Graph::apply_sqrt_rows_in_place`]); the result equals
+/// [`ls_primal`]'s up to the order of the Gram sums (rounding).
 ///
 /// # Errors
 /// [`LearnError::BadGraph`] for explicit pairs (no `L^{½}`) or a malformed
 /// graph; dimension, workspace and non-finite errors.
 pub fn ls_primal_accumulate<B: Backend>(
     backend: &mut B,
-    x: MatRef<'_, f64>,
+    x: &mut [f64],
+    d: usize,
     graph: &Graph<'_>,
     s: &[f64],
     a: &mut [f64],
@@ -211,19 +214,22 @@ pub fn ls_primal_accumulate<B: Backend>(
     if !graph.has_sqrt() {
         return Err(LearnError::BadGraph);
     }
-    let (n, d) = (x.nrows(), x.ncols());
-    if graph.n() != n || s.len() != n || rhs.len() != d || a.len() != d * d {
+    let n = graph.n();
+    if n.checked_mul(d) != Some(x.len()) || s.len() != n || rhs.len() != d || a.len() != d * d {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    if !x.all_finite() || s.iter().any(|v| !v.is_finite()) {
+    if x.iter().chain(s).any(|v| !v.is_finite()) {
         return Err(LinalgError::NonFinite.into());
     }
-    let (SystemScratch { lx, t, tmp }, _) = SystemScratch::split(work, n, d)?;
-    graph.apply_cols(x, MatMut::from_col_major(lx, n, d)?, true, tmp)?;
-    let lxv = MatRef::from_col_major(lx, n, d)?;
-    backend.syrk(1.0, lxv.t(), 1.0, MatMut::from_col_major(a, d, d)?)?;
+    if work.len() < n + d {
+        return Err(LinalgError::WorkspaceTooSmall { needed: n + d, got: work.len() }.into());
+    }
+    let (t, rest) = work.split_at_mut(n);
+    graph.apply_sqrt_rows_in_place(x, d, rest)?;
+    let lx = MatRef::from_row_major(x, n, d)?;
+    backend.syrk(1.0, lx.t(), 1.0, MatMut::from_col_major(a, d, d)?)?;
     graph.apply_sqrt(s, t)?;
-    gemv(1.0, lxv.t(), t, 1.0, rhs)?;
+    gemv(1.0, lx.t(), t, 1.0, rhs)?;
     Ok(())
 }
 
@@ -773,10 +779,19 @@ mod tests {
                 let (r0, r1) = (qp[lo], qp[hi]);
                 let local: std::vec::Vec<usize> = qp[lo..=hi].iter().map(|&p| p - r0).collect();
                 let gb = Graph::Queries { query_ptr: &local, weight };
-                let xb = MatRef::from_row_major(&x[r0 * D..r1 * D], r1 - r0, D).unwrap();
+                let mut xb = x[r0 * D..r1 * D].to_vec();
                 let mut wb = vec![0.0f64; ls_primal_accumulate_workspace_len(r1 - r0, D)];
-                ls_primal_accumulate(&mut Portable::new(&mut pw), xb, &gb, &s[r0..r1], &mut a, &mut rhs, &mut wb)
-                    .unwrap();
+                ls_primal_accumulate(
+                    &mut Portable::new(&mut pw),
+                    &mut xb,
+                    D,
+                    &gb,
+                    &s[r0..r1],
+                    &mut a,
+                    &mut rhs,
+                    &mut wb,
+                )
+                .unwrap();
             }
             // Naive XᵀLX and XᵀLs from the query-centred rows.
             let c = |q: usize| if weight == QueryWeight::Pairs { (qp[q + 1] - qp[q]) as f64 } else { 1.0 };
@@ -811,10 +826,11 @@ mod tests {
         let (mut a, mut rhs) = (vec![0.0f64; D * D], vec![0.0f64; D]);
         let mut pw = vec![0.0f64; Portable::workspace_len(D)];
         let mut wb = vec![0.0f64; ls_primal_accumulate_workspace_len(2, D)];
-        let xb = MatRef::from_row_major(&x[..2 * D], 2, D).unwrap();
+        let mut xb = x[..2 * D].to_vec();
         let r = ls_primal_accumulate(
             &mut Portable::new(&mut pw),
-            xb,
+            &mut xb,
+            D,
             &Graph::Pairs { n: 2, pairs: &pairs },
             &s[..2],
             &mut a,

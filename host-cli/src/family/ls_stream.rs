@@ -18,7 +18,6 @@ use std::path::Path;
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::{Graph, QueryWeight};
 use ranklet_core::learn::{ls, LearnError};
-use ranklet_core::MatRef;
 
 use crate::data::svmlight::{stream_blocks, RowBlock, SvmlightOptions, BLOCK_BYTES_PER_THREAD, CHUNK_BYTES};
 use crate::data::DataError;
@@ -96,14 +95,14 @@ impl<B: Backend> Acc<'_, B> {
         if n == 0 {
             return Ok(());
         }
-        let x = MatRef::from_row_major(&self.xb[..n * d], n, d)?;
         let g = if self.ranker {
             Graph::Queries { query_ptr: &self.qptr, weight: self.weight }
         } else {
             Graph::Identity { n }
         };
         self.work.resize(ls::ls_primal_accumulate_workspace_len(n, d), 0.0);
-        ls::ls_primal_accumulate(self.backend, x, &g, &self.sb[..n], &mut self.a, &mut self.rhs, &mut self.work)
+        let x = &mut self.xb[..n * d];
+        ls::ls_primal_accumulate(self.backend, x, d, &g, &self.sb[..n], &mut self.a, &mut self.rhs, &mut self.work)
     }
 
     /// One block: the pending rows and the block's, all but the last query
