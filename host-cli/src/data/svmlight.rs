@@ -189,40 +189,73 @@ fn read_blocks_with<'o>(
     let (mut cur, mut next) = (Vec::new(), Vec::new());
     blocks.next_into(&mut cur)?;
     let mut join = Joiner::new(opts, keep);
-    let mut parts: Vec<Part> = Vec::new();
+    // Two sets of parts: block k is parsed into one while the sink takes
+    // block k − 1 from the other and block k + 1 is read.
+    let mut sets: [Vec<Part>; 2] = [Vec::new(), Vec::new()];
+    // The block joined last and not yet given to the sink: its set, its
+    // number of parts and its first row.
+    let mut pending: Option<(usize, usize, usize)> = None;
+    let mut k = 0usize;
     // The first parse error (or qid clash); the rest of the file is then
     // only checked to be UTF-8.
     let mut failed: Option<DataError> = None;
     let mut stopped = false;
     let mut lines_before = 0usize;
+    let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
     while !cur.is_empty() && !stopped {
-        let (read, lines) = rayon::join(
-            || blocks.next_into(&mut next),
-            || -> Result<usize, DataError> {
-                let chunks = split_lines(&cur, chunk);
-                let texts = utf8_chunks(&chunks, &name, lines_before)?;
-                if failed.is_none() {
-                    if parts.len() < texts.len() {
-                        parts.resize_with(texts.len(), Part::default);
-                    }
-                    let parts = &mut parts[..texts.len()];
-                    parts.par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
-                    let rows_before = join.labels.len();
-                    match join.append(parts, &name) {
-                        Ok(()) => {
-                            let groups = join.first_with.and_then(|_| join.qid_of_row.get(rows_before..));
-                            stopped = sink(&RowBlock { parts, groups }).is_break();
-                            return Ok(parts.iter().map(|p| p.lines).sum());
+        let [first, second] = &mut sets;
+        let (mine, theirs) = if k == 0 { (first, &*second) } else { (second, &*first) };
+        let joined = &join;
+        let ((read, parsed), sunk) = rayon::join(
+            || {
+                rayon::join(
+                    || blocks.next_into(&mut next),
+                    || -> Result<Option<usize>, DataError> {
+                        let chunks = split_lines(&cur, chunk);
+                        let texts = utf8_chunks(&chunks, &name, lines_before)?;
+                        if failed.is_some() {
+                            return Ok(None);
                         }
-                        Err(e) => failed = Some(e),
-                    }
+                        if mine.len() < texts.len() {
+                            mine.resize_with(texts.len(), Part::default);
+                        }
+                        mine[..texts.len()].par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
+                        Ok(Some(texts.len()))
+                    },
+                )
+            },
+            || match pending {
+                Some((_, n, rows_before)) if failed.is_none() => {
+                    sink(&RowBlock { parts: &theirs[..n], groups: joined.groups_from(rows_before) }).is_break()
                 }
-                Ok(cur.iter().filter(|&&b| b == b'\n').count())
+                _ => false,
             },
         );
         read?;
-        lines_before += lines?;
+        let parsed = parsed?;
+        stopped |= sunk;
+        pending = None;
+        match parsed {
+            Some(n) if failed.is_none() => {
+                let rows_before = join.labels.len();
+                match join.append(&mine[..n], &name) {
+                    Ok(()) => {
+                        lines_before += mine[..n].iter().map(|p| p.lines).sum::<usize>();
+                        pending = Some((k, n, rows_before));
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        lines_before += newlines(&cur);
+                    }
+                }
+            }
+            _ => lines_before += newlines(&cur),
+        }
+        k ^= 1;
         std::mem::swap(&mut cur, &mut next);
+    }
+    if let Some((set, n, rows_before)) = pending.filter(|_| failed.is_none() && !stopped) {
+        stopped = sink(&RowBlock { parts: &sets[set][..n], groups: join.groups_from(rows_before) }).is_break();
     }
     match failed {
         Some(e) => Err(e),
@@ -687,6 +720,12 @@ impl<'o> Joiner<'o> {
             }
         }
         Ok(())
+    }
+
+    /// The query of each row from row `rows_before` on, if the rows carry
+    /// query ids.
+    fn groups_from(&self, rows_before: usize) -> Option<&[usize]> {
+        self.first_with.and_then(|_| self.qid_of_row.get(rows_before..))
     }
 
     /// The data set (an error if it has no rows).
