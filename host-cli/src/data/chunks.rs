@@ -1,8 +1,9 @@
-//! Whole-file reads cut into line-aligned chunks for parallel parsing.
+//! File reads cut into line-aligned chunks for parallel parsing.
 //!
-//! A file is read with one large `read` (the host CLI forbids `unsafe`, so no
-//! memory map), then cut at `\n` bytes into chunks of about
-//! [`CHUNK_BYTES`]. A `\n` never occurs inside a multi-byte UTF-8 sequence,
+//! A file is read whole ([`read_bytes`], the CSV reader) or in blocks of
+//! whole lines into reused buffers ([`LineBlocks`], the SVMlight reader),
+//! with plain `read`s (the host CLI forbids `unsafe`, so no memory map),
+//! then cut at `\n` bytes into chunks of about [`CHUNK_BYTES`]. A `\n` never occurs inside a multi-byte UTF-8 sequence,
 //! so every chunk is valid UTF-8 exactly when the file is, and the lines of
 //! the file are the lines of its chunks in order: chunk `k` starts at line
 //! `1 + Σ_{j<k} (lines of chunk j)`, each earlier chunk ending in `\n`. Readers
