@@ -949,6 +949,108 @@ mod tests {
         }
     }
 
+    /// Random lines from pieces of good and bad tokens: wherever the fast
+    /// path takes a line it adds what the general parser adds (bits of the
+    /// values included), and it never refuses a line the general parser
+    /// takes.
+    #[test]
+    fn fast_path_equals_general_parser_on_random_lines() {
+        let numbers = [
+            "0",
+            "-0",
+            "1",
+            "+1",
+            "0.741565",
+            "-3.25",
+            ".5",
+            "5.",
+            "1e-3",
+            "1E+22",
+            "1e23",
+            "9007199254740993",
+            "12345678901234567890",
+            "0.00000000000000000001",
+            "inf",
+            "nan",
+            "x",
+            "",
+            "1.5x",
+            "1e",
+            "-",
+        ];
+        let seps = [" ", "\t", "  ", " \r", "\x0c"];
+        let mut rng = crate::rng::SplitMix64(99);
+        let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+        let mut taken = 0usize;
+        for _ in 0..20_000 {
+            let mut line = String::new();
+            if pick(10) == 0 {
+                line.push_str(seps[pick(seps.len())]);
+            }
+            line.push_str(numbers[pick(numbers.len())]);
+            match pick(6) {
+                0 => {}
+                1 => line.push_str(" qid:+7"),
+                2 => line.push_str(" qid:18446744073709551615"),
+                3 => line.push_str(" qid:x"),
+                _ => line.push_str(&format!(" qid:{}", pick(5))),
+            }
+            let mut index = 0usize;
+            for _ in 0..pick(6) {
+                line.push_str(seps[pick(seps.len())]);
+                index = match pick(12) {
+                    0 => index,
+                    1 => 0,
+                    _ => index + 1 + pick(3),
+                };
+                let key = match pick(10) {
+                    0 => format!("+{index}"),
+                    1 => format!("000000000000{index}"),
+                    _ => index.to_string(),
+                };
+                line.push_str(&format!("{key}:{}", numbers[pick(numbers.len())]));
+                if pick(15) == 0 {
+                    line.push_str("#c 1:x");
+                }
+            }
+            if pick(8) == 0 {
+                line.push_str(" # tail");
+            }
+            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(6) }] {
+                let mut fast = Part { row_ptr: vec![0], ..Part::default() };
+                let mut general = Part { row_ptr: vec![0], ..Part::default() };
+                let next = parse_line_fast(&line, 0, 1, &opts, &mut fast);
+                let res = parse_line(&line, 1, &opts, &mut general);
+                match next {
+                    Some(next) => {
+                        taken += 1;
+                        assert_eq!(next, line.len(), "{line:?}");
+                        assert!(res.is_ok(), "{line:?}");
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(
+                            (&fast.row_ptr, &fast.col, bits(&fast.val), bits(&fast.labels), &fast.qids, fast.max_index),
+                            (
+                                &general.row_ptr,
+                                &general.col,
+                                bits(&general.val),
+                                bits(&general.labels),
+                                &general.qids,
+                                general.max_index
+                            ),
+                            "{line:?}"
+                        );
+                        assert_eq!(
+                            (fast.first_with_qid, fast.first_without_qid),
+                            (general.first_with_qid, general.first_without_qid)
+                        );
+                    }
+                    None => assert!(res.is_err(), "the fast path refused a good line {line:?}"),
+                }
+            }
+        }
+        assert!(taken > 2_000, "{taken}");
+    }
+
     #[test]
     fn parse_index_is_usize_from_str() {
         for k in ["0", "1", "+7", "007", "18446744073709551615", "18446744073709551616", "", "+", "-1", "1a", " 1", "١"]
