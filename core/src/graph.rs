@@ -212,6 +212,50 @@ impl Graph<'_> {
         Ok(())
     }
 
+    /// `X ← L^{1/2}·X` in place for a row-major `n × m` matrix `x` (rows
+    /// contiguous) and a graph with [`Graph::has_sqrt`], with the
+    /// operations of [`Graph::apply_cols`] on row-major input (query means
+    /// by sequential sums over its rows, then `√c_q·(xᵢⱼ − meanⱼ)`), so the
+    /// result equals `apply_cols` bit for bit. `tmp` holds `m` means.
+    ///
+    /// # Errors
+    /// [`LinalgError::DimensionMismatch`] unless `x` is `n × m` and `tmp`
+    /// holds `m`; [`LinalgError::InvalidParameter`] for a pair graph.
+    pub fn apply_sqrt_rows_in_place(&self, x: &mut [f64], m: usize, tmp: &mut [f64]) -> Result<(), LinalgError> {
+        let n = self.n();
+        if n.checked_mul(m) != Some(x.len()) || tmp.len() < m {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        match *self {
+            Graph::Identity { .. } => Ok(()),
+            Graph::Pairs { .. } => Err(LinalgError::InvalidParameter),
+            Graph::Queries { query_ptr, weight } => {
+                if m == 0 {
+                    return Ok(());
+                }
+                let means = &mut tmp[..m];
+                for w in query_ptr.windows(2) {
+                    let (s, e) = (w[0], w[1]);
+                    if e == s {
+                        continue;
+                    }
+                    let rows = x.get_mut(s * m..e * m).ok_or(LinalgError::DimensionMismatch)?;
+                    means.iter_mut().for_each(|v| *v = 0.0);
+                    for row in rows.chunks_exact(m) {
+                        means.iter_mut().zip(row).for_each(|(v, x)| *v += x);
+                    }
+                    let l = (e - s) as f64;
+                    means.iter_mut().for_each(|v| *v /= l);
+                    let c = libm::sqrt(Self::query_scale(weight, e - s));
+                    for row in rows.chunks_exact_mut(m) {
+                        row.iter_mut().zip(means.iter()).for_each(|(x, mean)| *x = c * (*x - mean));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// `A ← L^{1/2}·A·L^{1/2}` in place for a square `A` (`n × n`, any
     /// layout) and a graph with [`Graph::has_sqrt`]: the dual RankRLS
     /// system `L^{1/2}KL^{1/2}` (004 §3.2) without a second `n × n` buffer.
@@ -299,6 +343,45 @@ pub fn sqrt_sandwich_block(query_ptr: &[usize], weight: QueryWeight, block: &mut
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `L^{1/2}X` in place on row-major rows equals `apply_cols` into a
+    /// column-major buffer bit for bit, for both weightings and an empty
+    /// query; the identity leaves the rows alone; pairs have no root.
+    #[test]
+    fn sqrt_rows_in_place_equals_apply_cols() {
+        const N: usize = 7;
+        const M: usize = 3;
+        let x: [f64; N * M] = core::array::from_fn(|k| ((k * 37 % 11) as f64 - 4.5) / 3.0);
+        let qp = [0usize, 2, 2, 6, 7];
+        for weight in [QueryWeight::Equal, QueryWeight::Pairs] {
+            let g = Graph::Queries { query_ptr: &qp, weight };
+            let mut y = [0.0f64; N * M];
+            let mut tmp = [0.0f64; N];
+            g.apply_cols(
+                MatRef::from_row_major(&x, N, M).unwrap(),
+                MatMut::from_col_major(&mut y, N, M).unwrap(),
+                true,
+                &mut tmp,
+            )
+            .unwrap();
+            let mut z = x;
+            g.apply_sqrt_rows_in_place(&mut z, M, &mut tmp[..M]).unwrap();
+            for i in 0..N {
+                for j in 0..M {
+                    assert_eq!(z[i * M + j].to_bits(), y[i + j * N].to_bits(), "{weight:?} {i} {j}");
+                }
+            }
+            assert_ne!(z, x);
+        }
+        let mut z = x;
+        Graph::Identity { n: N }.apply_sqrt_rows_in_place(&mut z, M, &mut [0.0; M]).unwrap();
+        assert_eq!(z, x);
+        let pairs = [Pair { winner: 0, loser: 1, magnitude: 1.0 }];
+        let r = Graph::Pairs { n: N, pairs: &pairs }.apply_sqrt_rows_in_place(&mut z, M, &mut [0.0; M]);
+        assert_eq!(r, Err(LinalgError::InvalidParameter));
+        let r = Graph::Identity { n: N }.apply_sqrt_rows_in_place(&mut z[..5], M, &mut [0.0; M]);
+        assert_eq!(r, Err(LinalgError::DimensionMismatch));
+    }
 
     /// Dense Laplacian of a graph, for checking `apply` against `L·x`.
     fn dense_laplacian(g: &Graph<'_>, out: &mut [f64]) {

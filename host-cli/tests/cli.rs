@@ -704,6 +704,45 @@ fn pairs_training_and_pairerror() {
 // ---------------------------------------------------------------------------
 // One grammar: `-m` everywhere, sample orders through the one parser.
 
+/// `train` of linear RankRLS fits while it reads when each query's lines
+/// are consecutive (`a`), from memory when a query resumes later in the
+/// file (`b`, the last line of query 1 moved after query 2: the table's
+/// learner order is `a`'s). Same rows in the same order: the same
+/// metadata but for the file name, and the same weights to 1e-12 of the
+/// largest (the streamed fit sums the Gram matrix block by block: they
+/// differ in the last bits, ~1e-15 here).
+#[test]
+fn streamed_and_in_memory_train_write_the_same_model() {
+    let dir = Scratch::new("stream-vs-memory");
+    let a = "1 qid:1 1:0.5 2:0.25\n0 qid:1 1:0.1 3:0.7\n2 qid:1 2:0.9\n1 qid:2 1:0.3 2:0.2 3:0.1\n0 qid:2 3:0.4\n\
+             2 qid:3 1:0.8 3:0.6\n1 qid:3 2:0.5\n0 qid:3 1:0.2 2:0.1\n";
+    let b = "1 qid:1 1:0.5 2:0.25\n0 qid:1 1:0.1 3:0.7\n1 qid:2 1:0.3 2:0.2 3:0.1\n0 qid:2 3:0.4\n2 qid:1 2:0.9\n\
+             2 qid:3 1:0.8 3:0.6\n1 qid:3 2:0.5\n0 qid:3 1:0.2 2:0.1\n";
+    let (mut shown, mut weights) = (Vec::new(), Vec::new());
+    for (name, text) in [("a", a), ("b", b)] {
+        let data = dir.input(&format!("{name}.light"), text);
+        let model = dir.out(&format!("{name}.rkl"));
+        let run = ranklet(&dir, train_args(&data, &model, &["--precision", "f64"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let run = ranklet(&dir, [OsString::from("inspect"), "-m".into(), os(&model)]);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let (w, kept): (Vec<&str>, Vec<&str>) = run
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with("checksum") && !l.contains("training_data="))
+            .partition(|l| l.starts_with("  feature "));
+        shown.push(kept.join("\n"));
+        weights.push(w.iter().map(|l| l.rsplit('\t').next().unwrap().parse::<f64>().unwrap()).collect::<Vec<f64>>());
+    }
+    assert_eq!(shown[0], shown[1]);
+    assert_eq!(weights[0].len(), 3);
+    let scale = weights[1].iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (u, v) in weights[0].iter().zip(&weights[1]) {
+        assert!((u - v).abs() <= 1e-12 * scale, "{:?} vs {:?}", weights[0], weights[1]);
+    }
+    assert!(shown[0].contains("queries=3") && shown[0].contains("rows=8"), "{}", shown[0]);
+}
+
 #[test]
 fn inspect_takes_the_model_with_m_and_keeps_the_positional_alias() {
     let dir = Scratch::new("inspect-m");

@@ -17,9 +17,11 @@ use crate::args::{
     heading, parse_cv, parse_kernel_arg, parse_list, parse_metric, KernelArg, Precision, QueryWeightArg,
 };
 use crate::cv::{self, Scheme};
+use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
+use crate::family::ls_stream::fit_linear_stream;
 use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
 use crate::family::{describe, Algo, Family, RowFamily};
 use crate::fit::{Fitted, Target};
@@ -263,6 +265,9 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     if a.plot_cv.is_some() && plan.scheme.is_none() {
         return Err(CliError::input("--plot-cv needs --cv"));
     }
+    if train_rows_streamed(a, &plan, data_path)? {
+        return Ok(());
+    }
     let ds = a.data.rows.read(None)?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
     if pairs.is_none() && ds.n_rows() < 2 {
@@ -324,6 +329,68 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     (fitted.after_write)()
 }
 
+/// The exit of a failed final fit: a numerically singular system is a
+/// failure (1), anything else bad input (2).
+fn fit_error(e: LearnError) -> CliError {
+    match e {
+        LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
+            CliError::failure(e.to_string())
+        }
+        LearnError::Unsupported => {
+            CliError::input("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs")
+        }
+        _ => CliError::input(e.to_string()),
+    }
+}
+
+/// `ranklet train` of linear RLS / RankRLS with one λ and no CV from an
+/// SVMlight file, read and fitted in one pass
+/// ([`crate::family::ls_stream`]): the same model (to rounding), metadata
+/// and messages as the in-memory path. `Ok(false)` where it does not apply
+/// (nothing written; the caller reads the file into memory).
+fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Result<bool, CliError> {
+    let RowFamily::Ls(f) = &plan.family else {
+        return Ok(false);
+    };
+    let points = f.points();
+    let rows = &a.data.rows;
+    if plan.scheme.is_some()
+        || a.standardize
+        || a.data.pairs.pairs.is_some()
+        || rows.is_csv()
+        || rows.label_col.is_some()
+        || rows.qid_col.is_some()
+        || f.basis.is_some()
+        || points.len() != 1
+        || points[0].kernel != ranklet_core::kernel::Kernel::Linear
+    {
+        return Ok(false);
+    }
+    let p = points[0];
+    let mut backend = HostBackend::new(a.backend);
+    let opts = SvmlightOptions { num_features: rows.num_features };
+    let Some(fit) = fit_linear_stream(&mut backend, data_path, &opts, f.ranker, plan.weight, p.lambda)? else {
+        return Ok(false);
+    };
+    let fit = fit.map_err(fit_error)?;
+    let mut meta = format!(
+        "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
+        f.name(),
+        data_path.display(),
+        fit.rows,
+        fit.queries,
+        a.query_weight.name()
+    );
+    for (c, v) in f.columns().iter().zip(f.values(&p)) {
+        meta.push_str(&format!("{c}={v}\n"));
+    }
+    eprintln!("chosen: {}", describe(f, &p));
+    let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.element, &meta, None)?;
+    write_atomic(&a.output, &bytes)?;
+    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    Ok(true)
+}
+
 /// A fitted model and what to print or plot once it is written.
 struct Selected<'a> {
     model: Fitted,
@@ -359,15 +426,7 @@ fn select_and_fit<'a, F: Family + 'a>(
         }
         None => *family.points().first().ok_or_else(|| CliError::input("empty grid"))?,
     };
-    let model = family.fit(backend, &chosen, table, target).map_err(|e| match e {
-        LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
-            CliError::failure(e.to_string())
-        }
-        LearnError::Unsupported => {
-            CliError::input("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs")
-        }
-        _ => CliError::input(e.to_string()),
-    })?;
+    let model = family.fit(backend, &chosen, table, target).map_err(fit_error)?;
     for (c, v) in family.columns().iter().zip(family.values(&chosen)) {
         meta.push_str(&format!("{c}={v}\n"));
     }

@@ -43,7 +43,7 @@ pub fn read_csv(path: impl AsRef<Path>, opts: &CsvOptions) -> Result<Dataset, Da
     let path = path.as_ref();
     let name = path.display().to_string();
     let bytes = read_bytes(path)?;
-    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name)?;
+    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name, 0)?;
     parse_chunks(&chunks, &name, opts)
 }
 

@@ -37,6 +37,7 @@ use std::{collections::HashMap, fmt, fs, io, path::Path};
 
 mod chunks;
 pub mod csv;
+mod decimal;
 pub mod edges;
 pub mod matrix;
 pub mod nodes;

@@ -27,11 +27,13 @@
 //!   `d` features).
 //! - Explicit zeros (`3:0`) are stored as entries.
 
-use std::{collections::HashMap, path::Path};
+use std::{collections::HashMap, ops::ControlFlow, path::Path};
 
 use rayon::prelude::*;
 
-use super::chunks::{read_bytes, split_lines, split_str, strip_bom_bytes, utf8_chunks, CHUNK_BYTES};
+pub(crate) use super::chunks::CHUNK_BYTES;
+use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
+use super::decimal::fast_decimal;
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
@@ -44,20 +46,222 @@ pub struct SvmlightOptions {
 
 /// Reads an SVMlight / LETOR file. See the [module docs](self) for the format.
 ///
-/// The file is read whole and parsed in line-aligned chunks in parallel
-/// (see [`chunks`](super::chunks)); the result and every error are those of
-/// a one-pass parse.
+/// The file is read in blocks of whole lines into reused buffers, each
+/// block parsed in line-aligned chunks in parallel (see
+/// [`chunks`](super::chunks)) while the next is read; the result and every
+/// error are those of a one-pass parse (an encoding error anywhere in the
+/// file first, as when the file was checked whole before parsing).
 ///
 /// # Errors
 ///
 /// A [`DataError`] naming the file (and line) for a missing or non-UTF-8
 /// file, a file without data rows, or any malformed line.
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let path = path.as_ref();
+    let block = BLOCK_BYTES_PER_THREAD * rayon::current_num_threads().max(1);
+    read_blocks(path.as_ref(), opts, block, CHUNK_BYTES)
+}
+
+/// Bytes per thread in a block: 4 chunks, enough to balance the threads,
+/// few enough that the reused buffers stay small (a few MB per thread).
+pub(crate) const BLOCK_BYTES_PER_THREAD: usize = 4 * CHUNK_BYTES;
+
+/// [`read_svmlight`] with blocks of about `block` bytes cut into chunks of
+/// about `chunk` bytes.
+fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) -> Result<Dataset, DataError> {
     let name = path.display().to_string();
-    let bytes = read_bytes(path)?;
-    let chunks = utf8_chunks(&split_lines(strip_bom_bytes(&bytes), CHUNK_BYTES), &name)?;
-    parse_chunks(&chunks, &name, opts)
+    match read_blocks_with(path, opts, block, chunk, true, |_| ControlFlow::Continue(()))? {
+        Some(join) => join.finish(&name),
+        None => Err(DataError::file(&name, ErrorKind::Io, "read stopped".to_owned())), // the sink never stops
+    }
+}
+
+/// One block of rows of a streamed read ([`stream_svmlight`]), in file
+/// order.
+pub struct RowBlock<'a> {
+    parts: &'a [Part],
+    /// The query of each row (interned in order of first appearance), if
+    /// the rows carry query ids.
+    groups: Option<&'a [usize]>,
+}
+
+/// One row of a [`RowBlock`].
+pub struct StreamRow<'a> {
+    /// 0-based columns, strictly increasing.
+    pub cols: &'a [u32],
+    /// The values of the columns.
+    pub vals: &'a [f64],
+    /// The label.
+    pub label: f64,
+    /// The query (numbered in order of first appearance in the file), if
+    /// the rows carry query ids.
+    pub query: Option<usize>,
+}
+
+impl RowBlock<'_> {
+    /// The largest 1-based feature index in the block (0 if none).
+    pub fn max_index(&self) -> usize {
+        self.parts.iter().map(|p| p.max_index).max().unwrap_or(0)
+    }
+
+    /// The rows in file order.
+    pub fn rows(&self) -> impl Iterator<Item = StreamRow<'_>> + '_ {
+        self.parts
+            .iter()
+            .flat_map(|p| {
+                (0..p.labels.len()).map(move |i| {
+                    let r = p.row_ptr[i]..p.row_ptr[i + 1];
+                    (&p.col[r.clone()], &p.val[r], p.labels[i])
+                })
+            })
+            .enumerate()
+            .map(|(k, (cols, vals, label))| StreamRow {
+                cols,
+                vals,
+                label,
+                query: self.groups.and_then(|g| g.get(k).copied()),
+            })
+    }
+}
+
+/// What a completed [`stream_svmlight`] read saw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamSummary {
+    /// Data rows.
+    pub rows: usize,
+    /// The dimension, as [`Dataset::n_features`].
+    pub d: usize,
+    /// Distinct query ids (`None` without qids).
+    pub queries: Option<usize>,
+}
+
+/// Reads an SVMlight file as [`read_svmlight`] does (the same checks, the
+/// same errors) without keeping its entries: each block of rows goes to
+/// `sink` once parsed and checked, in file order. `Ok(None)` when the sink
+/// stopped the read (the rest of the file is then neither read nor
+/// checked).
+///
+/// # Errors
+///
+/// As [`read_svmlight`], for the part of the file read.
+pub fn stream_svmlight(
+    path: impl AsRef<Path>,
+    opts: &SvmlightOptions,
+    sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<StreamSummary>, DataError> {
+    let block = BLOCK_BYTES_PER_THREAD * rayon::current_num_threads().max(1);
+    stream_blocks(path.as_ref(), opts, block, CHUNK_BYTES, sink)
+}
+
+/// [`stream_svmlight`] with blocks of about `block` bytes cut into chunks
+/// of about `chunk` bytes (tests: every cut gives the same result).
+pub(crate) fn stream_blocks(
+    path: &Path,
+    opts: &SvmlightOptions,
+    block: usize,
+    chunk: usize,
+    sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<StreamSummary>, DataError> {
+    let Some(join) = read_blocks_with(path, opts, block, chunk, false, sink)? else {
+        return Ok(None);
+    };
+    if join.labels.is_empty() {
+        return Err(DataError::file(&path.display().to_string(), ErrorKind::Empty, "no data rows".to_owned()));
+    }
+    Ok(Some(StreamSummary {
+        rows: join.labels.len(),
+        d: opts.num_features.unwrap_or(join.max_index),
+        queries: join.first_with.map(|_| join.qid_names.len()),
+    }))
+}
+
+/// The block loop of [`read_blocks`] and [`stream_svmlight`]: entries kept
+/// in the joiner when `keep`; `sink` sees every block once joined.
+fn read_blocks_with<'o>(
+    path: &Path,
+    opts: &'o SvmlightOptions,
+    block: usize,
+    chunk: usize,
+    keep: bool,
+    mut sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
+) -> Result<Option<Joiner<'o>>, DataError> {
+    let name = path.display().to_string();
+    let mut blocks = LineBlocks::open(path, block)?;
+    let (mut cur, mut next) = (Vec::new(), Vec::new());
+    blocks.next_into(&mut cur)?;
+    let mut join = Joiner::new(opts, keep);
+    // Two sets of parts: block k is parsed into one while the sink takes
+    // block k − 1 from the other and block k + 1 is read.
+    let mut sets: [Vec<Part>; 2] = [Vec::new(), Vec::new()];
+    // The block joined last and not yet given to the sink: its set, its
+    // number of parts and its first row.
+    let mut pending: Option<(usize, usize, usize)> = None;
+    let mut k = 0usize;
+    // The first parse error (or qid clash); the rest of the file is then
+    // only checked to be UTF-8.
+    let mut failed: Option<DataError> = None;
+    let mut stopped = false;
+    let mut lines_before = 0usize;
+    let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
+    while !cur.is_empty() && !stopped {
+        let [first, second] = &mut sets;
+        let (mine, theirs) = if k == 0 { (first, &*second) } else { (second, &*first) };
+        let joined = &join;
+        let ((read, parsed), sunk) = rayon::join(
+            || {
+                rayon::join(
+                    || blocks.next_into(&mut next),
+                    || -> Result<Option<usize>, DataError> {
+                        let chunks = split_lines(&cur, chunk);
+                        let texts = utf8_chunks(&chunks, &name, lines_before)?;
+                        if failed.is_some() {
+                            return Ok(None);
+                        }
+                        if mine.len() < texts.len() {
+                            mine.resize_with(texts.len(), Part::default);
+                        }
+                        mine[..texts.len()].par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
+                        Ok(Some(texts.len()))
+                    },
+                )
+            },
+            || match pending {
+                Some((_, n, rows_before)) if failed.is_none() => {
+                    sink(&RowBlock { parts: &theirs[..n], groups: joined.groups_from(rows_before) }).is_break()
+                }
+                _ => false,
+            },
+        );
+        read?;
+        let parsed = parsed?;
+        stopped |= sunk;
+        pending = None;
+        match parsed {
+            Some(n) if failed.is_none() => {
+                let rows_before = join.labels.len();
+                match join.append(&mine[..n], &name) {
+                    Ok(()) => {
+                        lines_before += mine[..n].iter().map(|p| p.lines).sum::<usize>();
+                        pending = Some((k, n, rows_before));
+                    }
+                    Err(e) => {
+                        failed = Some(e);
+                        lines_before += newlines(&cur);
+                    }
+                }
+            }
+            _ => lines_before += newlines(&cur),
+        }
+        k ^= 1;
+        std::mem::swap(&mut cur, &mut next);
+    }
+    if let Some((set, n, rows_before)) = pending.filter(|_| failed.is_none() && !stopped) {
+        stopped = sink(&RowBlock { parts: &sets[set][..n], groups: join.groups_from(rows_before) }).is_break();
+    }
+    match failed {
+        Some(e) => Err(e),
+        None if stopped => Ok(None),
+        None => Ok(Some(join)),
+    }
 }
 
 /// Parses SVMlight text; `name` is the file name printed in errors.
@@ -98,25 +302,42 @@ struct Part {
 
 /// Parses the chunks in parallel and joins them in order.
 fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let parts: Vec<Part> = if chunks.len() == 1 {
-        vec![parse_part(chunks[0], opts)]
-    } else {
-        chunks.par_iter().map(|c| parse_part(c, opts)).collect()
-    };
-    join_parts(parts, name, opts)
+    let mut parts: Vec<Part> = chunks.iter().map(|_| Part::default()).collect();
+    parts.par_iter_mut().zip(chunks).for_each(|(p, t)| parse_part_into(t, opts, p));
+    let mut join = Joiner::new(opts, true);
+    join.append(&parts, name)?;
+    join.finish(name)
 }
 
-fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
-    let mut p = Part { row_ptr: vec![0], ..Part::default() };
+/// Parses one chunk into `p`, which is cleared first (its buffers are
+/// reused from block to block).
+fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
+    p.lines = 0;
+    p.row_ptr.clear();
+    p.row_ptr.push(0);
+    p.col.clear();
+    p.val.clear();
+    p.labels.clear();
+    p.row_lines.clear();
+    p.qids.clear();
+    p.first_with_qid = None;
+    p.first_without_qid = None;
+    p.max_index = 0;
+    p.error = None;
     // Rows of LETOR files hold tens to hundreds of entries: reserve by the
     // chunk's size (an entry takes at least 4 bytes, `1:0 `).
     p.col.reserve(text.len() / 8);
     p.val.reserve(text.len() / 8);
-    for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
+    let b = text.as_bytes();
+    // The lines of `str::lines`: cut after each `\n`, no empty line after
+    // a final `\n` (a `\r` before it is whitespace to both parsers).
+    let (mut at, mut line_no) = (0usize, 0usize);
+    while at < b.len() {
+        line_no += 1;
         p.lines = line_no;
         let (cols, qids) = (p.col.len(), p.qids.len());
-        if parse_line_fast(raw, line_no, opts, &mut p) {
+        if let Some(next) = parse_line_fast(text, at, line_no, opts, p) {
+            at = next;
             continue;
         }
         // Anything unusual (an error, most likely): the line again through
@@ -124,7 +345,11 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
         p.col.truncate(cols);
         p.val.truncate(cols);
         p.qids.truncate(qids);
-        if let Err((kind, msg)) = parse_line(raw, line_no, opts, &mut p) {
+        let end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k);
+        let raw = text.get(at..end).unwrap_or_default();
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        at = end + 1;
+        if let Err((kind, msg)) = parse_line(raw, line_no, opts, p) {
             // Roll back the partial row: the join needs whole rows only.
             let keep = *p.row_ptr.last().unwrap_or(&0);
             p.col.truncate(keep);
@@ -133,91 +358,150 @@ fn parse_part(text: &str, opts: &SvmlightOptions) -> Part {
             break;
         }
     }
-    p
 }
 
-/// The common case of [`parse_line`] in one pass over the bytes: a label,
-/// an optional `qid:` right after it, and well-formed entries. Returns
-/// `false` (leaving partial entries for the caller to drop) at anything
-/// else, which [`parse_line`] then parses or words as an error; when it
-/// returns `true`, `p` holds what [`parse_line`] would have added.
+/// Whitespace inside a line, as `split_ascii_whitespace` sees it (`\n`
+/// ends the line).
 #[inline]
-fn parse_line_fast(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> bool {
-    let b = raw.as_bytes();
-    let end = b.iter().position(|&c| c == b'#').unwrap_or(b.len());
-    let b = &b[..end];
-    // (start, colon, end) of the token at or after `at`; colon = end if none
-    let token = |mut at: usize| -> Option<(usize, usize, usize)> {
-        while at < b.len() && b[at].is_ascii_whitespace() {
+fn is_blank(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\r' | b'\x0c')
+}
+
+/// Where a token ends: whitespace, the end of the line or a comment.
+#[inline]
+fn ends_token(c: u8) -> bool {
+    is_blank(c) || c == b'\n' || c == b'#'
+}
+
+/// The index just past the `\n` that ends the line holding `b[at]` (or the
+/// end of the text).
+#[inline]
+fn next_line(b: &[u8], at: usize) -> usize {
+    b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k + 1)
+}
+
+/// The finite number token at `b[at]` and the index just past it: the plain
+/// decimals of data files by [`fast_decimal`], any other token through
+/// [`parse_finite`] (the same value, bit for bit). `None` for a malformed
+/// or non-finite token.
+#[inline]
+fn number_at(text: &str, at: usize, what: &str) -> Option<(f64, usize)> {
+    let b = text.as_bytes();
+    if let Some((v, end)) = fast_decimal(b, at) {
+        if b.get(end).is_none_or(|&c| ends_token(c)) {
+            return Some((v, end));
+        }
+    }
+    let end = b[at..].iter().position(|&c| ends_token(c)).map_or(b.len(), |k| at + k);
+    let v = parse_finite(text.get(at..end)?, what).ok()?;
+    Some((v, end))
+}
+
+/// The common case of [`parse_line`] in one pass over the bytes of the line
+/// that starts at `text[start]`: a label, an optional `qid:` right after
+/// it, and well-formed entries, each byte looked at once (index digits
+/// accumulated as they are scanned, values by [`number_at`]). Returns the
+/// start of the next line, or `None` (leaving partial entries for the
+/// caller to drop) at anything else, which [`parse_line`] then parses or
+/// words as an error; when it returns `Some`, `p` holds what [`parse_line`]
+/// would have added.
+#[inline]
+fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Option<usize> {
+    let b = text.as_bytes();
+    let skip = |mut at: usize| {
+        while at < b.len() && is_blank(b[at]) {
             at += 1;
         }
-        if at == b.len() {
-            return None;
-        }
-        let start = at;
-        let mut colon = usize::MAX;
-        while at < b.len() && !b[at].is_ascii_whitespace() {
-            if b[at] == b':' && colon == usize::MAX {
-                colon = at;
-            }
-            at += 1;
-        }
-        Some((start, colon.min(at), at))
+        at
     };
-    // Token boundaries are ASCII bytes, hence char boundaries of `raw`.
-    let text = |from: usize, to: usize| &raw[from..to];
-    let Some((s0, _, e0)) = token(0) else {
-        return true; // blank or comment line
-    };
-    let Ok(label) = parse_finite(text(s0, e0), "label") else {
-        return false;
-    };
-    let mut at = e0;
-    let mut prev = 0usize;
+    let at = skip(start);
+    match b.get(at) {
+        None => return Some(b.len()),
+        Some(b'\n') => return Some(at + 1),
+        Some(b'#') => return Some(next_line(b, at)), // blank or comment line
+        Some(_) => {}
+    }
+    let (label, mut at) = number_at(text, at, "label")?;
+    let mut prev = 0u64;
     let mut has_qid = false;
     let mut first = true;
-    while let Some((s, c, e)) = token(at) {
-        at = e;
-        if c == e {
-            return false;
-        }
-        let key = text(s, c);
-        if key == "qid" {
-            if !first {
-                return false;
+    let next = loop {
+        at = skip(at);
+        let Some(&c) = b.get(at) else {
+            break b.len();
+        };
+        match c {
+            b'\n' => break at + 1,
+            b'#' => break next_line(b, at),
+            b'q' if first && b[at..].starts_with(b"qid:") => {
+                // `u64::from_str`: an optional `+`, then digits; 1 to 19
+                // digits always fit in u64, more go through `parse`.
+                at += 4;
+                let id_start = at;
+                at += usize::from(b.get(at) == Some(&b'+'));
+                let (mut q, digits) = (0u64, at);
+                while let Some(&c) = b.get(at) {
+                    let d = c.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    q = q.wrapping_mul(10).wrapping_add(u64::from(d));
+                    at += 1;
+                }
+                if at == digits || !b.get(at).is_none_or(|&c| ends_token(c)) {
+                    return None;
+                }
+                if at - digits > 19 {
+                    q = text.get(id_start..at)?.parse().ok()?;
+                }
+                p.qids.push(q);
+                has_qid = true;
             }
-            let Ok(q) = text(c + 1, e).parse::<u64>() else {
-                return false;
-            };
-            p.qids.push(q);
-            has_qid = true;
-            first = false;
-            continue;
+            _ => {
+                // `<index>:<value>`: the index as `parse_index` reads it (an
+                // optional `+`, digits; more than 10 digits, beyond u32::MAX
+                // unless they are leading zeros, through `parse_index`);
+                // index 0, a repeated or decreasing index and the bounds go
+                // to the general parser, which words the error.
+                let key_start = at;
+                at += usize::from(c == b'+');
+                let (mut index, digits) = (0u64, at);
+                while let Some(&c) = b.get(at) {
+                    let d = c.wrapping_sub(b'0');
+                    if d > 9 {
+                        break;
+                    }
+                    index = index.wrapping_mul(10).wrapping_add(u64::from(d));
+                    at += 1;
+                }
+                if at == digits || b.get(at) != Some(&b':') {
+                    return None;
+                }
+                if at - digits > 10 {
+                    index = parse_index(text.get(key_start..at)?)? as u64;
+                }
+                if index <= prev || index > u64::from(u32::MAX) || opts.num_features.is_some_and(|d| index > d as u64) {
+                    return None; // also index 0 (prev starts at 0)
+                }
+                let (v, end) = number_at(text, at + 1, "feature value")?;
+                at = end;
+                p.col.push((index - 1) as u32);
+                p.val.push(v);
+                prev = index;
+            }
         }
         first = false;
-        let Some(index) = parse_index(key) else {
-            return false;
-        };
-        if index <= prev || index > u32::MAX as usize || opts.num_features.is_some_and(|d| index > d) {
-            return false; // also index 0 (prev starts at 0)
-        }
-        let Ok(v) = parse_finite(text(c + 1, e), "feature value") else {
-            return false;
-        };
-        p.col.push((index - 1) as u32);
-        p.val.push(v);
-        prev = index;
-    }
+    };
     if has_qid {
         p.first_with_qid.get_or_insert(line_no);
     } else {
         p.first_without_qid.get_or_insert(line_no);
     }
-    p.max_index = p.max_index.max(prev);
+    p.max_index = p.max_index.max(prev as usize);
     p.labels.push(label);
     p.row_ptr.push(p.col.len());
     p.row_lines.push(line_no);
-    true
+    Some(next)
 }
 
 /// Parses one line into `p` (a data row, or nothing for a blank or comment
@@ -331,97 +615,136 @@ fn parse_index(key: &str) -> Option<usize> {
     Some(n)
 }
 
-/// Joins the parts in file order: shifts their line numbers, interns the
-/// query ids in order of first appearance, and reports the first error in
-/// file order, whether a part's own or a qid inconsistency across parts.
-fn join_parts(parts: Vec<Part>, name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
-    let at = |line: usize, kind: ErrorKind, msg: String| DataError::at(name, line, kind, msg);
-    let rows: usize = parts.iter().map(|p| p.labels.len()).sum();
-    let mut row_ptr = Vec::with_capacity(rows + 1);
-    row_ptr.push(0usize);
-    let (mut labels, mut row_lines) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
-    let mut qid_index: HashMap<u64, usize> = HashMap::new();
-    let mut qid_names: Vec<String> = Vec::new();
-    let mut qid_of_row: Vec<usize> = Vec::new();
-    let mut last_qid: Option<(u64, usize)> = None;
-    let (mut first_with, mut first_without) = (None::<usize>, None::<usize>);
-    let mut max_index = 0usize;
-    let mut offset = 0usize;
-    let mut nnz = 0usize;
-    for p in &parts {
-        let with = p.first_with_qid.map(|l| l + offset);
-        let without = p.first_without_qid.map(|l| l + offset);
-        // The first line whose qid state differs from the file's so far.
-        let clash = match (first_with.or(with), first_without.or(without)) {
-            (Some(w), Some(wo)) if w < wo => Some((wo, false, w)),
-            (Some(w), Some(wo)) => Some((w, true, wo)),
-            _ => None,
-        };
-        if let Some((line, has, other)) = clash {
-            let msg = if has {
-                format!("this line has a qid but line {other} has none: either every data line has a qid or none does")
-            } else {
-                format!("this line has no qid but line {other} has one: either every data line has a qid or none does")
-            };
-            return Err(at(line, ErrorKind::Inconsistent, msg));
-        }
-        if let Some((line, kind, msg)) = &p.error {
-            return Err(at(line + offset, *kind, msg.clone()));
-        }
-        first_with = first_with.or(with);
-        first_without = first_without.or(without);
-        for &q in &p.qids {
-            let g = match last_qid {
-                Some((lq, lg)) if lq == q => lg,
-                _ => {
-                    let next = qid_names.len();
-                    let g = *qid_index.entry(q).or_insert(next);
-                    if g == next {
-                        qid_names.push(q.to_string());
-                    }
-                    g
-                }
-            };
-            last_qid = Some((q, g));
-            qid_of_row.push(g);
-        }
-        row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
-        labels.extend_from_slice(&p.labels);
-        row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
-        max_index = max_index.max(p.max_index);
-        offset += p.lines;
-        nnz += p.col.len();
-    }
-    // The entries, copied in parallel into their places (zeroed allocations
-    // are fresh pages, faulted in by the thread that fills them).
-    let (mut col, mut val) = (vec![0u32; nnz], vec![0f64; nnz]);
-    let mut places = Vec::with_capacity(parts.len());
-    let (mut col_rest, mut val_rest) = (col.as_mut_slice(), val.as_mut_slice());
-    for p in &parts {
-        let (c, c_rest) = col_rest.split_at_mut(p.col.len());
-        let (v, v_rest) = val_rest.split_at_mut(p.val.len());
-        (col_rest, val_rest) = (c_rest, v_rest);
-        places.push((c, v, p));
-    }
-    places.into_par_iter().for_each(|(c, v, p)| {
-        c.copy_from_slice(&p.col);
-        v.copy_from_slice(&p.val);
-    });
+/// Joins the parts in file order, as they come: shifts their line numbers,
+/// interns the query ids in order of first appearance, and reports the
+/// first error in file order, whether a part's own or a qid inconsistency
+/// across parts.
+struct Joiner<'o> {
+    opts: &'o SvmlightOptions,
+    /// Keep the entries (`false`: a streamed read, the sink has them).
+    keep: bool,
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+    labels: Vec<f64>,
+    row_lines: Vec<usize>,
+    qid_index: HashMap<u64, usize>,
+    qid_names: Vec<String>,
+    qid_of_row: Vec<usize>,
+    last_qid: Option<(u64, usize)>,
+    first_with: Option<usize>,
+    first_without: Option<usize>,
+    max_index: usize,
+    /// Lines of the parts joined so far.
+    offset: usize,
+}
 
-    if labels.is_empty() {
-        return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+impl<'o> Joiner<'o> {
+    fn new(opts: &'o SvmlightOptions, keep: bool) -> Self {
+        Joiner {
+            opts,
+            keep,
+            row_ptr: vec![0],
+            col: Vec::new(),
+            val: Vec::new(),
+            labels: Vec::new(),
+            row_lines: Vec::new(),
+            qid_index: HashMap::new(),
+            qid_names: Vec::new(),
+            qid_of_row: Vec::new(),
+            last_qid: None,
+            first_with: None,
+            first_without: None,
+            max_index: 0,
+            offset: 0,
+        }
     }
-    let qids = first_with.map(|_| Qids { names: qid_names, of_row: qid_of_row });
-    Ok(Dataset {
-        d: opts.num_features.unwrap_or(max_index),
-        row_ptr,
-        col,
-        val,
-        labels,
-        qids,
-        row_lines,
-        feature_names: None,
-    })
+
+    /// Appends the parts that follow the ones joined so far.
+    fn append(&mut self, parts: &[Part], name: &str) -> Result<(), DataError> {
+        let at = |line: usize, kind: ErrorKind, msg: String| DataError::at(name, line, kind, msg);
+        for p in parts {
+            let with = p.first_with_qid.map(|l| l + self.offset);
+            let without = p.first_without_qid.map(|l| l + self.offset);
+            // The first line whose qid state differs from the file's so far.
+            let clash = match (self.first_with.or(with), self.first_without.or(without)) {
+                (Some(w), Some(wo)) if w < wo => Some((wo, false, w)),
+                (Some(w), Some(wo)) => Some((w, true, wo)),
+                _ => None,
+            };
+            if let Some((line, has, other)) = clash {
+                let msg = if has {
+                    format!(
+                        "this line has a qid but line {other} has none: either every data line has a qid or none does"
+                    )
+                } else {
+                    format!(
+                        "this line has no qid but line {other} has one: either every data line has a qid or none does"
+                    )
+                };
+                return Err(at(line, ErrorKind::Inconsistent, msg));
+            }
+            if let Some((line, kind, msg)) = &p.error {
+                return Err(at(line + self.offset, *kind, msg.clone()));
+            }
+            self.first_with = self.first_with.or(with);
+            self.first_without = self.first_without.or(without);
+            for &q in &p.qids {
+                let g = match self.last_qid {
+                    Some((lq, lg)) if lq == q => lg,
+                    _ => {
+                        let next = self.qid_names.len();
+                        let g = *self.qid_index.entry(q).or_insert(next);
+                        if g == next {
+                            self.qid_names.push(q.to_string());
+                        }
+                        g
+                    }
+                };
+                self.last_qid = Some((q, g));
+                self.qid_of_row.push(g);
+            }
+            self.labels.extend_from_slice(&p.labels);
+            let offset = self.offset;
+            self.row_lines.extend(p.row_lines.iter().map(|&l| l + offset));
+            self.max_index = self.max_index.max(p.max_index);
+            self.offset += p.lines;
+            if self.keep {
+                // The entries, copied in parallel into the growing arrays
+                // (their fresh pages faulted in by the threads that fill
+                // them).
+                let nnz = self.col.len();
+                self.row_ptr.extend(p.row_ptr[1..].iter().map(|&e| e + nnz));
+                self.col.par_extend(p.col.par_iter().copied());
+                self.val.par_extend(p.val.par_iter().copied());
+            }
+        }
+        Ok(())
+    }
+
+    /// The query of each row from row `rows_before` on, if the rows carry
+    /// query ids.
+    fn groups_from(&self, rows_before: usize) -> Option<&[usize]> {
+        self.first_with.and_then(|_| self.qid_of_row.get(rows_before..))
+    }
+
+    /// The data set (an error if it has no rows).
+    fn finish(self, name: &str) -> Result<Dataset, DataError> {
+        if self.labels.is_empty() {
+            return Err(DataError::file(name, ErrorKind::Empty, "no data rows".to_owned()));
+        }
+        let qids = self.first_with.map(|_| Qids { names: self.qid_names, of_row: self.qid_of_row });
+        Ok(Dataset {
+            d: self.opts.num_features.unwrap_or(self.max_index),
+            row_ptr: self.row_ptr,
+            col: self.col,
+            val: self.val,
+            labels: self.labels,
+            qids,
+            row_lines: self.row_lines,
+            feature_names: None,
+        })
+    }
 }
 
 #[cfg(test)]
@@ -490,6 +813,43 @@ mod tests {
         }
     }
 
+    /// Reading the file in blocks gives the one-pass result for every block
+    /// and chunk size: the data set, or the same error at the same line; an
+    /// encoding error anywhere wins over a parse error before it.
+    #[test]
+    fn block_reads_equal_one_pass() {
+        let dir = std::env::temp_dir().join(format!("ranklet-svmlight-blocks-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let texts: [&[u8]; 8] = [
+            b"# c\n1 qid:3 1:0.5 4:2 # t\n\n0 qid:3 2:-1\r\n2 qid:1\n1 qid:9 3:1e-3 7:+.5\n0 qid:3 1:1\n",
+            b"\xEF\xBB\xBF1 1:1\n0 2:1\n\n1 3:1",
+            b"1 qid:1 1:1\n0 qid:1 2:1\n# x\n1 3:1\n",
+            b"1 qid:1 1:1\n0 qid:2 2:x\n1 3:1\n",
+            b"1 1:1\n0 1:inf\n1 1:\xff\n",
+            b"1 1:1\n0 1:2\n\n1 1:\xff\n",
+            b"\n\n# only comments\n",
+            b"",
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let path = dir.join(format!("t{i}.light"));
+            std::fs::write(&path, text).unwrap();
+            let name = path.display().to_string();
+            let one = match std::str::from_utf8(text) {
+                Ok(t) => parse_svmlight_str(t, &name, &SvmlightOptions::default()),
+                // The encoding error of the whole-file check.
+                Err(_) => Err(utf8_chunks(&[&text[..]], &name, 0).unwrap_err()),
+            };
+            for block in 0..=text.len() + 1 {
+                for chunk in [0, 3, usize::MAX] {
+                    let got = read_blocks(&path, &SvmlightOptions::default(), block, chunk);
+                    assert_eq!(got, one, "{text:?} block {block} chunk {chunk}");
+                }
+            }
+            assert_eq!(read_svmlight(&path, &SvmlightOptions::default()), one);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Where the fast path takes a line, it adds what the general parser
     /// adds; it hands every error to the general parser.
     #[test]
@@ -527,14 +887,42 @@ mod tests {
             "1 1:1é",
             "1 qid:1 1:1\x0c2:2",
             "-0 1:-0 2:1e308 3:4.9e-324",
+            "0.582951 qid:1 1:0.741565 2:0.159910 3:0.278601",
+            "1 qid:18446744073709551615 1:1",
+            "1 qid:18446744073709551616 1:1",
+            "1 qid:1234567890123456789 1:1",
+            "1 qid:+5 1:1",
+            "1 qid: 1:1",
+            "1 qid:5:3 1:1",
+            "1 qid:5#c",
+            "1#c 1:1",
+            "1 1:0.5#c",
+            "1 1#:2",
+            "1 4294967295:1",
+            "1 04294967295:1",
+            "1 12345678901:1",
+            "1 1:12345678901234567890 2:0.00000000000000000001 3:9007199254740993",
+            "1 1:1e23 2:1e-23 3:1e00001 4:+.5e-1",
+            "1 1:1.5x",
+            "1 1:",
+            "1 1:.",
+            "1 1:1e",
+            "1 1:-",
+            "+1 1:+1",
+            "1 1:1\r",
+            "1\t1:1\x0c 2:2 \r",
+            "1 1:1.e5 2:5. 3:.5",
+            "1 1:Infinity",
+            "1 1:1e400",
         ];
         for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
             for line in lines {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
-                let ok = parse_line_fast(line, 1, &opts, &mut fast);
+                let next = parse_line_fast(line, 0, 1, &opts, &mut fast);
                 let res = parse_line(line, 1, &opts, &mut general);
-                if ok {
+                if let Some(next) = next {
+                    assert_eq!(next, line.len(), "{line:?}");
                     assert!(res.is_ok(), "{line:?}");
                     assert_eq!(
                         (&fast.row_ptr, &fast.col, &fast.labels, &fast.row_lines, &fast.qids, fast.max_index),
@@ -559,6 +947,108 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Random lines from pieces of good and bad tokens: wherever the fast
+    /// path takes a line it adds what the general parser adds (bits of the
+    /// values included), and it never refuses a line the general parser
+    /// takes.
+    #[test]
+    fn fast_path_equals_general_parser_on_random_lines() {
+        let numbers = [
+            "0",
+            "-0",
+            "1",
+            "+1",
+            "0.741565",
+            "-3.25",
+            ".5",
+            "5.",
+            "1e-3",
+            "1E+22",
+            "1e23",
+            "9007199254740993",
+            "12345678901234567890",
+            "0.00000000000000000001",
+            "inf",
+            "nan",
+            "x",
+            "",
+            "1.5x",
+            "1e",
+            "-",
+        ];
+        let seps = [" ", "\t", "  ", " \r", "\x0c"];
+        let mut rng = crate::rng::SplitMix64(99);
+        let mut pick = |n: usize| (rng.next_u64() % n as u64) as usize;
+        let mut taken = 0usize;
+        for _ in 0..20_000 {
+            let mut line = String::new();
+            if pick(10) == 0 {
+                line.push_str(seps[pick(seps.len())]);
+            }
+            line.push_str(numbers[pick(numbers.len())]);
+            match pick(6) {
+                0 => {}
+                1 => line.push_str(" qid:+7"),
+                2 => line.push_str(" qid:18446744073709551615"),
+                3 => line.push_str(" qid:x"),
+                _ => line.push_str(&format!(" qid:{}", pick(5))),
+            }
+            let mut index = 0usize;
+            for _ in 0..pick(6) {
+                line.push_str(seps[pick(seps.len())]);
+                index = match pick(12) {
+                    0 => index,
+                    1 => 0,
+                    _ => index + 1 + pick(3),
+                };
+                let key = match pick(10) {
+                    0 => format!("+{index}"),
+                    1 => format!("000000000000{index}"),
+                    _ => index.to_string(),
+                };
+                line.push_str(&format!("{key}:{}", numbers[pick(numbers.len())]));
+                if pick(15) == 0 {
+                    line.push_str("#c 1:x");
+                }
+            }
+            if pick(8) == 0 {
+                line.push_str(" # tail");
+            }
+            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(6) }] {
+                let mut fast = Part { row_ptr: vec![0], ..Part::default() };
+                let mut general = Part { row_ptr: vec![0], ..Part::default() };
+                let next = parse_line_fast(&line, 0, 1, &opts, &mut fast);
+                let res = parse_line(&line, 1, &opts, &mut general);
+                match next {
+                    Some(next) => {
+                        taken += 1;
+                        assert_eq!(next, line.len(), "{line:?}");
+                        assert!(res.is_ok(), "{line:?}");
+                        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                        assert_eq!(
+                            (&fast.row_ptr, &fast.col, bits(&fast.val), bits(&fast.labels), &fast.qids, fast.max_index),
+                            (
+                                &general.row_ptr,
+                                &general.col,
+                                bits(&general.val),
+                                bits(&general.labels),
+                                &general.qids,
+                                general.max_index
+                            ),
+                            "{line:?}"
+                        );
+                        assert_eq!(
+                            (fast.first_with_qid, fast.first_without_qid),
+                            (general.first_with_qid, general.first_without_qid)
+                        );
+                    }
+                    None => assert!(res.is_err(), "the fast path refused a good line {line:?}"),
+                }
+            }
+        }
+        assert!(taken > 2_000, "{taken}");
     }
 
     #[test]

@@ -34,6 +34,7 @@ use crate::table::Table;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod ls_stream;
 pub mod pref;
 
 /// A learner family: its grid and its hooks into core.

@@ -1,0 +1,247 @@
+//! The fast path of the float parser for plain decimals, the numbers data
+//! files are made of (`0.741565`, `-3`, `1.5e-3`).
+//!
+//! A decimal `±m·10^e` with at most 19 digits, `m ≤ 2⁵³` and `|e| ≤ 22` is
+//! computed as one multiplication or division of two exactly representable
+//! `f64` (`m`, and `10^|e|` since `5²² < 2⁵³`). IEEE 754 rounds that one
+//! operation correctly, so the result is the correctly rounded value of the
+//! decimal: Clinger's fast path (W. D. Clinger, "How to read floating point
+//! numbers accurately", PLDI 1990, §5; the first step of Eisel–Lemire in
+//! `fast_float2` and of the standard library's `dec2flt`). Everything else
+//! (longer mantissas, large exponents, `inf`/`nan`, malformed tokens) is
+//! left to [`parse_finite`](super::parse_finite), so the values are those
+//! of `str::parse::<f64>` bit for bit (tests below, by brute force).
+
+/// `10^k` for `k = 0..=22`, each exactly representable.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+    1e21, 1e22,
+];
+
+/// Largest mantissa the fast path takes: every integer up to `2⁵³` is an
+/// exact `f64`.
+const MAX_MANTISSA: u64 = 1 << 53;
+
+/// Parses the plain decimal `[+-]digits[.digits][(e|E)[+-]digits]` that
+/// starts at `b[at]` (at least one mantissa digit, at most 19; exponent
+/// digits at most 4) and returns its value and the index just past it, when
+/// Clinger's fast path gives it exactly (see the module docs). `None`
+/// means "not decided here": the token may still be a valid float (the
+/// caller then parses it in full), or malformed.
+///
+/// The caller checks that the number ends the token (`b[end]` is a
+/// delimiter): `1.5x` stops at `x`.
+#[inline]
+pub(crate) fn fast_decimal(b: &[u8], mut at: usize) -> Option<(f64, usize)> {
+    let neg = match b.get(at) {
+        Some(b'-') => {
+            at += 1;
+            true
+        }
+        Some(b'+') => {
+            at += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut m = 0u64;
+    let start = at;
+    while let Some(&c) = b.get(at) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+        at += 1;
+    }
+    let int_digits = at - start;
+    let mut frac_digits = 0;
+    if b.get(at) == Some(&b'.') {
+        at += 1;
+        let frac_start = at;
+        while let Some(&c) = b.get(at) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
+            at += 1;
+        }
+        frac_digits = at - frac_start;
+    }
+    let digits = int_digits + frac_digits;
+    // 19 digits fit in u64 without wrapping (10¹⁹ − 1 < 2⁶⁴).
+    if digits == 0 || digits > 19 || m > MAX_MANTISSA {
+        return None;
+    }
+    let mut e = -(frac_digits as i64);
+    if let Some(b'e' | b'E') = b.get(at) {
+        at += 1;
+        let eneg = match b.get(at) {
+            Some(b'-') => {
+                at += 1;
+                true
+            }
+            Some(b'+') => {
+                at += 1;
+                false
+            }
+            _ => false,
+        };
+        let (mut x, exp_start) = (0i64, at);
+        while let Some(&c) = b.get(at) {
+            let d = c.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            x = x * 10 + i64::from(d);
+            at += 1;
+            if at - exp_start > 4 {
+                return None;
+            }
+        }
+        if at == exp_start {
+            return None;
+        }
+        e += if eneg { -x } else { x };
+    }
+    let v = m as f64;
+    let v = if e >= 0 { v * *POW10.get(e as usize)? } else { v / *POW10.get(e.unsigned_abs() as usize)? };
+    Some((if neg { -v } else { v }, at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Brute-force agreement with `str::parse::<f64>` on every token the
+    /// fast path decides: the same bits, and the whole token consumed.
+    fn check(token: &str) -> bool {
+        let b = token.as_bytes();
+        match fast_decimal(b, 0) {
+            Some((v, end)) if end == b.len() => {
+                let want = token.parse::<f64>();
+                assert_eq!(want.map(f64::to_bits), Ok(v.to_bits()), "{token:?}");
+                true
+            }
+            _ => false,
+        }
+    }
+
+    #[test]
+    fn edge_cases_agree_with_std() {
+        let decided = [
+            "0",
+            "-0",
+            "+0",
+            "-0.0",
+            "0.000000",
+            "1",
+            "-1",
+            "5.",
+            ".5",
+            "+.5",
+            "-.5e1",
+            "1.e5",
+            "1e5",
+            "1E-05",
+            "1e+22",
+            "1e-22",
+            "9007199254740992",
+            "900719925474099.2",
+            "0.9007199254740992",
+            "9007199254740992e22",
+            "9007199254740992e-22",
+            "0.741565",
+            "0.1",
+            "0.2",
+            "0.3",
+            "123456.789e-3",
+            "0000000000000000001",
+            "1.5e0003",
+        ];
+        for t in decided {
+            assert!(check(t), "{t:?} should take the fast path");
+        }
+        // Left to the full parser: 2⁵³ + 1, 20 digits, exponents beyond 22,
+        // five exponent digits, no digits, specials, malformed.
+        let left = [
+            "9007199254740993",
+            "12345678901234567890",
+            "0.00000000000000000001",
+            "1e23",
+            "1e-23",
+            "1e00001",
+            "",
+            "-",
+            ".",
+            ".e5",
+            "e5",
+            "1e",
+            "1e+",
+            "inf",
+            "nan",
+            "-inf",
+        ];
+        for t in left {
+            assert!(!check(t), "{t:?} should be left to the full parser");
+        }
+        // Stops at the first byte that is not part of a number.
+        assert_eq!(fast_decimal(b"1.5x", 0), Some((1.5, 3)));
+        assert_eq!(fast_decimal(b"2:0.5 ", 2), Some((0.5, 5)));
+    }
+
+    /// Random decimals as data files write them (fixed and scientific, up
+    /// to 20 digits, signs, exponents around the fast path's bounds), and
+    /// random strings of number characters.
+    #[test]
+    fn random_tokens_agree_with_std() {
+        let mut rng = crate::rng::SplitMix64(42);
+        let mut decided = 0usize;
+        let total = 200_000;
+        for k in 0..total {
+            let token = if k % 2 == 0 {
+                let digits = 1 + (rng.next_u64() % 20) as usize;
+                let mut s = String::new();
+                match rng.next_u64() % 3 {
+                    0 => s.push('-'),
+                    1 if rng.next_u64() % 4 == 0 => s.push('+'),
+                    _ => {}
+                }
+                let point = (rng.next_u64() % (digits as u64 + 2)) as usize;
+                for i in 0..digits {
+                    if i == point {
+                        s.push('.');
+                    }
+                    s.push(char::from(b'0' + (rng.next_u64() % 10) as u8));
+                }
+                if rng.next_u64() % 3 == 0 {
+                    s.push(if rng.next_u64() % 2 == 0 { 'e' } else { 'E' });
+                    let e = rng.next_u64() % 60;
+                    let sign = ["", "+", "-"][(rng.next_u64() % 3) as usize];
+                    s.push_str(&format!("{sign}{e}"));
+                }
+                s
+            } else {
+                let alphabet = b"0123456789012345678901234567890123456789..eE+-";
+                let len = 1 + (rng.next_u64() % 24) as usize;
+                (0..len).map(|_| alphabet[(rng.next_u64() % alphabet.len() as u64) as usize] as char).collect()
+            };
+            decided += usize::from(check(&token));
+        }
+        // The generator does reach the fast path (and leaves some out).
+        assert!(decided > total / 4 && decided < total, "{decided} of {total}");
+    }
+
+    /// Every value printed with 6 decimals, as the LETOR files hold them,
+    /// over a grid of magnitudes: the common case must take the fast path.
+    #[test]
+    fn six_decimal_values_agree_with_std() {
+        let mut rng = crate::rng::SplitMix64(7);
+        for _ in 0..100_000 {
+            let x = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 10f64.powi((rng.next_u64() % 8) as i32);
+            let t = format!("{:.6}", if rng.next_u64() % 2 == 0 { x } else { -x });
+            assert!(check(&t), "{t:?}");
+        }
+    }
+}
