@@ -357,9 +357,10 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
+    #[cfg(feature = "kernel")]
+    use super::super::KernelCentring;
     use super::super::{
-        Basis, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel, LinearModel, Model, ModelSpec,
-        ModelView,
+        Basis, ElementType, FeatureCentring, Kernel, KernelModel, LinearModel, Model, ModelSpec, ModelView,
     };
 
     struct Rng(u64);

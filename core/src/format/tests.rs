@@ -65,6 +65,7 @@ impl Rng {
     fn f(&mut self) -> f64 {
         (self.next_u64() >> 11) as f64 / (1u64 << 52) as f64 - 1.0
     }
+    #[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
     fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n as u64) as usize
     }
@@ -143,6 +144,7 @@ impl KernelData {
 
     /// Direct f64 evaluation of the model with parameters rounded to `et`,
     /// as written in docs/format.md.
+    #[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
     fn reference(&self, x: &[f64], et: ElementType, centring: bool, kcentring: bool) -> f64 {
         let m = self.coeffs.len();
         let xc: Vec<f64> = (0..self.dim)
@@ -171,6 +173,7 @@ impl KernelData {
 
     /// The condition scale of [`Self::reference`]'s sum, times the kernel's
     /// amplification, as in the accuracy bound of `score.rs`.
+    #[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
     fn scale(&self, x: &[f64], et: ElementType, centring: bool, kcentring: bool) -> f64 {
         let m = self.coeffs.len();
         let xc: Vec<f64> = (0..self.dim)
@@ -355,6 +358,7 @@ fn linear_round_trip_all_variants() {
     }
 }
 
+#[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
 fn kernels() -> [Kernel; 4] {
     [
         Kernel::Linear,
@@ -1457,6 +1461,7 @@ impl DualData {
     }
 
     /// The f64 score of the stored (rounded) parameters, and its scale.
+    #[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
     fn reference(&self, et: ElementType, xu: &[f64], xv: &[f64]) -> (f64, f64) {
         let r = |v: &[f64]| v.iter().map(|&x| round(x, et)).collect::<Vec<f64>>();
         let (bu, a) = (r(&self.bu), r(&self.a));
@@ -1469,6 +1474,7 @@ impl DualData {
     }
 }
 
+#[cfg_attr(not(feature = "kernel"), allow(dead_code))] // used by the kernel-scoring tests only
 fn dual_kernels() -> [(Kernel, Kernel); 3] {
     [
         (Kernel::Rbf { gamma: 0.7 }, Kernel::Polynomial { gamma: 0.5, coef0: 1.0, degree: 3 }),
