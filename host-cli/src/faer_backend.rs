@@ -51,6 +51,51 @@ use crate::kernel_par;
 /// 2 cores, the time going to thread barriers).
 const SMALL_OUTPUT: usize = 256;
 
+/// Products of the top-k solver with fewer multiply-adds than this run on
+/// one thread: the Gram–Schmidt products of a block (n × μ by n × b, below
+/// 2 M multiply-adds at n = 4000, b = 4) took longer in parallel than on
+/// one thread on 2 cores (`docs/performance.md`).
+const SMALL_GEMM_WORK: usize = 1 << 22;
+
+/// Products of the top-k solver between this and [`SMALL_GEMM_WORK`]
+/// multiply-adds are split in two halves for two threads (one
+/// `rayon::join`, each half on one thread): by rows of the output when it
+/// is tall (`W − V·C`), else along the inner dimension (`Vᵀ·W`, whose
+/// output is only μ × b).
+const SPLIT_GEMM_WORK: usize = 1 << 18;
+
+/// `c ← α·p·q (+ c)` as two single-threaded halves run by `rayon::join`
+/// (see [`SPLIT_GEMM_WORK`]).
+fn split_matmul(
+    c: faer::MatMut<'_, f64>,
+    accum: Accum,
+    p: faer::MatRef<'_, f64>,
+    q: faer::MatRef<'_, f64>,
+    alpha: f64,
+) {
+    let (m, k) = (p.nrows(), p.ncols());
+    if m >= 2 * SMALL_OUTPUT || k < 2 {
+        let h = m / 2;
+        let (c0, c1) = c.split_at_row_mut(h);
+        let (p0, p1) = p.split_at_row(h);
+        rayon::join(
+            || matmul::matmul(c0, accum, p0, q, alpha, Par::Seq),
+            || matmul::matmul(c1, accum, p1, q, alpha, Par::Seq),
+        );
+    } else {
+        let h = k / 2;
+        let (p0, p1) = p.split_at_col(h);
+        let (q0, q1) = q.split_at_row(h);
+        let mut tmp = Mat::<f64>::zeros(c.nrows(), c.ncols());
+        let mut c = c;
+        rayon::join(
+            || matmul::matmul(c.rb_mut(), accum, p0, q0, alpha, Par::Seq),
+            || matmul::matmul(tmp.as_mut(), Accum::Replace, p1, q1, alpha, Par::Seq),
+        );
+        c += tmp.as_ref();
+    }
+}
+
 /// [`Backend`] on faer, multi-threaded.
 ///
 /// Owns a growable scratch buffer for the top-k solver, so one value can be
@@ -433,9 +478,43 @@ impl SymOperator<f64> for FaerSymOp<'_> {
             }
             return Ok(());
         }
-        let (fp, fq, par) = (input(p), input(q), self.par);
-        with_output(&mut c, |c| matmul::matmul(c, accum, fp.get(), fq.get(), alpha, par));
+        // The Gram–Schmidt products (n × μ by n × b) are too small to pay
+        // for a parallel region each; the restart rotations are not.
+        let work = c.nrows().saturating_mul(c.ncols()).saturating_mul(p.ncols());
+        let (fp, fq) = (input(p), input(q));
+        if work >= SMALL_GEMM_WORK || self.par.degree() < 2 {
+            let par = if work < SMALL_GEMM_WORK { Par::Seq } else { self.par };
+            with_output(&mut c, |c| matmul::matmul(c, accum, fp.get(), fq.get(), alpha, par));
+        } else if work >= SPLIT_GEMM_WORK {
+            with_output(&mut c, |c| split_matmul(c, accum, fp.get(), fq.get(), alpha));
+        } else {
+            with_output(&mut c, |c| matmul::matmul(c, accum, fp.get(), fq.get(), alpha, Par::Seq));
+        }
         Ok(())
+    }
+
+    /// faer's dense decomposition on one thread (the projected matrix has
+    /// order ~2k + b): faster than core's tridiagonal QR, which was the
+    /// larger part of the solver's serial time at n = 2000.
+    fn small_sym_eigen(
+        &mut self,
+        s: MatRef<'_, f64>,
+        vals: &mut [f64],
+        mut vecs: MatMut<'_, f64>,
+        _work: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        let m = square(&s)?;
+        if vals.len() != m || vecs.nrows() != m || vecs.ncols() != m {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        if m == 0 {
+            return Ok(());
+        }
+        if !lower_finite(s) {
+            return Err(LinalgError::NonFinite);
+        }
+        let fs = input(s);
+        with_output(&mut vecs, |v| full_eigen_par(fs.get(), vals, v, Par::Seq))
     }
 }
 
@@ -701,7 +780,7 @@ impl Backend for FaerBackend {
         if vecs.nrows() != n || vecs.ncols() != k {
             return Err(LinalgError::DimensionMismatch);
         }
-        if !lower_finite(a) {
+        if !kernel_par::lower_finite(self.parallel(), a) {
             return Err(LinalgError::NonFinite);
         }
         self.last_top_k = None;
@@ -728,7 +807,18 @@ impl Backend for FaerBackend {
             if self.work.len() < needed {
                 self.work.resize(needed, 0.0);
             }
-            match sym_eigen_top_k(&mut op, vals, vecs.rb_mut(), &mut self.work[..needed], &params) {
+            let work = &mut self.work[..needed];
+            // With several threads the solver runs on a worker of rayon's
+            // pool, so that the parallel products it starts (one or more per
+            // block step) are joined by work stealing rather than injected
+            // from outside the pool and waited for.
+            let res = if self.par.degree() >= 2 {
+                let vecs = vecs.rb_mut();
+                rayon::scope(|_| sym_eigen_top_k(&mut op, vals, vecs, work, &params))
+            } else {
+                sym_eigen_top_k(&mut op, vals, vecs.rb_mut(), work, &params)
+            };
+            match res {
                 // Tightly clustered top eigenvalues (e.g. a long 1-D
                 // Laplacian) can exhaust the Lanczos budget; the host can
                 // afford the full decomposition instead of failing.
@@ -967,6 +1057,47 @@ mod tests {
                         .unwrap();
                     for (i, (g, w)) in y.iter().zip(&want).enumerate() {
                         assert!((g - w).abs() <= 1e-12, "n={n} b={b} t={threads} entry {i}: {g} vs {w}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Both halves of [`split_matmul`] (rows of a tall output; the inner
+    /// dimension of a small one), overwriting and accumulating, against a
+    /// naive triple loop: the same sums in another order, so within
+    /// k·ε·Σ|p||q| ≤ 1e-12 for these sizes (k ≤ 301, entries in ±0.5).
+    #[test]
+    fn split_products_equal_the_naive_product() {
+        let mut state = 0x9e37_79b9_u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 11) as f64) / (1u64 << 53) as f64 - 0.5
+        };
+        // (m, k, b): W − V·C (tall, rows split), Vᵀ·W (small, inner split), odd sizes.
+        for (m, k, b, transposed) in [(1201, 37, 4, false), (301, 1201, 4, true), (513, 2, 3, false), (7, 301, 1, true)]
+        {
+            let pd: Vec<f64> = (0..m * k).map(|_| next()).collect();
+            let qd: Vec<f64> = (0..k * b).map(|_| next()).collect();
+            let c0: Vec<f64> = (0..m * b).map(|_| next()).collect();
+            // p as m × k: column-major, or the transpose of a column-major k × m.
+            let pa = |i: usize, l: usize| if transposed { pd[l + i * k] } else { pd[i + l * m] };
+            let pv = if transposed {
+                faer::MatRef::from_column_major_slice(&pd, k, m).transpose()
+            } else {
+                faer::MatRef::from_column_major_slice(&pd, m, k)
+            };
+            let qv = faer::MatRef::from_column_major_slice(&qd, k, b);
+            for accum in [Accum::Replace, Accum::Add] {
+                let mut c = c0.clone();
+                split_matmul(faer::MatMut::from_column_major_slice_mut(&mut c, m, b), accum, pv, qv, -1.5);
+                for j in 0..b {
+                    for i in 0..m {
+                        let mut want = if matches!(accum, Accum::Add) { c0[i + j * m] } else { 0.0 };
+                        for l in 0..k {
+                            want -= 1.5 * pa(i, l) * qd[l + j * k];
+                        }
+                        assert!((c[i + j * m] - want).abs() <= 1e-12, "m={m} k={k} ({i},{j})");
                     }
                 }
             }

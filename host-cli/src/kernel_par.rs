@@ -277,7 +277,10 @@ pub fn mirror_lower(par: bool, mut a: MatMut<'_, f64>) {
 /// finite; column blocks in parallel when `par`.
 pub fn lower_finite(par: bool, a: ranklet_core::MatRef<'_, f64>) -> bool {
     let n = a.nrows();
-    let col_ok = |j: usize| (j..n).all(|i| a.at(i, j).is_finite());
+    let col_ok = |j: usize| match a.col(j).and_then(|c| c.get(j..)) {
+        Some(c) => ranklet_core::linalg::slice_finite(c),
+        None => (j..n).all(|i| a.at(i, j).is_finite()),
+    };
     if par && n * n > SMALL {
         (0..a.ncols().min(n)).into_par_iter().with_min_len(BLOCK_COLS).all(col_ok)
     } else {

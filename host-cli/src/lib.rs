@@ -43,6 +43,7 @@ pub mod family;
 pub mod feedback;
 pub mod fit;
 pub mod hostbackend;
+pub mod hugebuf;
 pub mod input;
 pub mod kernel_par;
 pub mod metric;

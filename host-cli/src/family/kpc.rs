@@ -114,7 +114,8 @@ impl Family for Kpc {
             return Fitted::from_expansion(p.kernel, landmark_table(table, &piv[..r]), alpha, offset, None);
         }
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
-        let mut work = vec![0.0; kpc::fit_workspace_len(&x, p.components)];
+        // The n × n kernel matrix lives here: on huge pages (crate::hugebuf).
+        let mut work = crate::hugebuf::ZeroedF64::new(kpc::fit_workspace_len(&x, p.components));
         let f = kpc::fit(
             backend,
             &p.kernel,
@@ -125,7 +126,7 @@ impl Family for Kpc {
             p.components,
             &mut alpha,
             &mut cm,
-            &mut work,
+            work.as_mut_slice(),
         )?;
         Fitted::from_expansion(p.kernel, table.clone(), alpha, f.offset, Some((cm, f.grand_mean)))
     }
