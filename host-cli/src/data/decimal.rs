@@ -33,41 +33,13 @@ const MAX_MANTISSA: u64 = 1 << 53;
 /// delimiter): `1.5x` stops at `x`.
 #[inline]
 pub(crate) fn fast_decimal(b: &[u8], mut at: usize) -> Option<(f64, usize)> {
-    let neg = match b.get(at) {
-        Some(b'-') => {
-            at += 1;
-            true
-        }
-        Some(b'+') => {
-            at += 1;
-            false
-        }
-        _ => false,
-    };
+    let neg = sign(b, &mut at);
     let mut m = 0u64;
-    let start = at;
-    while let Some(&c) = b.get(at) {
-        let d = c.wrapping_sub(b'0');
-        if d > 9 {
-            break;
-        }
-        m = m.wrapping_mul(10).wrapping_add(u64::from(d));
-        at += 1;
-    }
-    let int_digits = at - start;
+    let int_digits = digit_run(b, &mut at, &mut m);
     let mut frac_digits = 0;
     if b.get(at) == Some(&b'.') {
         at += 1;
-        let frac_start = at;
-        while let Some(&c) = b.get(at) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            m = m.wrapping_mul(10).wrapping_add(u64::from(d));
-            at += 1;
-        }
-        frac_digits = at - frac_start;
+        frac_digits = digit_run(b, &mut at, &mut m);
     }
     let digits = int_digits + frac_digits;
     // 19 digits fit in u64 without wrapping (10¹⁹ − 1 < 2⁶⁴).
@@ -77,37 +49,50 @@ pub(crate) fn fast_decimal(b: &[u8], mut at: usize) -> Option<(f64, usize)> {
     let mut e = -(frac_digits as i64);
     if let Some(b'e' | b'E') = b.get(at) {
         at += 1;
-        let eneg = match b.get(at) {
-            Some(b'-') => {
-                at += 1;
-                true
-            }
-            Some(b'+') => {
-                at += 1;
-                false
-            }
-            _ => false,
-        };
-        let (mut x, exp_start) = (0i64, at);
-        while let Some(&c) = b.get(at) {
-            let d = c.wrapping_sub(b'0');
-            if d > 9 {
-                break;
-            }
-            x = x * 10 + i64::from(d);
-            at += 1;
-            if at - exp_start > 4 {
-                return None;
-            }
-        }
-        if at == exp_start {
+        let eneg = sign(b, &mut at);
+        let mut x = 0u64;
+        // 1 to 4 exponent digits (no wrapping); more are left to the caller.
+        if !(1..=4).contains(&digit_run(b, &mut at, &mut x)) {
             return None;
         }
+        let x = x as i64;
         e += if eneg { -x } else { x };
     }
     let v = m as f64;
     let v = if e >= 0 { v * *POW10.get(e as usize)? } else { v / *POW10.get(e.unsigned_abs() as usize)? };
     Some((if neg { -v } else { v }, at))
+}
+
+/// Steps over an optional sign at `b[*at]`; `true` for `-`.
+#[inline(always)]
+fn sign(b: &[u8], at: &mut usize) -> bool {
+    match b.get(*at) {
+        Some(b'-') => {
+            *at += 1;
+            true
+        }
+        Some(b'+') => {
+            *at += 1;
+            false
+        }
+        _ => false,
+    }
+}
+
+/// Steps over the run of decimal digits at `b[*at]`, appending them to
+/// `acc` (wrapping: the caller bounds the count), and returns its length.
+#[inline(always)]
+fn digit_run(b: &[u8], at: &mut usize, acc: &mut u64) -> usize {
+    let start = *at;
+    while let Some(&c) = b.get(*at) {
+        let d = c.wrapping_sub(b'0');
+        if d > 9 {
+            break;
+        }
+        *acc = acc.wrapping_mul(10).wrapping_add(u64::from(d));
+        *at += 1;
+    }
+    *at - start
 }
 
 #[cfg(test)]
