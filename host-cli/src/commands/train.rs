@@ -301,14 +301,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         None => Target::Labels(plan.weight),
     };
     let mut backend = HostBackend::new(a.backend);
-    let mut meta = format!(
-        "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
-        plan.family.name(),
-        data_path.display(),
-        table.n(),
-        table.n_queries(),
-        a.query_weight.name()
-    );
+    let mut meta = rows_meta(a, plan.family.name(), data_path, table.n(), table.n_queries());
     let fitted = with_family!(&plan.family, |f| select_and_fit(a, &plan, f, &mut backend, &table, &target, &mut meta))?;
     if let Some(m) = plan.family.basis() {
         meta.push_str(&format!("basis={m}\nbasis_method=pivoted-cholesky\n"));
@@ -322,8 +315,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     }
     let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
     let bytes = model_bytes(&fitted.model, ds.n_features(), plan.element, &meta, centring)?;
-    write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
+    write_model(&a.output, &bytes)?;
     // The CV table is printed (and plotted) only once the model is written,
     // so a failed run prints nothing to stdout and leaves no file.
     (fitted.after_write)()
@@ -373,22 +365,35 @@ fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Res
         return Ok(false);
     };
     let fit = fit.map_err(fit_error)?;
-    let mut meta = format!(
-        "algorithm={}\ntraining_data={}\nrows={}\nqueries={}\nquery_weight={}\n",
-        f.name(),
+    let mut meta = rows_meta(a, f.name(), data_path, fit.rows, fit.queries);
+    push_chosen(&mut meta, f, &p);
+    let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.element, &meta, None)?;
+    write_model(&a.output, &bytes)?;
+    Ok(true)
+}
+
+/// The metadata every model trained on rows starts with.
+fn rows_meta(a: &TrainArgs, algorithm: &str, data_path: &Path, rows: usize, queries: usize) -> String {
+    format!(
+        "algorithm={algorithm}\ntraining_data={}\nrows={rows}\nqueries={queries}\nquery_weight={}\n",
         data_path.display(),
-        fit.rows,
-        fit.queries,
         a.query_weight.name()
-    );
-    for (c, v) in f.columns().iter().zip(f.values(&p)) {
+    )
+}
+
+/// Records the chosen grid point in the metadata and says which it was.
+fn push_chosen<F: Family>(meta: &mut String, family: &F, p: &F::Point) {
+    for (c, v) in family.columns().iter().zip(family.values(p)) {
         meta.push_str(&format!("{c}={v}\n"));
     }
-    eprintln!("chosen: {}", describe(f, &p));
-    let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.element, &meta, None)?;
-    write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
-    Ok(true)
+    eprintln!("chosen: {}", describe(family, p));
+}
+
+/// Writes the model file atomically and says so.
+fn write_model(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
+    write_atomic(path, bytes)?;
+    eprintln!("wrote {} ({} bytes)", path.display(), bytes.len());
+    Ok(())
 }
 
 /// A fitted model and what to print or plot once it is written.
@@ -427,10 +432,7 @@ fn select_and_fit<'a, F: Family + 'a>(
         None => *family.points().first().ok_or_else(|| CliError::input("empty grid"))?,
     };
     let model = family.fit(backend, &chosen, table, target).map_err(fit_error)?;
-    for (c, v) in family.columns().iter().zip(family.values(&chosen)) {
-        meta.push_str(&format!("{c}={v}\n"));
-    }
-    eprintln!("chosen: {}", describe(family, &chosen));
+    push_chosen(meta, family, &chosen);
     let plot = a.plot_cv.as_deref();
     let after_write = Box::new(move || {
         if let Some(report) = &cv_report {
@@ -495,9 +497,7 @@ fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliErr
         meta.push_str(&format!("basis={}\n", rows.join(";")));
     }
     let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), a.precision.element(), &meta, None)?;
-    write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
-    Ok(())
+    write_model(&a.output, &bytes)
 }
 
 /// `ranklet train --prefs …`: the preference GPs (000 §5, 001). The
