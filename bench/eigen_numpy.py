@@ -41,6 +41,13 @@ DIM = 10
 GAMMA = 0.1
 
 
+
+def raw_details(rows):
+    """The doc's collapsed block of raw JSON lines, after a table."""
+    return ["", "<details><summary>raw results (JSON lines)</summary>", "", "```"] + [
+        json.dumps(r, separators=(",", ":")) for r in rows
+    ] + ["```", "", "</details>"]
+
 def splitmix64(seed, count):
     state = seed & MASK
     out = []
@@ -254,14 +261,7 @@ def cmd_report(a):
             lines.append(
                 f"| {n} | {task} | {fmt(f)} | {fmt(p)} | {fmt(npy)} | {ratio(f, npy)} | {ratio(p, npy)} | {speed} |"
             )
-    lines.append("")
-    lines.append("<details><summary>raw results (JSON lines)</summary>")
-    lines.append("")
-    lines.append("```")
-    lines.extend(json.dumps(r, separators=(",", ":")) for r in rows)
-    lines.append("```")
-    lines.append("")
-    lines.append("</details>")
+    lines.extend(raw_details(rows))
     section = "\n".join(lines) + "\n"
     print(section)
 
@@ -340,14 +340,7 @@ def cmd_report_topk(a):
             f"{e.get('residual', '—') if e else '—'} | {d['faer_default']['median_s'] if 'faer_default' in d else '—'} | "
             f"{d['faer_default'].get('residual', '—') if 'faer_default' in d else '—'} |"
         )
-    lines.append("")
-    lines.append("<details><summary>raw results (JSON lines)</summary>")
-    lines.append("")
-    lines.append("```")
-    lines.extend(json.dumps(r, separators=(",", ":")) for r in rows)
-    lines.append("```")
-    lines.append("")
-    lines.append("</details>")
+    lines.extend(raw_details(rows))
     section = "\n".join(lines) + "\n"
     print(section)
     doc = open(a.out).read() if os.path.exists(a.out) else "# Performance\n\n"
