@@ -67,12 +67,20 @@ mod tests {
     fn zeroed_of_every_size_has_its_length_and_is_zero() {
         for len in [0usize, 1, 1000, MIN_BYTES / 8 - 1, MIN_BYTES / 8, 3 * HUGE / 8 + 5] {
             let mut b = ZeroedF64::new(len);
+            let mapped = b.map.is_some();
+            // Large buffers come from the huge-page mapping (anonymous maps
+            // do not fail on Linux), small ones from a Vec.
+            assert_eq!(mapped, cfg!(target_os = "linux") && len * 8 >= MIN_BYTES, "len {len}");
             let s = b.as_mut_slice();
             assert_eq!(s.len(), len);
             assert!(s.iter().all(|&v| v == 0.0));
-            if let Some(last) = s.last_mut() {
-                *last = 1.0;
+            if mapped {
+                assert_eq!(s.as_ptr() as usize % HUGE, 0, "len {len}: not on a huge-page boundary");
             }
+            // Every element is its own storage: write all, read all back.
+            s.iter_mut().enumerate().for_each(|(i, v)| *v = i as f64);
+            let s = b.as_mut_slice();
+            assert!(s.iter().enumerate().all(|(i, &v)| v == i as f64), "len {len}");
         }
     }
 }
