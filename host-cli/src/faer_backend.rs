@@ -41,7 +41,6 @@ use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_basis_size, top_k_workspa
 use ranklet_core::eigen::EigenParams;
 use ranklet_core::graph::Graph;
 use ranklet_core::kernel::Kernel;
-use ranklet_core::linalg::slice_finite;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
 use crate::kernel_par;
@@ -231,12 +230,10 @@ fn with_output<R>(c: &mut MatMut<'_, f64>, f: impl FnOnce(faer::MatMut<'_, f64>)
     r
 }
 
+/// Whether the lower triangle of `a` is finite, on one thread (the checks
+/// of single calls; [`kernel_par::lower_finite`] does the walk).
 fn lower_finite(a: MatRef<'_, f64>) -> bool {
-    if a.row_stride() == 1 {
-        // Column-contiguous: the part of each column on and below the diagonal.
-        return (0..a.ncols()).all(|j| a.col(j).is_some_and(|c| slice_finite(c.get(j..).unwrap_or(&[]))));
-    }
-    (0..a.ncols()).all(|j| (j..a.nrows()).all(|i| a.at(i, j).is_finite()))
+    kernel_par::lower_finite(false, a)
 }
 
 fn square(a: &MatRef<'_, f64>) -> Result<usize, LinalgError> {
