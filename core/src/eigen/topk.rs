@@ -59,7 +59,7 @@
 
 use super::tridiag::{sym_eigen, sym_eigen_workspace_len};
 use super::EigenParams;
-use crate::linalg::blas::{gemm, nrm2};
+use crate::linalg::blas::{dot_unchecked, gemm, nrm2};
 use crate::{LinalgError, MatMut, MatRef, Real};
 
 /// Block size used when [`EigenParams::block`] is 0.
@@ -509,7 +509,7 @@ impl<T: Real> Lanczos<'_, T> {
             let w = &mut rest[..n];
             for _ in 0..2 {
                 for (q, rq) in prev.chunks_exact(n).zip(r.iter_mut()) {
-                    let d = dot(q, w);
+                    let d = dot_unchecked(q, w);
                     for (wi, &qi) in w.iter_mut().zip(q) {
                         *wi -= d * qi;
                     }
@@ -763,49 +763,12 @@ impl<T: Real> Lanczos<'_, T> {
     }
 }
 
-/// Lanes of [`dot`] and [`norm`]: independent partial sums, so the loops
-/// vectorise and do not wait on one addition chain (the single-chain loops
-/// were most of the solver's serial time besides the small eigenproblem).
-const LANES: usize = 8;
-
-fn dot<T: Real>(x: &[T], y: &[T]) -> T {
-    let mut acc = [T::ZERO; LANES];
-    let (xc, yc) = (x.chunks_exact(LANES), y.chunks_exact(LANES));
-    let (xr, yr) = (xc.remainder(), yc.remainder());
-    for (a, b) in xc.zip(yc) {
-        for l in 0..LANES {
-            acc[l] += a[l] * b[l];
-        }
-    }
-    let mut s = T::ZERO;
-    for (&a, &b) in xr.iter().zip(yr) {
-        s += a * b;
-    }
-    sum_lanes(acc) + s
-}
-
-fn sum_lanes<T: Real>(acc: [T; LANES]) -> T {
-    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
-}
-
-/// ‖x‖₂ from the plain sum of squares when it can neither have overflowed
+/// ‖x‖₂ from the plain (lane-split, [`dot_unchecked`]) sum of squares when it can neither have overflowed
 /// nor lost accuracy to underflow (each square below `MIN_POSITIVE` errs by
 /// at most that, so a sum ≥ `MIN_POSITIVE/ε` is within `n·ε` relative);
 /// otherwise the scaled [`nrm2`].
 fn norm<T: Real>(x: &[T]) -> T {
-    let mut acc = [T::ZERO; LANES];
-    let xc = x.chunks_exact(LANES);
-    let xr = xc.remainder();
-    for a in xc {
-        for l in 0..LANES {
-            acc[l] += a[l] * a[l];
-        }
-    }
-    let mut s = T::ZERO;
-    for &a in xr {
-        s += a * a;
-    }
-    let s = sum_lanes(acc) + s;
+    let s = dot_unchecked(x, x);
     if s.is_finite() && s >= T::MIN_POSITIVE / T::EPSILON {
         s.sqrt()
     } else {
@@ -1170,7 +1133,7 @@ mod tests {
             let want = nrm2(&x);
             assert!((norm(&x) - want).abs() <= 1e-13 * want.max(1.0), "len={len}");
             let d: f64 = x.iter().zip(&y).map(|(a, b)| a * b).sum();
-            assert!((dot(&x, &y) - d).abs() <= 1e-13 * len.max(1) as f64, "len={len}");
+            assert!((dot_unchecked(&x, &y) - d).abs() <= 1e-13 * len.max(1) as f64, "len={len}");
         }
         for scale in [1e200, 1e-200] {
             let x: Vec<f64> = [3.0, 4.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 12.0].iter().map(|v| v * scale).collect();

@@ -48,25 +48,25 @@ pub fn dot<T: Real>(x: &[T], y: &[T]) -> Result<T, LinalgError> {
     Ok(dot_unchecked(x, y))
 }
 
-/// `xᵀy` over the common prefix; four accumulators so the loop vectorises.
+/// `xᵀy` over the common prefix, in eight independent lanes: two AVX2
+/// vectors of f64 in flight, so the adds are not one dependency chain (the
+/// top-k solver's norms and Gram–Schmidt dots run on this).
 #[inline]
 pub(crate) fn dot_unchecked<T: Real>(x: &[T], y: &[T]) -> T {
+    const LANES: usize = 8;
     let n = x.len().min(y.len());
-    let (x, y) = (&x[..n], &y[..n]);
-    let mut acc = [T::ZERO; 4];
-    let mut xc = x.chunks_exact(4);
-    let mut yc = y.chunks_exact(4);
-    for (a, b) in (&mut xc).zip(&mut yc) {
-        acc[0] += a[0] * b[0];
-        acc[1] += a[1] * b[1];
-        acc[2] += a[2] * b[2];
-        acc[3] += a[3] * b[3];
+    let (xc, yc) = (x[..n].chunks_exact(LANES), y[..n].chunks_exact(LANES));
+    let mut s = T::ZERO;
+    for (&a, &b) in xc.remainder().iter().zip(yc.remainder()) {
+        s += a * b;
     }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (a, b) in xc.remainder().iter().zip(yc.remainder()) {
-        s += *a * *b;
+    let mut acc = [T::ZERO; LANES];
+    for (a, b) in xc.zip(yc) {
+        for l in 0..LANES {
+            acc[l] += a[l] * b[l];
+        }
     }
-    s
+    ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7])) + s
 }
 
 /// `y ← αx + y`. Errors if the lengths differ.
