@@ -97,7 +97,8 @@ impl Graph<'_> {
         }
     }
 
-    fn query_scale(weight: QueryWeight, len: usize) -> f64 {
+    /// `c_q` of a query of `len` rows: `L_q = c_q·(I − 11ᵀ/l_q)`.
+    pub(crate) fn query_scale(weight: QueryWeight, len: usize) -> f64 {
         match weight {
             QueryWeight::Equal => 1.0,
             QueryWeight::Pairs => len as f64,

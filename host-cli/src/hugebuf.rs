@@ -26,7 +26,11 @@ pub struct ZeroedF64 {
 
 impl ZeroedF64 {
     /// `len` zeros, on huge pages when `len` is large and the system allows.
-    pub fn new(len: usize) -> Self {
+    ///
+    /// # Errors
+    /// Where neither the mapping nor a `Vec` can be had
+    /// ([`crate::mem::try_zeros`]'s error), never an abort.
+    pub fn new(len: usize) -> Result<Self, ranklet_core::LinalgError> {
         let bytes = len.saturating_mul(8);
         if bytes >= MIN_BYTES {
             if let Ok(map) = MmapOptions::new().len(bytes + HUGE).map_anon() {
@@ -37,11 +41,11 @@ impl ZeroedF64 {
                     .get(off..off + bytes)
                     .is_some_and(|b| bytemuck::try_cast_slice::<u8, f64>(b).is_ok_and(|s| s.len() == len));
                 if ok {
-                    return Self { map: Some((map, off)), vec: Vec::new(), len };
+                    return Ok(Self { map: Some((map, off)), vec: Vec::new(), len });
                 }
             }
         }
-        Self { map: None, vec: vec![0.0; len], len }
+        Ok(Self { map: None, vec: crate::mem::try_zeros(len)?, len })
     }
 
     /// The buffer.
@@ -66,7 +70,7 @@ mod tests {
     #[test]
     fn zeroed_of_every_size_has_its_length_and_is_zero() {
         for len in [0usize, 1, 1000, MIN_BYTES / 8 - 1, MIN_BYTES / 8, 3 * HUGE / 8 + 5] {
-            let mut b = ZeroedF64::new(len);
+            let mut b = ZeroedF64::new(len).unwrap();
             let mapped = b.map.is_some();
             // Large buffers come from the huge-page mapping (anonymous maps
             // do not fail on Linux), small ones from a Vec.

@@ -46,6 +46,7 @@ pub mod hostbackend;
 pub mod hugebuf;
 pub mod input;
 pub mod kernel_par;
+pub mod mem;
 pub mod metric;
 pub mod model_io;
 pub mod ordering;

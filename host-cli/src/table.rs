@@ -73,9 +73,15 @@ impl Table {
         t
     }
 
+    /// A dense copy where it is small: at most [`DENSE_MAX_D`] features,
+    /// [`DENSE_MAX_LEN`] values, and within the memory available
+    /// ([`crate::mem::check`]; the learners take sparse rows as they are).
     fn densify_if_small(&mut self) {
         let n = self.n();
-        if self.d > DENSE_MAX_D || n.saturating_mul(self.d) > DENSE_MAX_LEN {
+        if self.d > DENSE_MAX_D
+            || n.saturating_mul(self.d) > DENSE_MAX_LEN
+            || crate::mem::check("", Some(n * self.d), 8, "").is_err()
+        {
             return;
         }
         let mut x = vec![0.0; n * self.d];

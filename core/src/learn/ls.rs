@@ -2,8 +2,9 @@
 //! baseline of 000) or on score differences inside a preference graph
 //! (RankRLS, 000 eq. 5; 004 §4.3, eqs. 30–32).
 //!
-//! - **Primal** ([`ls_primal`]): `(XᵀLX + λI)·w = Xᵀt`, `t = Ls` (or `Dᵀm`
-//!   for pairs), for dense rows with no more features than rows.
+//! - **Primal** ([`ls_primal`], [`ls_primal_sparse`]): `(XᵀLX + λI)·w = Xᵀt`,
+//!   `t = Ls` (or `Dᵀm` for pairs), for rows with no more features than
+//!   rows; sparse rows are summed as stored (`d²` memory, no `n × d` copy).
 //! - **Dual** ([`ls_dual`]): `(LK + λI)·a = t`, `f(x) = Σᵢ aᵢ k(x, xᵢ)`. For
 //!   `Identity`/`Queries` graphs solved in the symmetric form
 //!   `(L^{½}KL^{½} + λI)·c = L^{½}s`, `a = L^{½}c` (Cholesky, half the flops
@@ -20,7 +21,7 @@ use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
 use crate::kernel::{kernel_matrix_sym, kernel_matrix_workspace_len, Kernel};
 use crate::linalg::blas::gemv;
-use crate::linalg::Rows;
+use crate::linalg::{CsrRef, Rows};
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 scratch! {
@@ -174,6 +175,166 @@ fn primal_system<B: Backend>(
         *a.at_mut(i, i) += lambda;
     }
     Ok(backend.cholesky_in_place(a)?)
+}
+
+scratch! {
+    /// Scratch of [`ls_primal_sparse`].
+    struct SparsePrimalScratch(n: usize, d: usize) {
+        /// The factored `d × d` system.
+        a: d * d,
+        /// The target `t = Ls` (or `Dᵀm` for pairs).
+        t: n,
+        /// Per feature: 0 outside the current block, else its place in
+        /// `cols` plus one.
+        place: d,
+        /// The block's features, in the order first met (integers below
+        /// 2³², exact in `f64`).
+        cols: d,
+        /// The block's feature means over `cols`.
+        mean: d,
+        /// One centred row over `cols`.
+        z: d,
+    }
+}
+
+/// Scratch for [`ls_primal_sparse`] with `n` rows and `d` features:
+/// `d² + n + 4d`, the `d × d` system dominating; nothing of size `n × d`.
+pub fn ls_primal_sparse_workspace_len(n: usize, d: usize) -> usize {
+    SparsePrimalScratch::len(n, d)
+}
+
+/// [`ls_primal`] on sparse rows: `(XᵀLX + λI)·w = Xᵀt` with `XᵀLX` summed
+/// from the rows as stored, never densifying `X` (memory `d² + n + 4d`).
+///
+/// `L` is a sum of blocks `c·(I − 11ᵀ/l)` over row sets: the queries of a
+/// `Queries` graph (`c` by its weighting), each pair `{winner, loser}` of a
+/// `Pairs` graph (`c = 2`: `2I − 11ᵀ` is the pair's Laplacian), while
+/// `Identity` is `I` row by row. Each centred block adds
+/// `c·Σᵢ (xᵢ − m)(xᵢ − m)ᵀ` over the union of its rows' features (`m` the
+/// block's mean), the same centred products the dense path forms from
+/// `L^{½}X`, at `l·u²/2` flops for a block of `l` rows over `u` features
+/// (never more than the dense syrk); an identity row adds `xᵢxᵢᵀ` over its
+/// own entries. `Xᵀt` is the sparse product with [`Graph::target`].
+///
+/// # Errors
+/// As [`ls_primal`].
+pub fn ls_primal_sparse<B: Backend>(
+    backend: &mut B,
+    x: CsrRef<'_>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    w: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    check_lambda(lambda, false)?;
+    check_graph(graph)?;
+    let (n, d) = (x.nrows(), x.ncols());
+    if graph.n() != n || w.len() != d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let (SparsePrimalScratch { a, t, place, cols, mean, z }, _) = SparsePrimalScratch::split(work, n, d)?;
+    a.fill(0.0);
+    place.fill(0.0);
+    mean.fill(0.0);
+    let mut block = SparseBlock { x, a, d, place, cols, mean, z };
+    match *graph {
+        Graph::Identity { .. } => (0..n).for_each(|i| block.add_row(i)),
+        Graph::Queries { query_ptr, weight } => {
+            for q in query_ptr.windows(2).filter(|q| q[1] > q[0]) {
+                block.add_centred(q[0]..q[1], Graph::query_scale(weight, q[1] - q[0]));
+            }
+        }
+        Graph::Pairs { pairs, .. } => pairs.iter().for_each(|p| block.add_centred([p.winner, p.loser], 2.0)),
+    }
+    graph.target(s, t)?;
+    w.fill(0.0);
+    for (i, &ti) in t.iter().enumerate() {
+        let (ci, vi) = x.row(i);
+        for (&j, &v) in ci.iter().zip(vi) {
+            w[j as usize] += v * ti;
+        }
+    }
+    let mut am = MatMut::from_col_major(a, d, d)?;
+    for i in 0..d {
+        *am.at_mut(i, i) += lambda;
+    }
+    backend.cholesky_in_place(am)?;
+    Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+}
+
+/// The lower triangle of `XᵀLX` (column-major `d × d`) summed block by
+/// block from sparse rows ([`ls_primal_sparse`]); `place` and `mean` are
+/// zero between blocks.
+struct SparseBlock<'s, 'x> {
+    x: CsrRef<'x>,
+    a: &'s mut [f64],
+    d: usize,
+    place: &'s mut [f64],
+    cols: &'s mut [f64],
+    mean: &'s mut [f64],
+    z: &'s mut [f64],
+}
+
+impl SparseBlock<'_, '_> {
+    /// `a += xᵢxᵢᵀ` over row `i`'s entries (indices increasing, so
+    /// `(j, k)` with `k ≤ j` is in the lower triangle).
+    fn add_row(&mut self, i: usize) {
+        let (ci, vi) = self.x.row(i);
+        for (p, (&j, &vj)) in ci.iter().zip(vi).enumerate() {
+            let col = &mut self.a[j as usize..];
+            for (&k, &vk) in ci[..=p].iter().zip(&vi[..=p]) {
+                col[k as usize * self.d] += vj * vk;
+            }
+        }
+    }
+
+    /// `a += c·Σᵢ (xᵢ − m)(xᵢ − m)ᵀ` over the rows `rows` (at least one),
+    /// `m` their mean, on the union of their features.
+    fn add_centred(&mut self, rows: impl IntoIterator<Item = usize> + Clone, c: f64) {
+        let mut u = 0;
+        let mut l = 0usize;
+        for i in rows.clone() {
+            l += 1;
+            let (ci, vi) = self.x.row(i);
+            for (&j, &v) in ci.iter().zip(vi) {
+                let j = j as usize;
+                if self.place[j] == 0.0 {
+                    self.cols[u] = j as f64;
+                    u += 1;
+                    self.place[j] = u as f64;
+                }
+                self.mean[j] += v;
+            }
+        }
+        let sc = libm::sqrt(c);
+        for &j in &self.cols[..u] {
+            self.mean[j as usize] /= l as f64;
+        }
+        for i in rows {
+            // z = √c·(xᵢ − m) over the block's features.
+            for (zk, &j) in self.z[..u].iter_mut().zip(&self.cols[..u]) {
+                *zk = -self.mean[j as usize];
+            }
+            let (ci, vi) = self.x.row(i);
+            for (&j, &v) in ci.iter().zip(vi) {
+                self.z[self.place[j as usize] as usize - 1] += v;
+            }
+            self.z[..u].iter_mut().for_each(|v| *v *= sc);
+            for p in 0..u {
+                let (jp, zp) = (self.cols[p] as usize, self.z[p]);
+                for q in 0..=p {
+                    let jq = self.cols[q] as usize;
+                    let (r, k) = if jp >= jq { (jp, jq) } else { (jq, jp) };
+                    self.a[r + k * self.d] += zp * self.z[q];
+                }
+            }
+        }
+        for &j in &self.cols[..u] {
+            self.place[j as usize] = 0.0;
+            self.mean[j as usize] = 0.0;
+        }
+    }
 }
 
 /// Scratch for [`ls_primal_accumulate`] with a block of `n` rows and `d`
@@ -619,13 +780,14 @@ pub enum Form {
 }
 
 impl Form {
-    /// The cheaper form for these rows: primal for the linear kernel on
-    /// dense rows with no more features than rows (`d³ + n·d²` against
-    /// `n³ + n²·d`), dual otherwise.
+    /// The cheaper form for these rows: primal for the linear kernel with
+    /// no more features than rows, dense or sparse (`d³ + n·d²` flops and
+    /// `d²` memory against `n³ + n²·d` and `n²`), dual otherwise.
     pub fn choose(kernel: &Kernel, x: &Rows<'_>) -> Form {
-        match x {
-            Rows::Dense(m) if *kernel == Kernel::Linear && m.ncols() <= m.nrows() => Form::Primal,
-            _ => Form::Dual,
+        if *kernel == Kernel::Linear && x.ncols() <= x.nrows() {
+            Form::Primal
+        } else {
+            Form::Dual
         }
     }
 
@@ -657,9 +819,10 @@ fn dual_rest(x: &Rows<'_>, solver: usize) -> usize {
 /// Scratch for [`fit`] on these rows.
 pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>) -> usize {
     let (n, d) = (x.nrows(), x.ncols());
-    match Form::choose(kernel, x) {
-        Form::Primal => ls_primal_workspace_len(n, d),
-        Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_in_place_workspace_len(n))),
+    match (Form::choose(kernel, x), x) {
+        (Form::Primal, Rows::Dense(_)) => ls_primal_workspace_len(n, d),
+        (Form::Primal, Rows::Sparse(_)) => ls_primal_sparse_workspace_len(n, d),
+        (Form::Dual, _) => KernelFitScratch::len(n, dual_rest(x, ls_dual_in_place_workspace_len(n))),
     }
 }
 
@@ -686,7 +849,8 @@ pub fn fit<B: Backend>(
     }
     match (form, x) {
         (Form::Primal, Rows::Dense(m)) => ls_primal(backend, *m, graph, s, lambda, coef, work)?,
-        _ => {
+        (Form::Primal, Rows::Sparse(c)) => ls_primal_sparse(backend, *c, graph, s, lambda, coef, work)?,
+        (Form::Dual, _) => {
             let n = x.nrows();
             let kw = dual_rest(x, ls_dual_in_place_workspace_len(n));
             let (ws, _) = KernelFitScratch::split(work, n, kw)?;
@@ -700,9 +864,18 @@ pub fn fit<B: Backend>(
 /// Scratch for [`holdout`] on these rows and graph.
 pub fn holdout_workspace_len(kernel: &Kernel, x: &Rows<'_>, graph: &Graph<'_>) -> usize {
     let (n, d, mb) = (x.nrows(), x.ncols(), max_block(graph));
-    match Form::choose(kernel, x) {
+    match holdout_form(kernel, x) {
         Form::Primal => ls_primal_holdout_workspace_len(n, d, mb),
         Form::Dual => KernelFitScratch::len(n, dual_rest(x, ls_dual_holdout_workspace_len(n, mb))),
+    }
+}
+
+/// The form of [`holdout`]: [`Form::choose`]'s, except that the primal
+/// shortcut reads dense rows, so sparse rows take the dual form.
+pub fn holdout_form(kernel: &Kernel, x: &Rows<'_>) -> Form {
+    match x {
+        Rows::Dense(_) => Form::choose(kernel, x),
+        Rows::Sparse(_) => Form::Dual,
     }
 }
 
@@ -723,7 +896,7 @@ pub fn holdout<B: Backend>(
     out: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
-    match (Form::choose(kernel, x), x) {
+    match (holdout_form(kernel, x), x) {
         (Form::Primal, Rows::Dense(m)) => ls_primal_holdout(backend, *m, graph, s, lambda, out, work),
         _ => {
             let (n, mb) = (x.nrows(), max_block(graph));
@@ -838,6 +1011,80 @@ mod tests {
             &mut wb,
         );
         assert_eq!(r, Err(LearnError::BadGraph));
+    }
+
+    /// Sparse rows in the primal form give the dense primal's weights to
+    /// 1e-12 relative (the same centred products summed in another order;
+    /// the system is well conditioned) for every graph: identity, queries
+    /// of both weightings (one of a single row, one empty) and explicit
+    /// pairs; `fit` takes the primal form for sparse linear rows with
+    /// `d ≤ n` and the dual one when `d > n`.
+    #[test]
+    fn sparse_primal_equals_dense_primal() {
+        const N: usize = 19;
+        const D: usize = 6;
+        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        };
+        // Row-major dense rows with about half the entries zero, and CSR.
+        let mut x = vec![0.0f64; N * D];
+        let (mut ptr, mut col, mut val) = (vec![0usize], vec![], vec![]);
+        for i in 0..N {
+            for j in 0..D {
+                if next() < 0.5 {
+                    let v = 3.0 + next();
+                    x[i * D + j] = v;
+                    col.push(j as u32);
+                    val.push(v);
+                }
+            }
+            ptr.push(col.len());
+        }
+        let csr = CsrRef::new(D, &ptr, &col, &val).unwrap();
+        let s: std::vec::Vec<f64> = (0..N).map(|_| next()).collect();
+        let qp = [0usize, 4, 5, 5, 12, 19];
+        let pairs = [
+            Pair { winner: 0, loser: 3, magnitude: 1.0 },
+            Pair { winner: 7, loser: 2, magnitude: 0.5 },
+            Pair { winner: 7, loser: 18, magnitude: 2.0 },
+            Pair { winner: 11, loser: 5, magnitude: 1.0 },
+            Pair { winner: 1, loser: 9, magnitude: 1.0 },
+            Pair { winner: 12, loser: 16, magnitude: 1.0 },
+            Pair { winner: 14, loser: 4, magnitude: 1.0 },
+        ];
+        let graphs = [
+            Graph::Identity { n: N },
+            Graph::Queries { query_ptr: &qp, weight: QueryWeight::Equal },
+            Graph::Queries { query_ptr: &qp, weight: QueryWeight::Pairs },
+            Graph::Pairs { n: N, pairs: &pairs },
+        ];
+        let mut pw = vec![0.0f64; Portable::workspace_len(D)];
+        for g in &graphs {
+            let dense = Rows::Dense(MatRef::from_row_major(&x, N, D).unwrap());
+            let sparse = Rows::Sparse(csr);
+            let mut want = vec![0.0f64; D];
+            let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &dense)];
+            let f = fit(&mut Portable::new(&mut pw), &Kernel::Linear, &dense, g, &s, 0.3, &mut want, &mut work);
+            assert_eq!(f, Ok(Form::Primal));
+            let mut got = vec![0.0f64; D];
+            let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &sparse)];
+            assert_eq!(work.len(), ls_primal_sparse_workspace_len(N, D));
+            let f = fit(&mut Portable::new(&mut pw), &Kernel::Linear, &sparse, g, &s, 0.3, &mut got, &mut work);
+            assert_eq!(f, Ok(Form::Primal));
+            let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for (u, v) in got.iter().zip(&want) {
+                assert!((u - v).abs() <= 1e-12 * scale, "{g:?}: {u} vs {v}");
+            }
+            assert!(want.iter().any(|v| *v != 0.0));
+        }
+        // Wider than tall: the dual form.
+        let wide = CsrRef::new(N + 1, &ptr, &col, &val).unwrap();
+        assert_eq!(Form::choose(&Kernel::Linear, &Rows::Sparse(wide)), Form::Dual);
+        assert_eq!(holdout_form(&Kernel::Linear, &Rows::Sparse(csr)), Form::Dual);
     }
 
     /// The in-place dual fit returns what the copying one does, bit for bit

@@ -18,7 +18,7 @@ use crate::args::{
 };
 use crate::cv::{self, Scheme};
 use crate::data::svmlight::SvmlightOptions;
-use crate::data::{read_edges, EdgeOptions};
+use crate::data::{read_edges, Dataset, EdgeOptions};
 use crate::error::{write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::ls_stream::fit_linear_stream;
@@ -269,6 +269,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let ds = a.data.rows.read(None)?;
+    check_feature_dim(&ds, data_path)?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
     if pairs.is_none() && ds.n_rows() < 2 {
         return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
@@ -300,6 +301,11 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         Some(p) => Target::Pairs(p),
         None => Target::Labels(plan.weight),
     };
+    let holdout = matches!(plan.scheme, Some(Scheme::Loo));
+    with_family!(&plan.family, |f| f
+        .points()
+        .iter()
+        .try_for_each(|p| f.workspace(p, &table, &target, holdout).check()))?;
     let mut backend = HostBackend::new(a.backend);
     let mut meta = rows_meta(a, plan.family.name(), data_path, table.n(), table.n_queries());
     let fitted = with_family!(&plan.family, |f| select_and_fit(a, &plan, f, &mut backend, &table, &target, &mut meta))?;
@@ -324,6 +330,12 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
 /// The exit of a failed final fit: a numerically singular system is a
 /// failure (1), anything else bad input (2).
 fn fit_error(e: LearnError) -> CliError {
+    if let Some(refused) = match &e {
+        LearnError::Numerics(l) => crate::mem::alloc_failure(l),
+        _ => None,
+    } {
+        return refused;
+    }
     match e {
         LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
             CliError::failure(e.to_string())
@@ -333,6 +345,25 @@ fn fit_error(e: LearnError) -> CliError {
         }
         _ => CliError::input(e.to_string()),
     }
+}
+
+/// Refuses a feature dimension whose weight vector alone (8 bytes a
+/// feature) exceeds the memory available, naming the largest index and
+/// its line: a file numbering its features sparsely (a hash, an id) rather
+/// than a data set that is too large (bad input, exit 2).
+fn check_feature_dim(ds: &Dataset, path: &Path) -> Result<(), CliError> {
+    let d = ds.n_features();
+    if crate::mem::check("", Some(d), 8, "").is_ok() {
+        return Ok(());
+    }
+    let line = (0..ds.n_rows()).find(|&i| ds.row(i).0.last().is_some_and(|&c| c as usize + 1 == d));
+    let at = line.map_or_else(|| path.display().to_string(), |i| format!("{}:{}", path.display(), ds.source_line(i)));
+    Err(CliError::input(format!(
+        "{at}: feature index {d} makes a weight vector of {} bytes, more than the {} bytes of memory available; \
+         number the features 1, 2, … without gaps (e.g. map the feature ids to 1..k in order of first appearance)",
+        crate::mem::grouped(d as u128 * 8),
+        crate::mem::grouped(crate::mem::limit_bytes()? as u128),
+    )))
 }
 
 /// `ranklet train` of linear RLS / RankRLS with one λ and no CV from an

@@ -15,9 +15,10 @@ use ranklet_core::learn::nystrom::{self, default_pivot_tol};
 use ranklet_core::learn::{kpc, LearnError};
 use ranklet_core::LinalgError;
 
-use super::{supervision, Family};
+use super::{supervision, Family, Workspace, KERNEL_WAY_OUT};
 use crate::args::kernel_name;
 use crate::fit::{landmark_table, Fitted, Target};
+use crate::mem::try_zeros;
 use crate::table::Table;
 
 /// One grid point of KPCR / KPCRank.
@@ -96,7 +97,7 @@ impl Family for Kpc {
         if let Some(m) = self.basis {
             let m = m.min(n);
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
-            let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, m, p.components)];
+            let mut work = try_zeros(nystrom::kpc_fit_workspace_len(n, m, p.components))?;
             let (r, offset) = nystrom::kpc_fit(
                 backend,
                 &p.kernel,
@@ -115,7 +116,7 @@ impl Family for Kpc {
         }
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
         // The n × n kernel matrix lives here: on huge pages (crate::hugebuf).
-        let mut work = crate::hugebuf::ZeroedF64::new(kpc::fit_workspace_len(&x, p.components));
+        let mut work = crate::hugebuf::ZeroedF64::new(kpc::fit_workspace_len(&x, p.components))?;
         let f = kpc::fit(
             backend,
             &p.kernel,
@@ -149,6 +150,24 @@ impl Family for Kpc {
         out
     }
 
+    fn workspace(&self, p: &KpcPoint, table: &Table, target: &Target<'_>, _holdout: bool) -> Workspace {
+        let n = table.n();
+        let Ok((_, x)) = supervision(self.ranker, table, target) else {
+            return Workspace::new("the data", n, table.d(), "", || 0);
+        };
+        match self.basis {
+            Some(m) => {
+                let m = m.min(n);
+                Workspace::new("the reduced-basis features", n, m, "use a smaller --basis M", || {
+                    nystrom::kpc_fit_workspace_len(n, m, p.components)
+                })
+            }
+            None => Workspace::new("the kernel matrix over the training rows", n, n, KERNEL_WAY_OUT, || {
+                kpc::fit_workspace_len(&x, p.components)
+            }),
+        }
+    }
+
     fn plot_point(&self, p: &KpcPoint) -> (f64, String) {
         (p.components as f64, format!("{} λ={}", kernel_name(&p.kernel), p.lambda))
     }
@@ -180,7 +199,7 @@ impl Kpc {
                 return Err(LinalgError::DimensionMismatch.into());
             }
             let mut piv = vec![0; m];
-            let mut work = vec![0.0; nystrom::kpc_cv_fold_workspace_len(n, nt, m, &grid)];
+            let mut work = try_zeros(nystrom::kpc_cv_fold_workspace_len(n, nt, m, &grid))?;
             let tol = default_pivot_tol(n);
             nystrom::kpc_cv_fold(
                 backend,
@@ -197,7 +216,7 @@ impl Kpc {
                 &mut work,
             )?;
         } else {
-            let mut work = vec![0.0; kpc::cv_fold_workspace_len(&x, &xv, &grid)];
+            let mut work = try_zeros(kpc::cv_fold_workspace_len(&x, &xv, &grid))?;
             kpc::cv_fold(backend, kernel, &x, &xv, &g, &train.labels, &grid, &mut preds, &mut usable, &mut work)?;
         }
         let np = self.components.len();

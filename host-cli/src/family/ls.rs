@@ -15,10 +15,14 @@ use ranklet_core::learn::nystrom::{self, default_pivot_tol};
 use ranklet_core::learn::{ls, LearnError};
 use ranklet_core::LinalgError;
 
-use super::{supervision, Family};
+use super::{supervision, Family, Workspace, KERNEL_WAY_OUT};
 use crate::args::kernel_name;
 use crate::fit::{landmark_table, Fitted, Target};
+use crate::mem::try_zeros;
 use crate::table::Table;
+
+/// How to make the primal system smaller.
+const PRIMAL_WAY_OUT: &str = "use fewer features (number them 1, 2, … without gaps), or --basis M with a kernel";
 
 /// One grid point of RLS / RankRLS.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -92,7 +96,7 @@ impl Family for LeastSquares {
         if let Some(m) = self.basis {
             let (n, m) = (table.n(), m.min(table.n()));
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
-            let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, m)];
+            let mut work = try_zeros(nystrom::ls_fit_workspace_len(n, m))?;
             let tol = default_pivot_tol(n);
             let r = nystrom::ls_fit(
                 backend,
@@ -113,8 +117,8 @@ impl Family for LeastSquares {
             return Fitted::from_expansion(p.kernel, landmark_table(table, &piv[..r]), alpha, 0.0, None);
         }
         let form = ls::Form::choose(&p.kernel, &x);
-        let mut coef = vec![0.0; form.coef_len(&x)];
-        let mut work = vec![0.0; ls::fit_workspace_len(&p.kernel, &x)];
+        let mut coef = try_zeros(form.coef_len(&x))?;
+        let mut work = try_zeros(ls::fit_workspace_len(&p.kernel, &x))?;
         ls::fit(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut coef, &mut work)?;
         match form {
             ls::Form::Primal => Ok(Fitted::Linear { w: coef, offset: 0.0 }),
@@ -151,7 +155,7 @@ impl Family for LeastSquares {
             if let Some(m) = self.basis {
                 let (n, m) = (table.n(), m.min(table.n()));
                 let mut piv = vec![0; m];
-                let mut work = vec![0.0; nystrom::ls_holdout_workspace_len(n, m, &g)];
+                let mut work = try_zeros(nystrom::ls_holdout_workspace_len(n, m, &g))?;
                 let tol = default_pivot_tol(n);
                 nystrom::ls_holdout(
                     backend,
@@ -167,11 +171,35 @@ impl Family for LeastSquares {
                 )?;
                 return Ok(preds);
             }
-            let mut work = vec![0.0; ls::holdout_workspace_len(&p.kernel, &x, &g)];
+            let mut work = try_zeros(ls::holdout_workspace_len(&p.kernel, &x, &g))?;
             ls::holdout(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut preds, &mut work)?;
             Ok(preds)
         };
         Some(run(backend))
+    }
+
+    fn workspace(&self, p: &LsPoint, table: &Table, target: &Target<'_>, holdout: bool) -> Workspace {
+        let (n, d) = (table.n(), table.d());
+        let Ok((g, x)) = supervision(self.ranker, table, target) else {
+            return Workspace::new("the data", n, d, "", || 0);
+        };
+        if let Some(m) = self.basis {
+            let m = m.min(n);
+            return Workspace::new("the reduced-basis features", n, m, "use a smaller --basis M", || {
+                let h = if holdout { nystrom::ls_holdout_workspace_len(n, m, &g) } else { 0 };
+                nystrom::ls_fit_workspace_len(n, m).max(h)
+            });
+        }
+        let exact = || {
+            let h = if holdout { ls::holdout_workspace_len(&p.kernel, &x, &g) } else { 0 };
+            ls::fit_workspace_len(&p.kernel, &x).max(h)
+        };
+        let primal = ls::Form::choose(&p.kernel, &x) == ls::Form::Primal;
+        if primal && !(holdout && ls::holdout_form(&p.kernel, &x) == ls::Form::Dual) {
+            Workspace::new("the primal system XᵀLX over the features", d, d, PRIMAL_WAY_OUT, exact)
+        } else {
+            Workspace::new("the kernel matrix over the training rows", n, n, KERNEL_WAY_OUT, exact)
+        }
     }
 
     fn plot_point(&self, p: &LsPoint) -> (f64, String) {

@@ -8,7 +8,10 @@
 //! It applies where the in-memory fit takes the primal form on the same
 //! rows in the same order: a ranker's queries each on consecutive lines
 //! (then the table's query order is the file's), an RLS fit on any rows
-//! (one identity graph), dense-sized data with `d ≤ n`. Anywhere else
+//! (one identity graph), `d ≤ n` at any `n` (the primal form's condition,
+//! dense or sparse rows), and at most [`DENSE_MAX_D`] features (a block's
+//! rows are held dense; wider files are fitted in memory from sparse rows,
+//! still in the primal form). Anywhere else
 //! [`fit_linear_stream`] says so and the caller reads the file into memory
 //! as before; the reader's checks and errors are the same either way.
 
@@ -21,7 +24,7 @@ use ranklet_core::learn::{ls, LearnError};
 
 use crate::data::svmlight::{stream_blocks, RowBlock, SvmlightOptions, BLOCK_BYTES_PER_THREAD, CHUNK_BYTES};
 use crate::data::DataError;
-use crate::table::{DENSE_MAX_D, DENSE_MAX_LEN};
+use crate::table::DENSE_MAX_D;
 
 /// A streamed fit: the weights and what the model metadata records.
 #[derive(Clone, Debug, PartialEq)]
@@ -233,8 +236,8 @@ fn fit_blocks<B: Backend + Send>(
         return Ok(None);
     };
     let (n, d) = (summary.rows, summary.d);
-    // Where the in-memory table would not be dense, or the fit not primal.
-    if n < 2 || d == 0 || d > n || d > DENSE_MAX_D || n.saturating_mul(d) > DENSE_MAX_LEN || d != acc.d {
+    // Where the in-memory fit would not be primal.
+    if n < 2 || d == 0 || d > n || d != acc.d {
         return Ok(None);
     }
     if acc.finish().is_err() {

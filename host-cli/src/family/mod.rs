@@ -86,10 +86,58 @@ pub trait Family {
         None
     }
 
+    /// The largest workspace a fit of `p` on all rows of `table` allocates
+    /// (with `holdout`, also the closed-form leave-out's), counted with
+    /// checked arithmetic: `train` refuses it before any work where it
+    /// exceeds the memory available ([`crate::mem::check`]).
+    fn workspace(&self, p: &Self::Point, table: &Table, target: &Target<'_>, holdout: bool) -> Workspace;
+
     /// The CV figure: the x value of a point, and the line it belongs to.
     fn plot_point(&self, p: &Self::Point) -> (f64, String);
     /// The CV figure: the x-axis label and whether it is logarithmic.
     fn plot_axis(&self) -> (&'static str, bool);
+}
+
+/// A fit's largest workspace ([`Family::workspace`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Workspace {
+    /// `f64` elements; `None` where the count overflows.
+    pub elems: Option<usize>,
+    /// What it holds, with its shape (`the kernel matrix (100000 × 100000 values)`).
+    pub what: String,
+    /// How to need less.
+    pub way_out: &'static str,
+}
+
+/// Why a kernel learner's workspace is large, and the ways out.
+pub const KERNEL_WAY_OUT: &str =
+    "use --basis M (a reduced basis of M landmark rows, n × M), --kernel linear, or fewer rows";
+
+impl Workspace {
+    /// The workspace of a learner whose dominant buffer is `rows × cols`
+    /// (`rough`, checked) and whose exact length core gives (`exact`, called
+    /// only where `rough` is far from overflowing, as core's lengths are
+    /// plain sums of such products).
+    pub fn new(
+        what: &str,
+        rows: usize,
+        cols: usize,
+        way_out: &'static str,
+        exact: impl FnOnce() -> usize,
+    ) -> Workspace {
+        let rough = rows.checked_mul(cols);
+        let elems = rough.filter(|&r| r <= usize::MAX >> 8).map(|_| exact());
+        Workspace { elems, what: format!("{what} ({rows} × {cols} values)"), way_out }
+    }
+
+    /// Refuses the workspace before work starts where it exceeds the
+    /// memory available.
+    ///
+    /// # Errors
+    /// The refusal (exit 1), naming the size in bytes and the way out.
+    pub fn check(&self) -> Result<(), CliError> {
+        crate::mem::check(&self.what, self.elems, 8, self.way_out)
+    }
 }
 
 /// The learners on rows (`--data`, `--pairs`).

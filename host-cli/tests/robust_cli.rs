@@ -1,0 +1,155 @@
+//! No size of ordinary data crashes `ranklet train`: linear RankRLS on
+//! sparse rows takes the primal form (a `d × d` system, never the `n × n`
+//! kernel matrix) and gives the dense fit's model; a buffer that cannot fit
+//! in memory is refused before work starts, with its size and the way out,
+//! exit 1 (a resource limit) or 2 (a feature index that makes it so); never
+//! an abort.
+//!
+//! `RANKLET_MEMORY_LIMIT` sets the memory the run may use, so each refusal
+//! is triggered at a small size.
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::Command;
+
+mod support;
+use support::{assert_bad_input, os, Run, Scratch, BIN};
+
+/// `ranklet args…` in `dir` with `RANKLET_MEMORY_LIMIT=limit` where given.
+fn ranklet_limited(dir: &Scratch, limit: Option<&str>, args: &[OsString]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(&dir.root).env_remove("RANKLET_MEMORY_LIMIT");
+    if let Some(l) = limit {
+        cmd.env("RANKLET_MEMORY_LIMIT", l);
+    }
+    let out = cmd.output().expect("run ranklet");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    }
+}
+
+fn args(list: &[&str], data: &Path, model: &Path) -> Vec<OsString> {
+    let mut v: Vec<OsString> = list.iter().map(OsString::from).collect();
+    v.extend(["--data".into(), os(data), "-o".into(), os(model)]);
+    v
+}
+
+/// The weights `inspect` shows of a linear model.
+fn weights(dir: &Scratch, model: &Path) -> Vec<f64> {
+    let run = ranklet_limited(dir, None, &["inspect".into(), "-m".into(), os(model)]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stdout.starts_with("kind: linear\n"), "{run:?}");
+    run.stdout
+        .lines()
+        .filter(|l| l.starts_with("  feature "))
+        .map(|l| l.rsplit('\t').next().unwrap().parse::<f64>().unwrap())
+        .collect()
+}
+
+/// 300 rows in queries of 5 (the first query's last line moved to the end
+/// of the file, so the fit reads the file into memory rather than
+/// streaming it), 10 features, about a third of them set per row.
+fn sparse_letor() -> String {
+    let mut rng = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng >> 11
+    };
+    let mut lines = Vec::new();
+    for q in 0..60 {
+        for _ in 0..5 {
+            let mut line = format!("{} qid:{}", next() % 4, q + 1);
+            for j in 1..=10 {
+                if next() % 3 == 0 {
+                    line.push_str(&format!(" {j}:{:.4}", (next() % 20_000) as f64 / 1e4 + 1.0));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    let moved = lines.remove(4);
+    lines.push(moved);
+    lines.join("\n") + "\n"
+}
+
+/// With too little memory for a dense copy (24 000 bytes) but enough for
+/// the primal system (under 4 kB), the rows stay sparse; linear RankRLS and
+/// RLS still take the primal form (a linear model, not a kernel expansion
+/// over 300 rows) and give the weights of the dense fit to 1e-10 of the
+/// largest (the same centred products summed in another order). Under
+/// that limit the dual form (a 720 000-byte kernel matrix) would be refused.
+#[test]
+fn sparse_linear_rows_take_the_primal_form_and_give_the_dense_model() {
+    let dir = Scratch::new("sparse-primal");
+    let data = dir.input("q.light", sparse_letor());
+    for algo in ["rankrls", "rls"] {
+        let train = ["train", "--algo", algo, "--kernel", "linear", "--lambda", "0.5", "--precision", "f64"];
+        let (sparse, dense) = (dir.out(&format!("{algo}-sparse.rkl")), dir.out(&format!("{algo}-dense.rkl")));
+        let run = ranklet_limited(&dir, Some("16K"), &args(&train, &data, &sparse));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let run = ranklet_limited(&dir, None, &args(&train, &data, &dense));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let (ws, wd) = (weights(&dir, &sparse), weights(&dir, &dense));
+        assert_eq!((ws.len(), wd.len()), (10, 10));
+        let scale = wd.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(scale > 0.0);
+        for (u, v) in ws.iter().zip(&wd) {
+            assert!((u - v).abs() <= 1e-10 * scale, "{algo}: {ws:?} vs {wd:?}");
+        }
+    }
+}
+
+/// One feature index of 4 000 000 000 would need a 32 GB weight vector:
+/// refused as bad input naming the file, the line and the index (not an
+/// allocation abort), before any work.
+#[test]
+fn a_huge_feature_index_is_refused_with_its_line() {
+    let dir = Scratch::new("huge-index");
+    let data = dir.input("big.light", "1 qid:1 1:1\n0 qid:1 4000000000:2\n1 qid:1 2:1\n");
+    let run = ranklet_limited(&dir, Some("1G"), &args(&["train", "--algo", "rankrls"], &data, &dir.out("m.rkl")));
+    assert_bad_input(&run, &dir, Some(&data), Some(2), &["feature index 4000000000", "32 000 000 000 bytes"]);
+}
+
+/// KPCRank's kernel matrix over 3000 rows (72 MB) with 8 MB allowed:
+/// refused before work with exit 1, naming its size in bytes and
+/// `--basis M`; nothing written. With `--basis 50` the same run trains.
+#[test]
+fn an_oversize_kernel_matrix_is_refused_with_its_size() {
+    let dir = Scratch::new("oversize-kernel");
+    let mut text = String::new();
+    for i in 0..3000 {
+        text.push_str(&format!("{} qid:{} 1:{} 2:{}\n", i % 3, i / 10, (i % 17) as f64 / 17.0, (i % 5) as f64));
+    }
+    let data = dir.input("k.light", text);
+    let model = dir.out("m.rkl");
+    let train = ["train", "--algo", "kpcrank", "--kernel", "rbf:0.5", "--components", "5", "--lambda", "1"];
+    let run = ranklet_limited(&dir, Some("8M"), &args(&train, &data, &model));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("kernel matrix") && run.stderr.contains("(3000 × 3000 values)"), "{run:?}");
+    assert!(
+        run.stderr.contains(" bytes, more than the 8 388 608 bytes") && run.stderr.contains("--basis M"),
+        "{run:?}"
+    );
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    let mut with_basis = args(&train, &data, &model);
+    with_basis.extend(["--basis".into(), "50".into()]);
+    let run = ranklet_limited(&dir, Some("8M"), &with_basis);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
+/// A malformed limit is bad input naming the variable and a valid value.
+#[test]
+fn a_malformed_memory_limit_is_bad_input() {
+    let dir = Scratch::new("bad-limit");
+    let data = dir.input("q.light", sparse_letor());
+    let run = ranklet_limited(
+        &dir,
+        Some("lots"),
+        &args(&["train", "--algo", "rankrls", "--kernel", "rbf:1", "--lambda", "1"], &data, &dir.out("m.rkl")),
+    );
+    assert_bad_input(&run, &dir, None, None, &["RANKLET_MEMORY_LIMIT", "512M"]);
+}
