@@ -62,6 +62,35 @@ pub fn usage_exit_code(e: &clap::Error) -> ExitCode {
     ExitCode::from(if e.use_stderr() { 2 } else { 0 })
 }
 
+/// Checks before any work that a file can be written at `path`: its
+/// directory exists and takes a new file (one is created and removed), and
+/// `path` is not a directory. Bad input (exit 2) naming what to change.
+pub fn check_writable(path: &std::path::Path) -> Result<(), CliError> {
+    let shown = path.display();
+    if path.is_dir() {
+        return Err(CliError::input(format!("-o {shown}: is a directory; give a file name, e.g. {shown}/model.rkl")));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(CliError::input(format!(
+            "-o {shown}: the directory {} does not exist; create it first (mkdir -p {}) or write elsewhere, e.g. -o model.rkl",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let probe = dir.join(format!(".ranklet-probe-{}", std::process::id()));
+    match std::fs::File::create(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => Err(CliError::input(format!(
+            "-o {shown}: cannot create a file in {}: {e}; write elsewhere, e.g. -o /tmp/model.rkl",
+            dir.display()
+        ))),
+    }
+}
+
 /// Writes `bytes` to `path` atomically: to a temporary file in the same
 /// directory, flushed, then renamed over `path`. A failure leaves no file
 /// at `path` (and removes the temporary).

@@ -12,7 +12,7 @@ use ranklet_core::MatRef;
 
 use crate::args::{heading, DataFormat};
 use crate::data::orders::{read_items, read_orders, Items};
-use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset};
+use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
 use crate::error::CliError;
 
 /// Rows of labelled feature vectors: `--data` and how it is read.
@@ -56,31 +56,71 @@ impl RowsArgs {
         }
     }
 
-    /// Reads the rows, with the feature dimension fixed to `num_features`
-    /// when scoring against a model.
+    /// Reads labelled rows (training, evaluation), with the feature
+    /// dimension fixed to `num_features` when checked against a model.
     pub fn read(&self, num_features: Option<usize>) -> Result<Dataset, CliError> {
+        self.read_with(num_features, false)
+    }
+
+    /// Reads rows to score: the label may be left out (an SVMlight line
+    /// `[qid:q] i:v …`, a CSV file without a label column); the labels of
+    /// unlabelled rows are 0.
+    pub fn read_unlabelled(&self, num_features: Option<usize>) -> Result<Dataset, CliError> {
+        self.read_with(num_features, true)
+    }
+
+    /// How the format was chosen, for messages: `by --format` or `by its
+    /// extension`.
+    fn format_source(&self) -> &'static str {
+        if self.format.is_some() {
+            "by --format"
+        } else {
+            "by its extension"
+        }
+    }
+
+    fn read_with(&self, num_features: Option<usize>, optional_label: bool) -> Result<Dataset, CliError> {
         let path = self.path()?;
         if self.is_csv() {
-            let opts = CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone() };
+            let opts = CsvOptions { label_col: self.label_col.clone(), qid_col: self.qid_col.clone(), optional_label };
             let ds = data::csv::read_csv(path, &opts)?;
             if let Some(d) = num_features {
                 if ds.n_features() != d {
                     return Err(CliError::input(format!(
-                        "{}: {} feature columns, the model has {d}",
+                        "{}: {} feature columns, the model has {d}: the file needs the model's {d} feature columns \
+                         in training order, besides the label{} (e.g. `label,f1,…,f{d}`)",
                         path.display(),
-                        ds.n_features()
+                        ds.n_features(),
+                        if self.qid_col.is_some() { " and qid columns" } else { " column (if any)" },
                     )));
                 }
             }
             Ok(ds)
         } else {
             if self.label_col.is_some() || self.qid_col.is_some() {
-                return Err(CliError::input("--label-col/--qid-col apply to CSV data only"));
+                return Err(CliError::input(format!(
+                    "{}: --label-col/--qid-col apply to CSV data only, and this file is read as SVMlight ({}); \
+                     add --format csv to read it as CSV",
+                    path.display(),
+                    self.format_source()
+                )));
             }
             // When scoring, SVMlight data is read at its own width: core
             // scores features beyond the model's exactly.
             let num_features = if num_features.is_some() { None } else { self.num_features };
-            Ok(data::svmlight::read_svmlight(path, &SvmlightOptions { num_features })?)
+            let opts = SvmlightOptions { num_features, optional_label };
+            data::svmlight::read_svmlight(path, &opts).map_err(|e| {
+                let mut err = CliError::from(e.clone());
+                // A malformed line, unless it only lacks a label (which says
+                // so itself): maybe a file in another format.
+                if e.kind() == ErrorKind::Malformed && !e.message().starts_with("no label") {
+                    err.msg.push_str(&format!(
+                        " (read as SVMlight {}, lines `label [qid:q] i:v …`; for CSV with a header add --format csv)",
+                        self.format_source()
+                    ));
+                }
+                err
+            })
         }
     }
 }

@@ -103,11 +103,19 @@ impl Metric {
         }
     }
 
-    /// Evaluates on scored rows grouped by `query_ptr`.
+    /// Evaluates on scored rows grouped by `query_ptr`; where the metric is
+    /// undefined, the error says why ([`why_undefined`]).
     pub fn eval_labels(self, labels: &[f64], preds: &[f64], query_ptr: &[usize]) -> Result<f64, CliError> {
         let n = labels.len();
         let mut work = vec![0usize; metrics::index_workspace_len(n)];
-        let err = |e: metrics::MetricError| CliError::failure(format!("{}: {e}", self.name()));
+        let err = |e: metrics::MetricError| match e {
+            metrics::MetricError::Undefined => CliError::failure(format!(
+                "{}: undefined here: {}",
+                self.name(),
+                why_undefined(labels, preds, query_ptr)
+            )),
+            e => CliError::failure(format!("{}: {e}", self.name())),
+        };
         match self {
             Metric::Disagreement | Metric::CondRankLoss => {
                 metrics::disagreement(labels, preds, query_ptr, &mut work).map(|q| q.value).map_err(err)
@@ -145,4 +153,38 @@ impl Metric {
         let idx: Vec<(usize, usize)> = pairs.iter().map(|p| (p.winner, p.loser)).collect();
         metrics::pair_error(preds, &idx, None).map_err(|e| CliError::failure(format!("pairerror: {e}")))
     }
+}
+
+/// Why a ranking metric has nothing to measure on these rows, in the
+/// user's terms: too few rows, every score equal (often a model scored on
+/// data unlike its training data), a single label, no query with two
+/// distinct labels, or no such query whose scores differ.
+pub fn why_undefined(labels: &[f64], preds: &[f64], query_ptr: &[usize]) -> String {
+    let n = labels.len().min(preds.len());
+    let distinct = |v: &[f64]| v.iter().any(|x| x != &v[0]);
+    if n < 2 {
+        return format!("{n} row(s); a ranking metric needs at least two rows with different labels");
+    }
+    if !distinct(&preds[..n]) {
+        return format!(
+            "all {n} scores are equal ({}): the model tells no row from another; check that the data has the \
+             features the model was trained on (same format, indices and width)",
+            preds[0]
+        );
+    }
+    if !distinct(&labels[..n]) {
+        return format!("every row has the label {}: there is no pair of rows to order", labels[0]);
+    }
+    let queries = query_ptr.windows(2).filter(|w| w[1] <= n && w[0] < w[1]);
+    let mut with_pairs = queries.clone().filter(|w| distinct(&labels[w[0]..w[1]]));
+    if with_pairs.clone().next().is_none() {
+        return format!(
+            "none of the {} queries has two distinct labels: there is no pair to order within a query",
+            query_ptr.len().saturating_sub(1)
+        );
+    }
+    if with_pairs.all(|w| !distinct(&preds[w[0]..w[1]])) {
+        return "in every query with two distinct labels, all scores are equal".to_owned();
+    }
+    "no query has two rows to compare".to_owned()
 }

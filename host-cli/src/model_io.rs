@@ -132,6 +132,42 @@ pub fn score_rows(
     Ok(out)
 }
 
+/// Warns on stderr where the rows at `path` do not look like the data of a
+/// model of `dim` features, which would otherwise score silently: most
+/// feature values at indices beyond `dim` (they score 0), or rows that all
+/// have one width other than `dim` (a dense file of another data set).
+/// Returns the warning (for tests), `None` where the data fits.
+pub fn warn_width(dim: usize, ds: &Dataset, path: &Path) -> Option<String> {
+    let nnz = ds.nnz();
+    let mut beyond: Vec<u32> = ds.col().iter().copied().filter(|&c| c as usize >= dim).collect();
+    let values_beyond = beyond.len();
+    let msg = if nnz > 0 && 2 * values_beyond > nnz {
+        beyond.sort_unstable();
+        beyond.dedup();
+        format!(
+            "{}: {values_beyond} of its {nnz} feature values, at {} distinct indices up to {}, lie beyond the \
+             model's {dim} features and are ignored (they score 0); is this the data the model was trained on \
+             (indices 1..{dim})?",
+            path.display(),
+            beyond.len(),
+            ds.n_features()
+        )
+    } else {
+        let w = ds.n_features();
+        let dense = (0..ds.n_rows()).all(|i| ds.row(i).0.len() == w);
+        if !dense || w == dim || ds.n_rows() == 0 {
+            return None;
+        }
+        let effect = if w > dim { "the extra ones are ignored" } else { "the missing ones score as 0" };
+        format!(
+            "{}: every row has {w} features, the model {dim}: {effect}; is this the data the model was trained on?",
+            path.display()
+        )
+    };
+    eprintln!("ranklet: warning: {msg}");
+    Some(msg)
+}
+
 /// The integer scores of a quantised model (kind 7): each row as a dense
 /// `f32` row (missing features 0, features beyond the model's dimension
 /// dropped as for a linear model), quantised and scored by the device

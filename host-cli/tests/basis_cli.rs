@@ -82,7 +82,7 @@ fn reduced_model_scores_like_its_fit(tag: &str, algo: Algo, flags: &[&str], lamb
     assert_eq!(run.code, Some(0), "{run:?}");
     let got: Vec<f64> = run.stdout.lines().map(|l| l.parse().unwrap()).collect();
 
-    let opts = SvmlightOptions { num_features: Some(d) };
+    let opts = SvmlightOptions { num_features: Some(d), ..Default::default() };
     let (tr, te) = (read_svmlight(&trn, &opts).unwrap(), read_svmlight(&tst, &opts).unwrap());
     let mut be = HostBackend::new(BackendChoice::Faer);
     let fam = RowFamily::new(algo, vec![Kernel::Rbf { gamma: 1e-3 }], vec![lambda], p.map(|p| vec![p]))

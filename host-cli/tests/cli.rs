@@ -434,13 +434,13 @@ fn f32_scores_match_f64(tag: &str, train_flags: &[&str], algo: Algo, params: Par
     let got = score(&dir, &model, &test, &[]);
 
     let d_test = read_svmlight(&test, &SvmlightOptions::default()).unwrap().n_features();
-    let tr = read_svmlight(&train, &SvmlightOptions { num_features }).unwrap();
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features, ..Default::default() }).unwrap();
     // Host side: the test rows at the common width (for a linear model the
     // extra features have weight 0, which is what the device path does by
     // dropping them).
     let d = tr.n_features().max(d_test);
-    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d) }).unwrap();
-    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d) }).unwrap();
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d), ..Default::default() }).unwrap();
+    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d), ..Default::default() }).unwrap();
     let mut be = HostBackend::new(BackendChoice::Faer);
     let fitted = fit_one(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal));
     let t = Table::from_dataset(&te, true);
@@ -501,8 +501,8 @@ fn f64_scores_and_predictions(tag: &str, train_flags: &[&str], algo: Algo, param
     let d_train = read_svmlight(&train, &SvmlightOptions::default()).unwrap().n_features();
     let d_test = read_svmlight(&test, &SvmlightOptions::default()).unwrap().n_features();
     assert!(d_test > d_train, "the test file must reach past the training features");
-    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d_test) }).unwrap();
-    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d_test) }).unwrap();
+    let tr = read_svmlight(&train, &SvmlightOptions { num_features: Some(d_test), ..Default::default() }).unwrap();
+    let te = read_svmlight(&test, &SvmlightOptions { num_features: Some(d_test), ..Default::default() }).unwrap();
     let mut be = HostBackend::new(BackendChoice::Faer);
     let fitted = fit_one(&mut be, algo, &params, &Table::from_dataset(&tr, true), &Target::Labels(QueryWeight::Equal));
     let t = Table::from_dataset(&te, true);

@@ -83,7 +83,7 @@ fn read(path: &str, num_features: Option<usize>) -> Dataset {
         "data file {path} is missing: the repository's data/ copy must be present for \
          this test"
     );
-    read_svmlight(path, &SvmlightOptions { num_features }).unwrap_or_else(|e| panic!("{e}"))
+    read_svmlight(path, &SvmlightOptions { num_features, ..Default::default() }).unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// Training and test data read with a common dimension (the larger of the

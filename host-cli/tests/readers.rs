@@ -25,7 +25,7 @@ fn svm(path: &PathBuf) -> Result<Dataset, DataError> {
 }
 
 fn csv_label(label: &str) -> CsvOptions {
-    CsvOptions { label_col: Some(label.to_owned()), qid_col: None }
+    CsvOptions { label_col: Some(label.to_owned()), qid_col: None, ..Default::default() }
 }
 
 #[test]
@@ -45,13 +45,13 @@ fn parse_rank_train_and_test() {
 
     // Test data against the train dimension: the test file uses indices the
     // train file does not reach, which must be reported, not dropped.
-    let opts = SvmlightOptions { num_features: Some(train.n_features()) };
+    let opts = SvmlightOptions { num_features: Some(train.n_features()), ..Default::default() };
     let e = read_svmlight(shared("parse-rank/rank_test.light"), &opts).unwrap_err();
     assert_eq!(e.kind(), ErrorKind::FeatureIndex);
     assert!(e.to_string().contains("rank_test.light:"), "{e}");
     assert!(e.to_string().contains("195094 features"), "{e}");
     // With a large enough dimension the test file reads with that dimension.
-    let opts = SvmlightOptions { num_features: Some(200_000) };
+    let opts = SvmlightOptions { num_features: Some(200_000), ..Default::default() };
     let ds = read_svmlight(shared("parse-rank/rank_test.light"), &opts).unwrap();
     assert_eq!(ds.n_features(), 200_000);
 }
@@ -93,7 +93,7 @@ fn non_contiguous_queries_group_in_first_appearance_order() {
 
 #[test]
 fn quoted_csv_with_qid_column() {
-    let opts = CsvOptions { label_col: None, qid_col: Some("q".into()) };
+    let opts = CsvOptions { label_col: None, qid_col: Some("q".into()), ..Default::default() };
     let ds = read_csv(fixture("quoted.csv"), &opts).unwrap();
     assert_eq!(ds.feature_names().unwrap(), &["name, with comma", "say \"hi\""]);
     assert_eq!(ds.labels(), &[3.0, 6.0, 9.0]);
@@ -227,7 +227,7 @@ proptest! {
     #[test]
     fn svmlight_never_panics(text in "[0-9qid:#. \\-+eEnaNf\t\r\n]{0,200}") {
         let _ = parse_svmlight_str(&text, "fuzz", &SvmlightOptions::default());
-        let _ = parse_svmlight_str(&text, "fuzz", &SvmlightOptions { num_features: Some(3) });
+        let _ = parse_svmlight_str(&text, "fuzz", &SvmlightOptions { num_features: Some(3), ..Default::default() });
     }
 
     #[test]
@@ -235,7 +235,7 @@ proptest! {
         let _ = parse_svmlight_str(&text, "fuzz", &SvmlightOptions::default());
         let _ = parse_csv_str(&text, "fuzz", &CsvOptions::default());
         let _ = parse_csv_str(&text, "fuzz", &CsvOptions {
-            label_col: Some("a".into()), qid_col: Some("b".into()),
+            label_col: Some("a".into()), qid_col: Some("b".into()), ..Default::default()
         });
         let _ = parse_pairs_str(&text, "fuzz", 4);
         let _ = parse_pairs_str(&text, "fuzz", 0);

@@ -14,7 +14,7 @@ use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
 use crate::family::pref::{score_prefs, PrefMetric, PrefModel};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
-use crate::model_io::{read_model, score_items, score_rows, ModelArgs};
+use crate::model_io::{read_model, score_items, score_rows, warn_width, ModelArgs};
 use crate::ordering::mean_corr;
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
@@ -62,6 +62,7 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     let data_path = a.data.rows.path()?;
     let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
+    warn_width(view.dim(), &ds, data_path);
     let scores = score_rows(&view, &ds, data_path, view.element_type())?;
     // NDCG and MAP need graded (non-negative) relevance labels, so they are
     // computed on request only.

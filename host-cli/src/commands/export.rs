@@ -225,7 +225,7 @@ pub fn quantize(
     };
     let d = v.dim();
     let rows = RowsArgs { data: Some(calib.to_path_buf()), format: None, label_col, qid_col: None, num_features: None };
-    let ds = rows.read(rows.is_csv().then_some(d))?;
+    let ds = rows.read_unlabelled(rows.is_csv().then_some(d))?;
     if ds.n_rows() == 0 {
         return Err(CliError::input(format!("{}: no rows to calibrate on", calib.display())));
     }

@@ -44,7 +44,7 @@ pub fn online_update(a: OnlineUpdateArgs) -> Result<(), CliError> {
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let data_path = a.rows.path()?.to_path_buf();
-    let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+    let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
     let pairs = a.pairs.read(ds.n_rows())?.ok_or_else(|| CliError::input("--pairs is required"))?;
     let d = view.dim();
     if ds.n_features() > d {

@@ -17,7 +17,7 @@ use crate::data::{read_edges, EdgeOptions};
 use crate::error::CliError;
 use crate::family::kron::{PairModel, ScoringNodes};
 use crate::input::{EdgesArgs, RowsArgs};
-use crate::model_io::{score_rows, score_rows_quant, ModelArgs};
+use crate::model_io::{score_rows, score_rows_quant, warn_width, ModelArgs};
 
 /// `ranklet score` arguments: the model and the rows (or edges) to score.
 #[derive(Args, Debug)]
@@ -76,12 +76,14 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
         }
         None if view.quant().is_some() => {
             // A quantised model: its exact integer scores.
-            let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+            let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
+            warn_width(view.dim(), &ds, a.rows.path()?);
             let scores = score_rows_quant(&view, &ds, a.rows.path()?)?;
             return print_lines(scores);
         }
         None => {
-            let ds = a.rows.read(a.rows.is_csv().then_some(view.dim()))?;
+            let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
+            warn_width(view.dim(), &ds, a.rows.path()?);
             score_rows(&view, &ds, a.rows.path()?, precision)?
         }
     };
@@ -112,7 +114,7 @@ fn print_lines<T: std::fmt::Display>(scores: Vec<T>) -> Result<(), CliError> {
 /// utility, in input order.
 fn score_pref(a: &ScoreArgs, gp: &PrefInductiveView<'_>, dim: usize) -> Result<(), CliError> {
     let path = a.rows.path()?;
-    let ds = a.rows.read(Some(dim))?;
+    let ds = a.rows.read_unlabelled(Some(dim))?;
     if ds.n_features() > dim {
         return Err(CliError::input(format!("{}: {} features, the model has {dim}", path.display(), ds.n_features())));
     }

@@ -19,7 +19,7 @@ use crate::args::{
 use crate::cv::{self, Scheme};
 use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, Dataset, EdgeOptions};
-use crate::error::{write_atomic, CliError};
+use crate::error::{check_writable, write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::ls_stream::fit_linear_stream;
 use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
@@ -246,6 +246,9 @@ impl TrainPlan {
 
 /// `ranklet train`.
 pub fn train(a: TrainArgs) -> Result<(), CliError> {
+    // Before reading or fitting anything: a run of minutes must not end in
+    // "cannot write".
+    check_writable(&a.output)?;
     if a.data.graph.edges.is_some() {
         return train_edges(&a);
     }
@@ -391,7 +394,7 @@ fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Res
     }
     let p = points[0];
     let mut backend = HostBackend::new(a.backend);
-    let opts = SvmlightOptions { num_features: rows.num_features };
+    let opts = SvmlightOptions { num_features: rows.num_features, ..Default::default() };
     let Some(fit) = fit_linear_stream(&mut backend, data_path, &opts, f.ranker, plan.weight, p.lambda)? else {
         return Ok(false);
     };

@@ -14,6 +14,9 @@
 //!   the optional query column is [`CsvOptions::qid_col`] (any non-empty
 //!   text). Every other column is a feature, in header order, and must be a
 //!   finite `f64`. Every feature is stored, zeros included.
+//! - With [`CsvOptions::optional_label`] (rows to score), a file without a
+//!   `label` column (and no `label_col` asked for) is unlabelled: every
+//!   column but the qid is a feature, and the labels are 0.
 
 use std::{borrow::Cow, path::Path};
 
@@ -29,6 +32,10 @@ pub struct CsvOptions {
     pub label_col: Option<String>,
     /// The query-id column (`--qid-col`), if any.
     pub qid_col: Option<String>,
+    /// Rows may come without labels (scoring): without `label_col` and
+    /// without a `label` column, every column but the qid is a feature and
+    /// the labels are 0.
+    pub optional_label: bool,
 }
 
 /// Reads a CSV file with a header. See the [module docs](self) for the
@@ -60,7 +67,8 @@ pub fn parse_csv_str(text: &str, name: &str, opts: &CsvOptions) -> Result<Datase
 struct Columns {
     header_line: usize,
     header: Vec<String>,
-    label_at: usize,
+    /// The label column; `None` for unlabelled rows.
+    label_at: Option<usize>,
     qid_at: Option<usize>,
 }
 
@@ -100,7 +108,7 @@ fn parse_chunks(chunks: &[&str], name: &str, opts: &CsvOptions) -> Result<Datase
         k += 1;
     };
     let cols = columns(header_line, header, name, opts)?;
-    let d = cols.header.len() - 1 - usize::from(cols.qid_at.is_some());
+    let d = cols.header.len() - usize::from(cols.label_at.is_some()) - usize::from(cols.qid_at.is_some());
 
     let mut records = vec![rest];
     records.extend((k + 1..chunks.len()).map(|j| Records::at_line(chunks[j], name, offsets[j])));
@@ -136,7 +144,7 @@ fn parse_chunks(chunks: &[&str], name: &str, opts: &CsvOptions) -> Result<Datase
         .header
         .iter()
         .enumerate()
-        .filter(|&(j, _)| j != cols.label_at && Some(j) != cols.qid_at)
+        .filter(|&(j, _)| Some(j) != cols.label_at && Some(j) != cols.qid_at)
         .map(|(_, h)| h.clone())
         .collect();
     Ok(Dataset {
@@ -155,9 +163,14 @@ fn parse_chunks(chunks: &[&str], name: &str, opts: &CsvOptions) -> Result<Datase
 fn columns(header_line: usize, header: Vec<String>, name: &str, opts: &CsvOptions) -> Result<Columns, DataError> {
     let label_name = opts.label_col.as_deref().unwrap_or("label");
     let label_at = match find_column(&header, label_name) {
-        Some(j) => j,
+        Some(j) => Some(j),
+        None if opts.optional_label && opts.label_col.is_none() => None,
         None => {
-            let hint = if opts.label_col.is_none() { " (choose one with --label-col NAME)" } else { "" };
+            let hint = if opts.label_col.is_none() {
+                " (choose one with --label-col NAME, e.g. --label-col relevance; score reads rows without labels)"
+            } else {
+                ""
+            };
             return Err(DataError::at(
                 name,
                 header_line,
@@ -169,7 +182,7 @@ fn columns(header_line: usize, header: Vec<String>, name: &str, opts: &CsvOption
     let qid_at = match &opts.qid_col {
         None => None,
         Some(q) => match find_column(&header, q) {
-            Some(j) if j == label_at => {
+            Some(j) if Some(j) == label_at => {
                 return Err(DataError::at(
                     name,
                     header_line,
@@ -242,10 +255,10 @@ fn parse_row(
             p.qids.push(field.to_string());
             continue;
         }
-        let what = if j == cols.label_at { "label" } else { "value" };
+        let what = if Some(j) == cols.label_at { "label" } else { "value" };
         let v = parse_finite(field, what)
             .map_err(|(kind, msg)| err(kind, format!("{msg} in column {}", quote(&header[j]))))?;
-        if j == cols.label_at {
+        if Some(j) == cols.label_at {
             label = v;
         } else {
             p.col.push(feature);
@@ -441,7 +454,7 @@ mod tests {
 
     #[test]
     fn label_and_qid_columns() {
-        let opts = CsvOptions { label_col: Some("y".into()), qid_col: Some("q".into()) };
+        let opts = CsvOptions { label_col: Some("y".into()), qid_col: Some("q".into()), ..Default::default() };
         let ds = parse_csv_str("q,x1,y,x2\nA,1,5,2\nB,3,6,4\nA,0,7,0\n", "t.csv", &opts).unwrap();
         assert_eq!(ds.n_rows(), 3);
         assert_eq!(ds.n_features(), 2);
@@ -466,7 +479,7 @@ mod tests {
             "q,x1,q\n1,2,3\n",
             "x1,label\n1,2\n3,4",
         ];
-        let opts = CsvOptions { label_col: Some("y".into()), qid_col: Some("q".into()) };
+        let opts = CsvOptions { label_col: Some("y".into()), qid_col: Some("q".into()), ..Default::default() };
         for text in texts {
             for opts in [&opts, &CsvOptions::default()] {
                 let one = parse_chunks(&split_str(text, usize::MAX), "t.csv", opts);

@@ -26,6 +26,11 @@
 //!   beyond it is an error (test data scored against a model trained on
 //!   `d` features).
 //! - Explicit zeros (`3:0`) are stored as entries.
+//! - With [`SvmlightOptions::optional_label`] (rows to score) a line may
+//!   leave the label out, `[qid:<id>] <index>:<value> …`: a first token
+//!   holding `:` is then a `qid:` or an entry (so `1:7.4 2:0.7` is an
+//!   unlabelled row, `0 qid:3 1:2` a labelled one) and the row's label is
+//!   0. Without it such a line is an error saying a label is needed.
 
 use std::{collections::HashMap, ops::ControlFlow, path::Path};
 
@@ -42,6 +47,8 @@ pub struct SvmlightOptions {
     /// The dimension `d` to use instead of the largest index in the file;
     /// any index above it is an error.
     pub num_features: Option<usize>,
+    /// Rows may leave the label out (scoring): it is read as 0.
+    pub optional_label: bool,
 }
 
 /// Reads an SVMlight / LETOR file. See the [module docs](self) for the format.
@@ -421,7 +428,8 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
         Some(b'#') => return Some(next_line(b, at)), // blank or comment line
         Some(_) => {}
     }
-    let (label, mut at) = number_at(text, at, "label")?;
+    let (label, mut at) =
+        if opts.optional_label && first_token_has_colon(b, at) { (0.0, at) } else { number_at(text, at, "label")? };
     let mut prev = 0u64;
     let mut has_qid = false;
     let mut first = true;
@@ -504,6 +512,13 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
     Some(next)
 }
 
+/// Whether the token at `b[at]` holds a `:` (an entry or `qid:`, not a
+/// label).
+#[inline]
+fn first_token_has_colon(b: &[u8], at: usize) -> bool {
+    b[at..].iter().take_while(|&&c| !ends_token(c)).any(|&c| c == b':')
+}
+
 /// Parses one line into `p` (a data row, or nothing for a blank or comment
 /// line).
 fn parse_line(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Result<(), (ErrorKind, String)> {
@@ -511,11 +526,26 @@ fn parse_line(raw: &str, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -
         Some(at) => &raw[..at],
         None => raw,
     };
-    let mut tokens = line.split_ascii_whitespace();
-    let Some(label_tok) = tokens.next() else {
+    let mut tokens = line.split_ascii_whitespace().peekable();
+    let Some(&label_tok) = tokens.peek() else {
         return Ok(());
     };
-    let label = parse_finite(label_tok, "label")?;
+    let label = if label_tok.contains(':') {
+        if !opts.optional_label {
+            return Err((
+                ErrorKind::Malformed,
+                format!(
+                    "no label: the line starts with {}; labelled rows are `label [qid:q] i:v …`, e.g. `2 qid:1 1:0.5` \
+                     (score reads rows without labels)",
+                    quote(label_tok)
+                ),
+            ));
+        }
+        0.0
+    } else {
+        tokens.next();
+        parse_finite(label_tok, "label")?
+    };
     let qids_before = p.qids.len();
 
     let mut prev = 0usize; // last 1-based index on this line; 0 = none yet
@@ -779,7 +809,7 @@ mod tests {
 
     #[test]
     fn num_features_sets_and_bounds_d() {
-        let opts = SvmlightOptions { num_features: Some(10) };
+        let opts = SvmlightOptions { num_features: Some(10), ..Default::default() };
         let ds = parse_svmlight_str("1 3:1\n", "t", &opts).unwrap();
         assert_eq!(ds.n_features(), 10);
         let e = parse_svmlight_str("1 3:1\n0 11:1\n", "t", &opts).unwrap_err();
@@ -803,7 +833,7 @@ mod tests {
             "1 qid:1 1:1\n1 qid:2 1:1 5:1\n1 qid:1 0:1\n",
         ];
         for text in texts {
-            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
+            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4), ..Default::default() }] {
                 let one = parse_chunked(text, &opts, usize::MAX);
                 assert_eq!(one, parse_svmlight_str(text, "t.light", &opts));
                 for chunk in 0..=text.len() {
@@ -914,8 +944,26 @@ mod tests {
             "1 1:1.e5 2:5. 3:.5",
             "1 1:Infinity",
             "1 1:1e400",
+            "1:7.4 2:0.7",
+            "qid:3 1:2",
+            "qid:3",
+            " \tqid:3 2:1 # c",
+            "1:1 qid:2",
+            "1:x 2:1",
+            "a:1 2:1",
+            "0:1",
+            "2:1 1:1",
+            "qid:x 1:1",
+            "1:1#c",
         ];
-        for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(4) }] {
+        let unlabelled = SvmlightOptions { optional_label: true, ..Default::default() };
+        let bounded = SvmlightOptions { num_features: Some(4), optional_label: true };
+        for opts in [
+            SvmlightOptions::default(),
+            SvmlightOptions { num_features: Some(4), ..Default::default() },
+            unlabelled,
+            bounded,
+        ] {
             for line in lines {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
@@ -987,7 +1035,11 @@ mod tests {
             if pick(10) == 0 {
                 line.push_str(seps[pick(seps.len())]);
             }
-            line.push_str(numbers[pick(numbers.len())]);
+            // Without a label one line in five (an error unless the label is
+            // optional).
+            if pick(5) != 0 {
+                line.push_str(numbers[pick(numbers.len())]);
+            }
             match pick(6) {
                 0 => {}
                 1 => line.push_str(" qid:+7"),
@@ -1016,7 +1068,11 @@ mod tests {
             if pick(8) == 0 {
                 line.push_str(" # tail");
             }
-            for opts in [SvmlightOptions::default(), SvmlightOptions { num_features: Some(6) }] {
+            for opts in [
+                SvmlightOptions::default(),
+                SvmlightOptions { num_features: Some(6), ..Default::default() },
+                SvmlightOptions { num_features: Some(6), optional_label: true },
+            ] {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
                 let next = parse_line_fast(&line, 0, 1, &opts, &mut fast);
@@ -1049,6 +1105,23 @@ mod tests {
             }
         }
         assert!(taken > 2_000, "{taken}");
+    }
+
+    /// With an optional label, `1:7.4 2:0.7` is an unlabelled row (label 0)
+    /// and `0 qid:3 1:2` a labelled one; without it the unlabelled line is
+    /// an error that says a label is needed and shows a labelled line.
+    #[test]
+    fn rows_without_labels_when_the_label_is_optional() {
+        let text = "1:7.4 2:0.7\n0.5 4:1\n";
+        let opts = SvmlightOptions { optional_label: true, ..Default::default() };
+        let ds = parse_svmlight_str(text, "u", &opts).unwrap();
+        assert_eq!((ds.n_rows(), ds.n_features(), ds.labels()), (2, 4, &[0.0, 0.5][..]));
+        assert_eq!((ds.row(0).0, ds.row(0).1), (&[0u32, 1][..], &[7.4, 0.7][..]));
+        let q = parse_svmlight_str("qid:3 1:2\n0 qid:3 1:2\n", "q", &opts).unwrap();
+        assert_eq!((q.labels(), q.query_groups().len()), (&[0.0, 0.0][..], 1));
+        let e = parse_svmlight_str(text, "u", &SvmlightOptions::default()).unwrap_err();
+        assert_eq!((e.line(), e.kind()), (Some(1), ErrorKind::Malformed));
+        assert!(e.message().contains("no label") && e.message().contains("e.g. `2 qid:1 1:0.5`"), "{e}");
     }
 
     #[test]

@@ -339,7 +339,7 @@ mod tests {
             }
         }
         // --num-features widens d.
-        let wide = SvmlightOptions { num_features: Some(9) };
+        let wide = SvmlightOptions { num_features: Some(9), ..Default::default() };
         let want = in_memory(&path, &wide, true, QueryWeight::Equal, 0.5);
         let got =
             fit_blocks(&mut backend, &path, &wide, true, QueryWeight::Equal, 0.5, 100, 7).unwrap().unwrap().unwrap();

@@ -41,7 +41,7 @@ pub fn bench_read(a: &ReadBenchArgs) -> Result<String, String> {
     for _ in 0..a.repeat.max(1) {
         let t = Instant::now();
         let ds = if csv {
-            read_csv(&a.data, &CsvOptions { label_col: a.label_col.clone(), qid_col: None })
+            read_csv(&a.data, &CsvOptions { label_col: a.label_col.clone(), qid_col: None, ..Default::default() })
         } else {
             read_svmlight(&a.data, &SvmlightOptions::default())
         }
