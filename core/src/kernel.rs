@@ -137,9 +137,11 @@ pub enum ParseKernelError {
 impl fmt::Display for ParseKernelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            ParseKernelError::UnknownKernel => "unknown kernel (linear, rbf:G, poly:D[:G[:C]])",
-            ParseKernelError::MissingWidth => "rbf needs its width, rbf:G",
-            ParseKernelError::MissingDegree => "poly needs its degree, poly:D",
+            ParseKernelError::UnknownKernel => "unknown kernel: linear, rbf:G or poly:D[:G[:C]], e.g. rbf:0.5",
+            ParseKernelError::MissingWidth => {
+                "the rbf kernel needs its width γ in k(x, y) = exp(−γ‖x − y‖²), e.g. rbf:0.5"
+            }
+            ParseKernelError::MissingDegree => "the poly kernel needs its degree, e.g. poly:2",
             ParseKernelError::BadNumber => "kernel parameter is not a finite number",
             ParseKernelError::BadDegree => "bad polynomial degree",
             ParseKernelError::OutOfDomain => "kernel parameters out of range (γ > 0, c ≥ 0, degree ≥ 1)",

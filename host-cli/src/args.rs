@@ -154,7 +154,12 @@ pub fn parse_kernel_arg(s: &str) -> Result<KernelArg, String> {
     if s.trim() == "rbf:auto" {
         return Ok(KernelArg::RbfAuto);
     }
-    parse_kernel_list(s).map(KernelArg::List)
+    parse_kernel_list(s).map(KernelArg::List).map_err(|mut e| {
+        if e.contains("rbf kernel needs its width") {
+            e.push_str(", or rbf:auto for the preference GPs (pref-gp, xpgp, diff-gp), which fit it");
+        }
+        e
+    })
 }
 
 /// Value parser of a single `--metric`.
@@ -198,7 +203,11 @@ pub fn parse_kernels(s: &str) -> Result<Vec<Kernel>, CliError> {
         } else {
             tok.to_string()
         };
-        let k = spec.parse::<Kernel>().map_err(|e| CliError::input(format!("--kernel: '{tok}': {e}")))?;
+        // clap shows the whole value; a token of a list is named.
+        let k = spec.parse::<Kernel>().map_err(|e| match tok == s.trim() {
+            true => CliError::input(format!("--kernel: {e}")),
+            false => CliError::input(format!("--kernel: '{tok}': {e}")),
+        })?;
         out.push(k);
     }
     if out.is_empty() {

@@ -17,6 +17,56 @@ use ranklet::commands::{
 };
 use ranklet::error::{exit_code, usage_exit_code, CliError};
 
+// The examples that end each subcommand's `--help`.
+/// `Train`'s `--help` examples.
+const EX_TRAIN: &str = "Examples:
+  ranklet train --algo rankrls --kernel linear --lambda 1 --data data/wine-quality/winequality_red.csv --label-col quality -o /tmp/wine.rkl
+  ranklet train --algo rankrls --kernel rbf:0.05 --lambda 0.1,1,10 --cv 5 --basis 300 --data data/wine-quality/winequality_red.svmlight -o /tmp/wine-rbf.rkl
+  ranklet train --algo pref-gp --kernel rbf:auto --items items.csv --prefs judgements.txt -o /tmp/gp.rkl";
+/// `Score`'s `--help` examples.
+const EX_SCORE: &str = "Examples:
+  ranklet score -m /tmp/wine.rkl --data data/wine-quality/winequality_red.csv --label-col quality
+  ranklet score -m /tmp/wine.rkl --data rows.light      (lines `1:7.4 2:0.7 …`; labels and qids optional)
+  ranklet score -m /tmp/wine.rkl --data rows.txt --format csv > scores.txt";
+/// `Eval`'s `--help` examples.
+const EX_EVAL: &str = "Examples:
+  ranklet eval -m /tmp/wine.rkl --data data/wine-quality/winequality_red.csv --label-col quality
+  ranklet eval -m /tmp/wine.rkl --data data/wine-quality/winequality_red.svmlight --metric ndcg@10,map,kendall
+  ranklet eval -m /tmp/gp.rkl --items items.csv --prefs held_out.txt --metric pairerror,auc";
+/// `Rank`'s `--help` examples.
+const EX_RANK: &str = "Examples:
+  ranklet rank -m /tmp/pairs.rkl --for D00001 --candidates targets.txt
+  ranklet rank -m /tmp/pairs.rkl --for D00001 --nodes drugs.txt --candidates targets.txt -k 5";
+/// `Reduce`'s `--help` examples.
+const EX_REDUCE: &str = "Examples:
+  ranklet reduce --method rcdr-kendall --dims 3 --items items.csv --orders orders.txt -o /tmp/basis.tsv
+  ranklet reduce --method pca --dims 2 --items items.csv --orders orders.txt -o /tmp/pca.tsv";
+/// `Inspect`'s `--help` examples.
+const EX_INSPECT: &str = "Examples:
+  ranklet inspect -m /tmp/wine.rkl
+  ranklet inspect -m /tmp/wine.rkl --top 3";
+/// `Export`'s `--help` examples.
+const EX_EXPORT: &str = "Examples:
+  ranklet export -m /tmp/wine.rkl --c-array wine_model -o wine_model.c      (also writes wine_model.h)
+  ranklet export -m /tmp/wine.rkl --quantize i16 --calibrate-label-col quality -o /tmp/wine-i16.rkl
+  ranklet export -m /tmp/wine.rkl --strip-metadata -o /tmp/wine-bare.rkl";
+/// `OnlineUpdate`'s `--help` examples.
+const EX_ONLINEUPDATE: &str = "Examples:
+  ranklet online-update -m /tmp/wine.rkl --data rows.light --pairs answers.txt -o /tmp/state.rkl
+  ranklet online-update -m /tmp/state.rkl --data rows.light --pairs more_answers.txt -o /tmp/state2.rkl";
+/// `SimulateFeedback`'s `--help` examples.
+const EX_SIMULATEFEEDBACK: &str = "Examples:
+  ranklet simulate-feedback -m /tmp/wine.rkl --data data/wine-quality/winequality_red.svmlight --rounds 50 --active
+  ranklet simulate-feedback -m /tmp/wine.rkl --data data/wine-quality/winequality_red.svmlight --rounds 50 --random --users 20";
+/// `Suggest`'s `--help` examples.
+const EX_SUGGEST: &str = "Examples:
+  ranklet suggest -m /tmp/gp.rkl
+  ranklet suggest -m /tmp/gp.rkl -k 3";
+/// `Bench`'s `--help` examples.
+const EX_BENCH: &str = "Examples:
+  ranklet bench read --data data/parse-rank/rank_train.light
+  ranklet bench eigen --help";
+
 /// Learn rankings and preferences, export them as compact model files.
 #[derive(Parser, Debug)]
 #[command(name = "ranklet", version, about)]
@@ -29,30 +79,39 @@ struct Cli {
 enum Command {
     /// Train a ranker (or regressor) from rows, pairwise preferences or
     /// sample orders, and write it as a .rkl model file.
+    #[command(after_help = EX_TRAIN)]
     Train(train::TrainArgs),
     /// Score every row of a data file with a model (one score per line, input order).
+    #[command(after_help = EX_SCORE)]
     Score(score::ScoreArgs),
     /// Evaluate a model on rows, pairs or sample orders (lines `metric<TAB>value`).
+    #[command(after_help = EX_EVAL)]
     Eval(eval::EvalArgs),
     /// Top-k candidates for one conditioning node by a pair model (trained
     /// on --edges): lines `id<TAB>score`, best first.
+    #[command(after_help = EX_RANK)]
     Rank(rank::RankArgs),
     /// Reduce item attributes with RCDR (Kendall, Spearman) or PCA from sample orders.
     ///
     /// Writes the basis as TSV. `train --reduce METHOD:K` learns on the
     /// reduced attributes directly.
+    #[command(after_help = EX_REDUCE)]
     Reduce(reduce::ReduceArgs),
     /// Show a model file's header, parameters summary and metadata.
+    #[command(after_help = EX_INSPECT, override_usage = "ranklet inspect [OPTIONS] <-m MODEL | MODEL>")]
     Inspect(inspect::InspectArgs),
     /// Export a model as a C array and/or a copy without metadata (--strip-metadata).
+    #[command(after_help = EX_EXPORT)]
     Export(export::ExportArgs),
     /// Apply recorded pairwise feedback to an on-device learner state (from
     /// a linear prior or a saved state), as the device does, and write the
     /// state it ends in.
+    #[command(after_help = EX_ONLINEUPDATE)]
     OnlineUpdate(online_update::OnlineUpdateArgs),
     /// Replay simulated users answering pairwise questions to the on-device
     /// online learner (active vs random questions); prints the held-out
     /// pair error against the number of answers.
+    #[command(after_help = EX_SIMULATEFEEDBACK)]
     SimulateFeedback(simulate_feedback::SimulateFeedbackArgs),
     /// The next pairs to ask of a preference GP over a fixed item set (001
     /// §5): lines `a<TAB>b<TAB>variance<TAB>mean_difference`, best first.
@@ -60,9 +119,10 @@ enum Command {
     /// Greedy: the pair of highest variance / squared mean of f_a − f_b,
     /// then the posterior updated as if the more probable answer had been
     /// given, and again.
+    #[command(after_help = EX_SUGGEST)]
     Suggest(suggest::SuggestArgs),
     /// Benchmarks of the numerical core.
-    #[command(subcommand)]
+    #[command(subcommand, after_help = EX_BENCH)]
     Bench(bench::BenchCommand),
     /// Line plot (PNG) of the columns of a tab-separated file.
     #[command(hide = true)]

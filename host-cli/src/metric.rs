@@ -6,6 +6,15 @@ use ranklet_core::metrics::{self, Correlation, IdcgZero, MapParams, NdcgParams};
 
 use crate::error::CliError;
 
+/// Every metric name `--metric` takes, as a literal (for `concat!` in
+/// `--help` texts and for messages): one list, wherever `--metric` is.
+#[macro_export]
+macro_rules! metric_names {
+    () => {
+        "disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror, condrankloss, logloss"
+    };
+}
+
 /// A metric the CLI can report or select hyperparameters by.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Metric {
@@ -35,13 +44,10 @@ pub enum Metric {
 }
 
 impl Metric {
-    /// Parses `disagreement`, `cindex`, `kendall`, `spearman`, `auc[:T]`,
-    /// `ndcg[@k]`, `map`, `pairerror`.
+    /// Parses one of [`metric_names!`].
     pub fn parse(s: &str) -> Result<Metric, CliError> {
         let s = s.trim();
-        let bad = || {
-            CliError::input(format!("unknown metric '{s}' (known: disagreement, cindex, kendall, spearman, auc[:T], ndcg[@K], map, pairerror, condrankloss, logloss)"))
-        };
+        let bad = || CliError::input(format!("unknown metric '{s}' (known: {}; e.g. ndcg@10)", crate::metric_names!()));
         Ok(match s {
             "disagreement" => Metric::Disagreement,
             "cindex" => Metric::Cindex,

@@ -170,3 +170,30 @@ fn train_and_eval_help_list_every_data_kind_under_its_heading() {
         assert!(h.text.contains("-m, --model"), "{cmd} --help lacks -m/--model:\n{}", h.text);
     }
 }
+
+/// Every visible subcommand's `--help` ends with two or three examples of
+/// itself; `--metric` lists the metric names wherever it is; `-k` is
+/// `-k, --k` wherever it is; `inspect`'s usage shows both spellings of its
+/// model path.
+#[test]
+fn every_subcommand_help_ends_with_examples_and_shares_spellings() {
+    for (path, h) in walk() {
+        if path.len() != 1 || path[0] == "plot-lines" {
+            continue;
+        }
+        let cmd = format!("ranklet {}", path[0]);
+        let tail: Vec<&str> =
+            h.text.trim_end().rsplit_once("\nExamples:\n").map_or(vec![], |(_, t)| t.lines().collect());
+        assert!((2..=3).contains(&tail.len()), "{cmd} --help does not end with 2–3 examples:\n{}", h.text);
+        for l in tail {
+            assert!(l.starts_with(&format!("  {cmd} ")), "{cmd}: example `{l}` is not of {cmd}");
+        }
+        if h.flags.contains_key("--metric") {
+            assert!(h.text.contains("ndcg[@K], map, pairerror"), "{cmd} --help does not list the metrics:\n{}", h.text);
+        }
+        if h.text.contains("\n  -k") {
+            assert!(h.text.contains("-k, --k <K>"), "{cmd}: -k without --k:\n{}", h.text);
+        }
+    }
+    assert!(help(&["inspect"]).text.contains("Usage: ranklet inspect [OPTIONS] <-m MODEL | MODEL>"));
+}

@@ -25,12 +25,20 @@ pub struct EvalArgs {
     pub model: ModelArgs,
     #[command(flatten)]
     pub data: DataArgs,
-    /// Metrics, comma-separated (default: disagreement,cindex,kendall, or
-    /// pairerror with --pairs or --prefs, or spearman,kendall with --items).
-    /// ndcg and map need graded labels ≥ 0; sample orders take spearman and
-    /// kendall (τ-b); preference GPs with --prefs take pairerror, auc (of
-    /// P(w ≻ l) against P(l ≻ w)) and logloss (−mean log P(w ≻ l)).
-    #[arg(long, value_parser = parse_metric_list, help_heading = heading::OUTPUT)]
+    /// Metrics, comma-separated.
+    #[arg(
+        long,
+        value_parser = parse_metric_list,
+        help_heading = heading::OUTPUT,
+        help = concat!(
+            "Metrics, comma-separated, of ",
+            crate::metric_names!(),
+            " (default: disagreement,cindex,kendall, or pairerror with --pairs or --prefs, or spearman,kendall with \
+             --items). ndcg and map need graded labels ≥ 0; sample orders take spearman and kendall (τ-b); \
+             preference GPs with --prefs take pairerror, auc (of P(w ≻ l) against P(l ≻ w)) and logloss \
+             (−mean log P(w ≻ l)); e.g. --metric ndcg@10,kendall"
+        )
+    )]
     pub metric: Option<MetricList>,
     /// Rows only: also compare the model's scores with those of this model
     /// on the same rows (e.g. a quantised model against the float model it

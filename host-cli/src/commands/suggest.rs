@@ -17,7 +17,7 @@ pub struct SuggestArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// Number of pairs to propose.
-    #[arg(short, default_value_t = 10, help_heading = heading::OUTPUT)]
+    #[arg(short, long, default_value_t = 10, help_heading = heading::OUTPUT)]
     pub k: usize,
 }
 

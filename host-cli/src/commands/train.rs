@@ -180,9 +180,18 @@ pub struct TrainArgs {
     /// for grids.
     #[arg(long, value_name = "K|loo", value_parser = parse_cv, conflicts_with = "items", help_heading = heading::CV)]
     pub cv: Option<Scheme>,
-    /// Metric that selects the grid point (default: disagreement, or
-    /// pairerror with --pairs).
-    #[arg(long, value_parser = parse_metric, conflicts_with = "items", help_heading = heading::CV)]
+    /// Metric that selects the grid point.
+    #[arg(
+        long,
+        value_parser = parse_metric,
+        conflicts_with = "items",
+        help_heading = heading::CV,
+        help = concat!(
+            "Metric that selects the grid point: one of ",
+            crate::metric_names!(),
+            " (default: disagreement, or pairerror with --pairs)"
+        )
+    )]
     pub metric: Option<Metric>,
     /// Seed of the fold assignment.
     #[arg(long, default_value_t = 1, conflicts_with = "items", help_heading = heading::CV)]
