@@ -48,7 +48,7 @@ const EX_INSPECT: &str = "Examples:
 /// `Export`'s `--help` examples.
 const EX_EXPORT: &str = "Examples:
   ranklet export -m /tmp/wine.rkl --c-array wine_model -o wine_model.c      (also writes wine_model.h)
-  ranklet export -m /tmp/wine.rkl --quantize i16 --calibrate-label-col quality -o /tmp/wine-i16.rkl
+  ranklet export -m /tmp/wine.rkl --quantize i16 --calibrate data/wine-quality/winequality_red.svmlight -o /tmp/wine-i16.rkl
   ranklet export -m /tmp/wine.rkl --strip-metadata -o /tmp/wine-bare.rkl";
 /// `OnlineUpdate`'s `--help` examples.
 const EX_ONLINEUPDATE: &str = "Examples:
