@@ -36,22 +36,34 @@ fn args(list: &[&str], data: &Path, model: &Path) -> Vec<OsString> {
     v
 }
 
-/// The weights `inspect` shows of a linear model.
+/// The weights `inspect` shows of a linear model, by feature (all of
+/// them for up to 100 features).
 fn weights(dir: &Scratch, model: &Path) -> Vec<f64> {
-    let run = ranklet_limited(dir, None, &["inspect".into(), "-m".into(), os(model)]);
+    let run = ranklet_limited(dir, None, &["inspect".into(), "-m".into(), os(model), "--top".into(), "100".into()]);
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stdout.starts_with("kind: linear\n"), "{run:?}");
-    run.stdout
+    let mut w: Vec<(usize, f64)> = run
+        .stdout
         .lines()
-        .filter(|l| l.starts_with("  feature "))
-        .map(|l| l.rsplit('\t').next().unwrap().parse::<f64>().unwrap())
-        .collect()
+        .filter_map(|l| l.strip_prefix("  feature "))
+        .map(|l| {
+            let (j, v) = l.split_once('\t').unwrap();
+            (j.parse().unwrap(), v.parse().unwrap())
+        })
+        .collect();
+    w.sort_by_key(|&(j, _)| j);
+    w.into_iter().map(|(_, v)| v).collect()
 }
 
 /// 300 rows in queries of 5 (the first query's last line moved to the end
 /// of the file, so the fit reads the file into memory rather than
 /// streaming it), 10 features, about a third of them set per row.
 fn sparse_letor() -> String {
+    letor_with(10)
+}
+
+/// As [`sparse_letor`] with `d` features.
+fn letor_with(d: usize) -> String {
     let mut rng = 0x2545_f491_4f6c_dd1du64;
     let mut next = || {
         rng ^= rng << 13;
@@ -63,7 +75,7 @@ fn sparse_letor() -> String {
     for q in 0..60 {
         for _ in 0..5 {
             let mut line = format!("{} qid:{}", next() % 4, q + 1);
-            for j in 1..=10 {
+            for j in 1..=d {
                 if next() % 3 == 0 {
                     line.push_str(&format!(" {j}:{:.4}", (next() % 20_000) as f64 / 1e4 + 1.0));
                 }
@@ -152,4 +164,30 @@ fn a_malformed_memory_limit_is_bad_input() {
         &args(&["train", "--algo", "rankrls", "--kernel", "rbf:1", "--lambda", "1"], &data, &dir.out("m.rkl")),
     );
     assert_bad_input(&run, &dir, None, None, &["RANKLET_MEMORY_LIMIT", "512M"]);
+}
+
+/// 300 rows of 60 sparse features with 16 kB allowed: neither a dense copy
+/// (144 000 bytes) nor the 60 × 60 primal system with its scratch
+/// (33 120 bytes) fits, so the fit solves the primal system by conjugate
+/// gradient from the rows (6 720 bytes) and says so; its weights equal the
+/// dense fit's to 1e-8 of the largest (CG stops at a relative residual of
+/// 1e-10 on a well-conditioned system).
+#[test]
+fn a_primal_system_too_large_for_memory_is_solved_by_conjugate_gradient() {
+    let dir = Scratch::new("sparse-cg");
+    let data = dir.input("w.light", letor_with(60));
+    let train = ["train", "--algo", "rankrls", "--kernel", "linear", "--lambda", "0.5", "--precision", "f64"];
+    let (cg, dense) = (dir.out("cg.rkl"), dir.out("dense.rkl"));
+    let run = ranklet_limited(&dir, Some("16K"), &args(&train, &data, &cg));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("solved by conjugate gradient"), "{run:?}");
+    let run = ranklet_limited(&dir, None, &args(&train, &data, &dense));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(!run.stderr.contains("conjugate"), "{run:?}");
+    let (wc, wd) = (weights(&dir, &cg), weights(&dir, &dense));
+    assert_eq!((wc.len(), wd.len()), (60, 60));
+    let scale = wd.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    for (u, v) in wc.iter().zip(&wd) {
+        assert!((u - v).abs() <= 1e-8 * scale, "{wc:?} vs {wd:?}");
+    }
 }

@@ -4,7 +4,9 @@
 //!
 //! - **Primal** ([`ls_primal`], [`ls_primal_sparse`]): `(XᵀLX + λI)·w = Xᵀt`,
 //!   `t = Ls` (or `Dᵀm` for pairs), for rows with no more features than
-//!   rows; sparse rows are summed as stored (`d²` memory, no `n × d` copy).
+//!   rows; sparse rows are summed as stored (`d²` memory, no `n × d` copy),
+//!   or, where even `d²` is too much, solved by conjugate gradient from the
+//!   rows ([`ls_primal_sparse_cg`], `2n + 4d` memory).
 //! - **Dual** ([`ls_dual`]): `(LK + λI)·a = t`, `f(x) = Σᵢ aᵢ k(x, xᵢ)`. For
 //!   `Identity`/`Queries` graphs solved in the symmetric form
 //!   `(L^{½}KL^{½} + λI)·c = L^{½}s`, `a = L^{½}c` (Cholesky, half the flops
@@ -21,6 +23,7 @@ use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
 use crate::kernel::{kernel_matrix_sym, kernel_matrix_workspace_len, Kernel};
 use crate::linalg::blas::gemv;
+use crate::linalg::cg::{cg_solve, cg_workspace_len, CgInfo, CgParams};
 use crate::linalg::{CsrRef, Rows};
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
@@ -248,19 +251,90 @@ pub fn ls_primal_sparse<B: Backend>(
         Graph::Pairs { pairs, .. } => pairs.iter().for_each(|p| block.add_centred([p.winner, p.loser], 2.0)),
     }
     graph.target(s, t)?;
-    w.fill(0.0);
-    for (i, &ti) in t.iter().enumerate() {
-        let (ci, vi) = x.row(i);
-        for (&j, &v) in ci.iter().zip(vi) {
-            w[j as usize] += v * ti;
-        }
-    }
+    sparse_t_times(x, t, w);
     let mut am = MatMut::from_col_major(a, d, d)?;
     for i in 0..d {
         *am.at_mut(i, i) += lambda;
     }
     backend.cholesky_in_place(am)?;
     Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+}
+
+scratch! {
+    /// Scratch of [`ls_primal_sparse_cg`].
+    struct SparseCgScratch(n: usize, d: usize) {
+        /// The target `t`, then `Xv`.
+        t: n,
+        /// `LXv`.
+        lxv: n,
+        /// The right-hand side `Xᵀt`.
+        rhs: d,
+        /// Conjugate gradient.
+        cg: cg_workspace_len(d),
+    }
+}
+
+/// Scratch for [`ls_primal_sparse_cg`]: `2n + 4d`, nothing of size `d²`.
+pub fn ls_primal_sparse_cg_workspace_len(n: usize, d: usize) -> usize {
+    SparseCgScratch::len(n, d)
+}
+
+/// [`ls_primal_sparse`]'s system solved without forming it, for feature
+/// spaces whose `d × d` matrix does not fit: conjugate gradient on
+/// `(XᵀLX + λI)·w = Xᵀt`, each product `v ↦ Xᵀ(L(Xv)) + λv` read from the
+/// sparse rows (`2·nnz + O(n)` flops) and [`Graph::apply`]. Memory
+/// `2n + 4d`. Starts from `w = 0`; stops at `‖r‖ ≤ rel_tol·‖Xᵀt‖` with
+/// `params`. `λ > 0` (the system is then positive definite whatever `X`).
+///
+/// # Errors
+/// [`LearnError::BadLambda`] for `λ ≤ 0` or non-finite;
+/// [`LinalgError::NoConvergence`] when `params.max_iter` iterations do not
+/// reach the tolerance; dimension, workspace and graph errors.
+pub fn ls_primal_sparse_cg(
+    x: CsrRef<'_>,
+    graph: &Graph<'_>,
+    s: &[f64],
+    lambda: f64,
+    params: &CgParams,
+    w: &mut [f64],
+    work: &mut [f64],
+) -> Result<CgInfo, LearnError> {
+    check_lambda(lambda, true)?;
+    check_graph(graph)?;
+    let (n, d) = (x.nrows(), x.ncols());
+    if graph.n() != n || w.len() != d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let (SparseCgScratch { t, lxv, rhs, cg }, _) = SparseCgScratch::split(work, n, d)?;
+    graph.target(s, t)?;
+    sparse_t_times(x, t, rhs);
+    w.fill(0.0);
+    let matvec = |v: &[f64], out: &mut [f64]| -> Result<(), LinalgError> {
+        for (i, xv) in t.iter_mut().enumerate() {
+            let (ci, vi) = x.row(i);
+            *xv = ci.iter().zip(vi).map(|(&j, &a)| a * v[j as usize]).sum();
+        }
+        graph.apply(t, lxv)?;
+        sparse_t_times(x, lxv, out);
+        out.iter_mut().zip(v).for_each(|(o, &vj)| *o += lambda * vj);
+        Ok(())
+    };
+    let info = cg_solve(matvec, rhs, w, cg, params)?;
+    if !info.converged {
+        return Err(LinalgError::NoConvergence { iterations: info.iterations }.into());
+    }
+    Ok(info)
+}
+
+/// `out ← Xᵀy` for sparse rows `X`.
+fn sparse_t_times(x: CsrRef<'_>, y: &[f64], out: &mut [f64]) {
+    out.fill(0.0);
+    for (i, &yi) in y.iter().enumerate() {
+        let (ci, vi) = x.row(i);
+        for (&j, &v) in ci.iter().zip(vi) {
+            out[j as usize] += v * yi;
+        }
+    }
 }
 
 /// The lower triangle of `XᵀLX` (column-major `d × d`) summed block by
@@ -1081,6 +1155,26 @@ mod tests {
             }
             assert!(want.iter().any(|v| *v != 0.0));
         }
+        // The same system by conjugate gradient, without the d × d matrix:
+        // to 1e-9 of the largest weight at a residual of 1e-13 (κ is small).
+        for g in &graphs {
+            let sparse = Rows::Sparse(csr);
+            let mut want = vec![0.0f64; D];
+            let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &sparse)];
+            fit(&mut Portable::new(&mut pw), &Kernel::Linear, &sparse, g, &s, 0.3, &mut want, &mut work).unwrap();
+            let mut got = vec![0.0f64; D];
+            let mut work = vec![0.0f64; ls_primal_sparse_cg_workspace_len(N, D)];
+            let info = ls_primal_sparse_cg(csr, g, &s, 0.3, &CgParams::new(100, 1e-13), &mut got, &mut work).unwrap();
+            assert!(info.converged && info.iterations <= 4 * D, "{info:?}");
+            let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+            for (u, v) in got.iter().zip(&want) {
+                assert!((u - v).abs() <= 1e-9 * scale, "{g:?}: {u} vs {v}");
+            }
+            let few = ls_primal_sparse_cg(csr, g, &s, 0.3, &CgParams::new(1, 1e-13), &mut got, &mut work);
+            assert_eq!(few, Err(LearnError::Numerics(LinalgError::NoConvergence { iterations: 1 })));
+        }
+        let zero = ls_primal_sparse_cg(csr, &graphs[0], &s, 0.0, &CgParams::default(), &mut [0.0; D], &mut [0.0; 200]);
+        assert_eq!(zero, Err(LearnError::BadLambda));
         // Wider than tall: the dual form.
         let wide = CsrRef::new(N + 1, &ptr, &col, &val).unwrap();
         assert_eq!(Form::choose(&Kernel::Linear, &Rows::Sparse(wide)), Form::Dual);

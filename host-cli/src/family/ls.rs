@@ -13,6 +13,8 @@ use ranklet_core::backend::Backend;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::nystrom::{self, default_pivot_tol};
 use ranklet_core::learn::{ls, LearnError};
+use ranklet_core::linalg::cg::CgParams;
+use ranklet_core::linalg::Rows;
 use ranklet_core::LinalgError;
 
 use super::{supervision, Family, Workspace, KERNEL_WAY_OUT};
@@ -23,6 +25,21 @@ use crate::table::Table;
 
 /// How to make the primal system smaller.
 const PRIMAL_WAY_OUT: &str = "use fewer features (number them 1, 2, … without gaps), or --basis M with a kernel";
+
+/// Conjugate gradient where the sparse primal system does not fit: to a
+/// relative residual of 1e-10 (the weights to about κ·1e-10), at most
+/// 10 000 products of `2·nnz` flops each.
+fn cg_params() -> CgParams {
+    CgParams::new(10_000, 1e-10)
+}
+
+/// Whether the `d × d` system of the sparse primal form
+/// ([`ls::ls_primal_sparse`]) fits in the memory available; where not, the
+/// fit solves it by conjugate gradient ([`ls::ls_primal_sparse_cg`]).
+fn sparse_system_fits(n: usize, d: usize) -> bool {
+    d.checked_mul(d).is_some_and(|dd| dd <= usize::MAX >> 8)
+        && crate::mem::check("", Some(ls::ls_primal_sparse_workspace_len(n, d)), 8, "").is_ok()
+}
 
 /// One grid point of RLS / RankRLS.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -117,6 +134,22 @@ impl Family for LeastSquares {
             return Fitted::from_expansion(p.kernel, landmark_table(table, &piv[..r]), alpha, 0.0, None);
         }
         let form = ls::Form::choose(&p.kernel, &x);
+        if let (ls::Form::Primal, Rows::Sparse(csr)) = (form, x) {
+            if !sparse_system_fits(table.n(), table.d()) {
+                let mut w = try_zeros(table.d())?;
+                let mut work = try_zeros(ls::ls_primal_sparse_cg_workspace_len(table.n(), table.d()))?;
+                let info = ls::ls_primal_sparse_cg(csr, &g, &table.labels, p.lambda, &cg_params(), &mut w, &mut work)?;
+                eprintln!(
+                    "the {} × {} primal system does not fit in memory: solved by conjugate gradient ({} iterations, \
+                     relative residual {:.1e})",
+                    table.d(),
+                    table.d(),
+                    info.iterations,
+                    info.rel_residual
+                );
+                return Ok(Fitted::Linear { w, offset: 0.0 });
+            }
+        }
         let mut coef = try_zeros(form.coef_len(&x))?;
         let mut work = try_zeros(ls::fit_workspace_len(&p.kernel, &x))?;
         ls::fit(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut coef, &mut work)?;
@@ -195,6 +228,11 @@ impl Family for LeastSquares {
             ls::fit_workspace_len(&p.kernel, &x).max(h)
         };
         let primal = ls::Form::choose(&p.kernel, &x) == ls::Form::Primal;
+        if primal && matches!(x, Rows::Sparse(_)) && !holdout && !sparse_system_fits(n, d) {
+            return Workspace::new("the conjugate-gradient vectors", n + d, 4, PRIMAL_WAY_OUT, || {
+                ls::ls_primal_sparse_cg_workspace_len(n, d)
+            });
+        }
         if primal && !(holdout && ls::holdout_form(&p.kernel, &x) == ls::Form::Dual) {
             Workspace::new("the primal system XᵀLX over the features", d, d, PRIMAL_WAY_OUT, exact)
         } else {
