@@ -231,11 +231,8 @@ pub fn ls_primal_sparse<B: Backend>(
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     check_lambda(lambda, false)?;
-    check_graph(graph)?;
+    check_sparse_primal_args(x, graph, s, w)?;
     let (n, d) = (x.nrows(), x.ncols());
-    if graph.n() != n || w.len() != d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
-        return Err(LinalgError::DimensionMismatch.into());
-    }
     let (SparsePrimalScratch { a, t, place, cols, mean, z }, _) = SparsePrimalScratch::split(work, n, d)?;
     a.fill(0.0);
     place.fill(0.0);
@@ -252,12 +249,18 @@ pub fn ls_primal_sparse<B: Backend>(
     }
     graph.target(s, t)?;
     sparse_t_times(x, t, w);
-    let mut am = MatMut::from_col_major(a, d, d)?;
-    for i in 0..d {
-        *am.at_mut(i, i) += lambda;
+    ls_primal_solve(backend, a, lambda, w)
+}
+
+/// The shapes [`ls_primal_sparse`] and [`ls_primal_sparse_cg`] take:
+/// a graph over the `n` rows, `d` weights, `n` scores unless pairs.
+fn check_sparse_primal_args(x: CsrRef<'_>, graph: &Graph<'_>, s: &[f64], w: &[f64]) -> Result<(), LearnError> {
+    check_graph(graph)?;
+    let (n, d) = (x.nrows(), x.ncols());
+    if graph.n() != n || w.len() != d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
+        return Err(LinalgError::DimensionMismatch.into());
     }
-    backend.cholesky_in_place(am)?;
-    Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+    Ok(())
 }
 
 scratch! {
@@ -300,11 +303,8 @@ pub fn ls_primal_sparse_cg(
     work: &mut [f64],
 ) -> Result<CgInfo, LearnError> {
     check_lambda(lambda, true)?;
-    check_graph(graph)?;
+    check_sparse_primal_args(x, graph, s, w)?;
     let (n, d) = (x.nrows(), x.ncols());
-    if graph.n() != n || w.len() != d || (!matches!(graph, Graph::Pairs { .. }) && s.len() != n) {
-        return Err(LinalgError::DimensionMismatch.into());
-    }
     let (SparseCgScratch { t, lxv, rhs, cg }, _) = SparseCgScratch::split(work, n, d)?;
     graph.target(s, t)?;
     sparse_t_times(x, t, rhs);
@@ -994,6 +994,16 @@ mod tests {
     use crate::backend::Portable;
     use crate::graph::{Pair, QueryWeight};
 
+    /// Uniform numbers in [0, 1) from a xorshift generator seeded `rng`.
+    fn uniform(mut rng: u64) -> impl FnMut() -> f64 {
+        move || {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
     /// The block-by-block primal system gives the one-shot fit's weights
     /// to 1e-12 (only the order of the Gram sums differs; the system is
     /// well conditioned), for both query weightings, with blocks of whole
@@ -1003,13 +1013,7 @@ mod tests {
     fn primal_accumulate_equals_primal() {
         const N: usize = 23;
         const D: usize = 4;
-        let mut rng = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x2545_f491_4f6c_dd1d);
         let x: std::vec::Vec<f64> = (0..N * D).map(|_| next()).collect(); // row-major
         let s: std::vec::Vec<f64> = (0..N).map(|_| next()).collect();
         let qp = [0usize, 3, 4, 10, 11, 17, 23];
@@ -1097,13 +1101,7 @@ mod tests {
     fn sparse_primal_equals_dense_primal() {
         const N: usize = 19;
         const D: usize = 6;
-        let mut rng = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            rng ^= rng << 13;
-            rng ^= rng >> 7;
-            rng ^= rng << 17;
-            (rng >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut next = uniform(0x9e37_79b9_7f4a_7c15);
         // Row-major dense rows with about half the entries zero, and CSR.
         let mut x = vec![0.0f64; N * D];
         let (mut ptr, mut col, mut val) = (vec![0usize], vec![], vec![]);
