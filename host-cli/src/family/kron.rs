@@ -178,6 +178,7 @@ pub fn cross_gram<B: Backend>(
     let err = |e: ranklet_core::LinalgError| CliError::input(format!("node kernel: {e}"));
     let xa = Rows::Dense(MatRef::from_row_major(a, na, d).map_err(err)?);
     let xb = Rows::Dense(MatRef::from_row_major(b, nb, d).map_err(err)?);
+    super::Workspace::new("the node kernel matrix", na, nb, "use fewer nodes", || na * nb).check()?;
     let mut out = vec![0.0; na * nb];
     let mut work = vec![0.0; kernel_matrix_workspace_len(&xa, &xb)];
     kernel_matrix(backend, kernel, &xa, &xb, MatMut::from_col_major(&mut out, na, nb).map_err(err)?, &mut work)

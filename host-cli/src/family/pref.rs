@@ -301,6 +301,9 @@ fn theta_names(algo: PrefAlgo, n_rel: usize) -> Vec<String> {
     v
 }
 
+/// How to make a preference GP's item matrices smaller.
+const ITEMS_WAY_OUT: &str = "use fewer items (a sample of the items and the judgements between them)";
+
 /// Fits `algo` on `data` — EP (or the exact Gaussian posterior) with the
 /// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
 /// hyper::fit_hyper`; the RBF width fixed by `--kernel rbf:G`) — and
@@ -327,6 +330,10 @@ pub fn train<B: Backend>(
     if d == 0 && data.relations.is_empty() {
         return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
     }
+    // The fit holds several n × n matrices (prior, posterior, factors):
+    // refused before work where even one does not fit.
+    super::Workspace::new("one n × n matrix over the items (the fit holds several)", n, n, ITEMS_WAY_OUT, || n * n)
+        .check()?;
     let pairs: Vec<Pair> = match &data.obs {
         Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
         Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
