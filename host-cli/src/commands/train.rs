@@ -287,6 +287,9 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
     }
     let mut table = Table::from_dataset(&ds, pairs.is_none());
+    // The table holds the rows from here on: the data set's copy goes.
+    let n_features = ds.n_features();
+    drop(ds);
     if let Some(m) = plan.family.basis().filter(|&m| m > table.n()) {
         return Err(CliError::input(format!(
             "--basis {m} exceeds the {} training rows of {}",
@@ -332,7 +335,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         meta.push_str("standardize=1\n");
     }
     let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
-    let bytes = model_bytes(&fitted.model, ds.n_features(), plan.element, &meta, centring)?;
+    let bytes = model_bytes(&fitted.model, n_features, plan.element, &meta, centring)?;
     write_model(&a.output, &bytes)?;
     // The CV table is printed (and plotted) only once the model is written,
     // so a failed run prints nothing to stdout and leaves no file.
