@@ -704,7 +704,16 @@ mod tests {
                 let mut wk = vec![0.0; ls_primal_workspace_len(m, D)];
                 let mut pw = vec![0.0; Portable::workspace_len(D)];
                 let xm = MatRef::from_row_major(xs, m, D).unwrap();
-                ls_primal(&mut Portable::new(&mut pw), xm, &graph(target, weight, ptr, m), ys, lambda, &mut wr, &mut wk).unwrap();
+                ls_primal(
+                    &mut Portable::new(&mut pw),
+                    xm,
+                    &graph(target, weight, ptr, m),
+                    ys,
+                    lambda,
+                    &mut wr,
+                    &mut wk,
+                )
+                .unwrap();
                 wr
             };
             let (xa, ya, pa) = subset(&|_| true);
