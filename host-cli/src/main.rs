@@ -13,7 +13,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use ranklet::commands::{
-    bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, suggest, train,
+    bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, stats, suggest,
+    train,
 };
 use ranklet::error::{exit_code, usage_exit_code, CliError};
 
@@ -30,6 +31,9 @@ enum Command {
     /// Train a ranker (or regressor) from rows, pairwise preferences or
     /// sample orders, and write it as a .rkl model file.
     Train(train::TrainArgs),
+    /// Summarise SVMlight rows as additive statistics of linear RLS /
+    /// RankRLS (.rks), for `train --from-stats` to merge with other shards.
+    Stats(stats::StatsArgs),
     /// Score every row of a data file with a model (one score per line, input order).
     Score(score::ScoreArgs),
     /// Evaluate a model on rows, pairs or sample orders (lines `metric<TAB>value`).
@@ -72,6 +76,7 @@ enum Command {
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Train(a) => train::train(a),
+        Command::Stats(a) => stats::stats(a),
         Command::Score(a) => score::score(a),
         Command::Eval(a) => eval::eval(a),
         Command::Rank(a) => rank::rank(a),

@@ -195,6 +195,37 @@ pub fn value(rec: &[f64], i: usize) -> f64 {
     rec[i] + rec[m + i]
 }
 
+/// Copies a record (`2·len` values: sums, then compensations) of `from`'s
+/// layout into `to`'s, for more features (`to.d ≥ from.d`): the features
+/// added were zero in every row summed, so their sums are zero. `total`
+/// picks the total layout, else the query layout.
+pub fn widen_record(
+    from: &StatsShape,
+    to: &StatsShape,
+    total: bool,
+    src: &[f64],
+    dst: &mut [f64],
+) -> Result<(), LinalgError> {
+    let (d0, d1) = (from.d, to.d);
+    let (m0, m1) = if total { (from.total_len(), to.total_len()) } else { (from.query_len(), to.query_len()) };
+    if d1 < d0 || from.weight != to.weight || src.len() != 2 * m0 || dst.len() != 2 * m1 {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    dst.fill(0.0);
+    for h in 0..2 {
+        let (s, t) = (&src[h * m0..(h + 1) * m0], &mut dst[h * m1..(h + 1) * m1]);
+        t[..SX + d0].copy_from_slice(&s[..SX + d0]);
+        if m0 > SX + d0 {
+            t[to.syy()] = s[from.syy()];
+            t[to.sxy()..to.sxy() + d0].copy_from_slice(&s[from.sxy()..from.sxy() + d0]);
+            // Packed by rows: the first d0 rows of the triangle are a prefix.
+            let p = StatsShape::packed_len(d0);
+            t[to.sxx()..to.sxx() + p].copy_from_slice(&s[from.sxx()..from.sxx() + p]);
+        }
+    }
+    Ok(())
+}
+
 /// Scratch for [`accumulate`] with a block of `n` rows.
 pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
     n * shape.d + shape.d * shape.d + shape.total_len()
@@ -744,6 +775,34 @@ mod tests {
                     let got = cv[k * nl + li];
                     assert!(rel(got, want, want.abs()) < 1e-10, "{target:?} {weight:?} fold {k} λ {l}: {got} {want}");
                 }
+            }
+        }
+    }
+
+    /// A record widened to more features equals the statistics of the
+    /// same rows with zero columns appended, for both record layouts.
+    #[test]
+    fn widen_equals_zero_padded_rows() {
+        let mut rng = Rng(5);
+        for weight in [QueryWeight::Equal, QueryWeight::Pairs] {
+            let (small, big) = (StatsShape { d: 3, folds: 2, weight }, StatsShape { d: 5, folds: 2, weight });
+            let (x, y, q) = data(&mut rng, 8, 3);
+            let xw: Vec<f64> = x.chunks(3).flat_map(|r| r.iter().copied().chain([0.0, 0.0])).collect();
+            let (mut a, mut b) = (Stats::new(&small), Stats::new(&big));
+            a.add_rows(&small, 1, &x, &y, &q);
+            b.add_rows(&big, 1, &xw, &y, &q);
+            let mut wide = vec![0.0; big.totals_buffer_len()];
+            let (m0, m1) = (2 * small.total_len(), 2 * big.total_len());
+            for k in 0..2 {
+                widen_record(&small, &big, true, &a.totals[k * m0..(k + 1) * m0], &mut wide[k * m1..(k + 1) * m1])
+                    .unwrap();
+            }
+            assert_eq!(wide, b.totals);
+            let (q0, q1) = (2 * small.query_len(), 2 * big.query_len());
+            for j in 0..a.qids.len() {
+                let mut r = vec![0.0; q1];
+                widen_record(&small, &big, false, &a.queries[j * q0..(j + 1) * q0], &mut r).unwrap();
+                assert_eq!(r, b.queries[j * q1..(j + 1) * q1]);
             }
         }
     }

@@ -1,0 +1,462 @@
+//! Linear RLS / RankRLS from statistics files (`.rks`), the host half of
+//! [`ranklet_core::learn::ls_stats`]: `ranklet stats` streams SVMlight
+//! files into a [`Shard`] (the statistics of their rows) and writes it;
+//! `ranklet train --from-stats` reads shards, merges them and solves a λ
+//! grid, with the cross-validation table when the shards carry folds.
+//!
+//! Memory while streaming: one block of rows (dense, `rows × d`), the `K`
+//! fold totals (`O(K·d²)`), and per distinct qid its partials — `d + 2`
+//! values with `--query-weight equal`, `O(d²)` with `pairs` (the
+//! weighting's factor `l_q` is known only once a query is whole; see the
+//! core module). Rows without qids are one query, qid 0, as the in-memory
+//! ranker treats them.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use ranklet_core::backend::Backend;
+use ranklet_core::format::stats::{FeatureMap, StatsFile, StatsView};
+use ranklet_core::graph::QueryWeight;
+use ranklet_core::learn::ls_stats::{self, StatsShape, Target, N};
+use ranklet_core::learn::LearnError;
+
+use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
+use crate::error::CliError;
+
+/// The statistics of some rows: fold totals and per-query partials, with
+/// the qids strictly increasing once [`Shard::finish`]ed.
+#[derive(Clone, Debug)]
+pub struct Shard {
+    /// Dimension, folds, query weighting.
+    pub shape: StatsShape,
+    /// The fold seed.
+    pub seed: u64,
+    /// `K` total records.
+    pub totals: Vec<f64>,
+    /// Query ids.
+    pub qids: Vec<u64>,
+    /// Their records.
+    pub queries: Vec<f64>,
+    /// What the statistics were computed from, for messages.
+    pub source: String,
+}
+
+fn weight_name(w: QueryWeight) -> &'static str {
+    match w {
+        QueryWeight::Equal => "equal",
+        QueryWeight::Pairs => "pairs",
+    }
+}
+
+impl Shard {
+    /// Empty statistics.
+    pub fn new(shape: StatsShape, seed: u64, source: String) -> Shard {
+        Shard {
+            shape,
+            seed,
+            totals: vec![0.0; shape.totals_buffer_len()],
+            qids: Vec::new(),
+            queries: Vec::new(),
+            source,
+        }
+    }
+
+    /// Rows summarised.
+    pub fn rows(&self) -> usize {
+        let m = 2 * self.shape.total_len();
+        self.totals.chunks_exact(m).map(|r| ls_stats::value(r, N)).sum::<f64>() as usize
+    }
+
+    /// The same statistics for `d ≥ shape.d` features.
+    fn widen(&mut self, d: usize) -> Result<(), CliError> {
+        if d <= self.shape.d {
+            return Ok(());
+        }
+        let to = StatsShape { d, ..self.shape };
+        let re = |total: bool, src: &[f64], m0: usize, m1: usize| -> Result<Vec<f64>, CliError> {
+            let mut out = vec![0.0; src.len() / m0 * m1];
+            for (s, t) in src.chunks_exact(m0).zip(out.chunks_exact_mut(m1)) {
+                ls_stats::widen_record(&self.shape, &to, total, s, t).map_err(|e| CliError::failure(e.to_string()))?;
+            }
+            Ok(out)
+        };
+        self.totals = re(true, &self.totals, 2 * self.shape.total_len(), 2 * to.total_len())?;
+        self.queries = re(false, &self.queries, 2 * self.shape.query_len(), 2 * to.query_len())?;
+        self.shape = to;
+        Ok(())
+    }
+
+    /// Sorts the query records by qid.
+    fn finish(&mut self) {
+        let mq = 2 * self.shape.query_len();
+        let mut order: Vec<usize> = (0..self.qids.len()).collect();
+        order.sort_unstable_by_key(|&j| self.qids[j]);
+        self.qids = order.iter().map(|&j| self.qids[j]).collect();
+        self.queries = order.iter().flat_map(|&j| self.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
+    }
+
+    /// The `.rks` bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
+        let f = StatsFile {
+            shape: self.shape,
+            seed: self.seed,
+            map: FeatureMap::Linear,
+            totals: &self.totals,
+            qids: &self.qids,
+            queries: &self.queries,
+        };
+        let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
+        let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
+        f.emit(&mut out).map_err(bad)?;
+        Ok(out)
+    }
+
+    /// Reads a `.rks` file, validated completely.
+    pub fn read(path: &Path) -> Result<Shard, CliError> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
+        let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+        if v.feature_map() != (FeatureMap::Linear, 0) {
+            return Err(CliError::input(format!(
+                "{name}: statistics of feature map {}: only linear ones train here",
+                v.feature_map().0.name()
+            )));
+        }
+        Ok(Shard {
+            shape: v.shape(),
+            seed: v.seed(),
+            totals: v.totals().iter().collect(),
+            qids: (0..v.n_queries()).map(|j| v.qid(j)).collect(),
+            queries: v.queries().iter().collect(),
+            source: name,
+        })
+    }
+
+    /// Adds `other`'s statistics (both finished): refuses shards of another
+    /// dimension, weighting, fold count or seed, naming both.
+    pub fn merge(&mut self, other: &Shard) -> Result<(), CliError> {
+        let (a, b) = (&self.shape, &other.shape);
+        let clash = |what: &str, mine: String, theirs: String, hint: &str| {
+            CliError::input(format!("{}: {what} {theirs}, but {} has {what} {mine}: {hint}", other.source, self.source))
+        };
+        if a.d != b.d {
+            return Err(clash(
+                "d =",
+                a.d.to_string(),
+                b.d.to_string(),
+                "compute every shard with the same --num-features",
+            ));
+        }
+        if a.weight != b.weight {
+            let (x, y) = (weight_name(a.weight).to_string(), weight_name(b.weight).to_string());
+            return Err(clash("--query-weight", x, y, "compute every shard with the same --query-weight"));
+        }
+        if a.folds != b.folds || self.seed != other.seed {
+            let f = |s: &StatsShape, seed: u64| format!("{} (seed {seed})", s.folds);
+            return Err(clash(
+                "folds",
+                f(a, self.seed),
+                f(b, other.seed),
+                "compute every shard with the same --cv and --seed",
+            ));
+        }
+        ls_stats::merge(&mut self.totals, &other.totals).map_err(|e| CliError::failure(e.to_string()))?;
+        let mq = 2 * a.query_len();
+        let (mut qids, mut recs) = (Vec::with_capacity(self.qids.len() + other.qids.len()), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < self.qids.len() || j < other.qids.len() {
+            use std::cmp::Ordering;
+            let order = match (self.qids.get(i), other.qids.get(j)) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let start = recs.len();
+            if order != Ordering::Greater {
+                recs.extend_from_slice(&self.queries[i * mq..(i + 1) * mq]);
+                qids.push(self.qids[i]);
+                i += 1;
+            }
+            match order {
+                Ordering::Equal => {
+                    ls_stats::merge(&mut recs[start..], &other.queries[j * mq..(j + 1) * mq])
+                        .map_err(|e| CliError::failure(e.to_string()))?;
+                    j += 1;
+                }
+                Ordering::Greater => {
+                    recs.extend_from_slice(&other.queries[j * mq..(j + 1) * mq]);
+                    qids.push(other.qids[j]);
+                    j += 1;
+                }
+                Ordering::Less => {}
+            }
+        }
+        self.qids = qids;
+        self.queries = recs;
+        self.source = format!("{} + {}", self.source, other.source);
+        Ok(())
+    }
+
+    /// Every λ of `lambdas` for the full data and, with folds, the
+    /// held-out objective of every fold (`K × λ`, row-major).
+    pub fn solve<B: Backend>(
+        &self,
+        backend: &mut B,
+        target: Target,
+        lambdas: &[f64],
+    ) -> Result<(Vec<f64>, Vec<f64>), CliError> {
+        let s = &self.shape;
+        let m = 2 * s.total_len();
+        for (k, rec) in self.totals.chunks_exact(m).enumerate() {
+            if s.folds > 1 && ls_stats::value(rec, N) < 1.0 {
+                return Err(CliError::input(format!(
+                    "{}: fold {k} of {} has no rows (folds are by query: {} queries); use fewer --cv folds",
+                    self.source,
+                    s.folds,
+                    self.qids.len()
+                )));
+            }
+        }
+        let (nl, d) = (lambdas.len(), s.d);
+        let mut w = vec![0.0; nl * d];
+        let mut cv = vec![0.0; if s.folds > 1 { s.folds * nl } else { 0 }];
+        let mut work = vec![0.0; ls_stats::solve_workspace_len(s)];
+        ls_stats::solve(
+            backend,
+            s,
+            self.seed,
+            target,
+            &self.totals,
+            &self.queries,
+            &self.qids,
+            lambdas,
+            &mut w,
+            &mut cv,
+            &mut [],
+            &mut work,
+        )
+        .map_err(|e| match e {
+            LearnError::Numerics(ranklet_core::LinalgError::NotPositiveDefinite { .. }) => {
+                CliError::failure(format!("{}: {e}", self.source))
+            }
+            _ => CliError::input(format!("{}: {e}", self.source)),
+        })?;
+        Ok((w, cv))
+    }
+}
+
+/// The streaming state of [`Shard::from_svmlight`].
+struct Acc<'b, B> {
+    backend: &'b mut B,
+    shard: Shard,
+    fixed_d: Option<usize>,
+    slots: HashMap<u64, usize>,
+    xb: Vec<f64>,
+    yb: Vec<f64>,
+    qb: Vec<u64>,
+    sb: Vec<usize>,
+    work: Vec<f64>,
+    error: Option<CliError>,
+}
+
+impl<B: Backend> Acc<'_, B> {
+    fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
+        let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
+        self.shard.widen(d)?;
+        let mq = 2 * self.shard.shape.query_len();
+        self.xb.clear();
+        self.yb.clear();
+        self.qb.clear();
+        self.sb.clear();
+        for row in block.rows() {
+            let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
+            let next = self.shard.qids.len();
+            let slot = *self.slots.entry(qid).or_insert(next);
+            if slot == next {
+                self.shard.qids.push(qid);
+                self.shard.queries.resize((next + 1) * mq, 0.0);
+            }
+            let at = self.xb.len();
+            self.xb.resize(at + d, 0.0);
+            for (&c, &v) in row.cols.iter().zip(row.vals) {
+                let x = self.xb.get_mut(at + c as usize).filter(|_| (c as usize) < d);
+                *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
+            }
+            self.yb.push(row.label);
+            self.qb.push(qid);
+            self.sb.push(slot);
+        }
+        let shape = self.shard.shape;
+        self.work.resize(ls_stats::accumulate_workspace_len(&shape, self.yb.len()), 0.0);
+        ls_stats::accumulate(
+            self.backend,
+            &shape,
+            self.shard.seed,
+            &self.xb,
+            &self.yb,
+            &self.qb,
+            &self.sb,
+            &mut self.shard.totals,
+            &mut self.shard.queries,
+            &mut self.work,
+        )
+        .map_err(|e| CliError::input(format!("{name}: {e}")))
+    }
+}
+
+impl Shard {
+    /// The statistics of the rows of SVMlight files, streamed block by
+    /// block (each file's reader checks and errors, file and line, as
+    /// `ranklet train --data` reports them).
+    pub fn from_svmlight<B: Backend + Send>(
+        backend: &mut B,
+        paths: &[PathBuf],
+        opts: &SvmlightOptions,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+    ) -> Result<Shard, CliError> {
+        let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+        let d0 = opts.num_features.unwrap_or(1).max(1);
+        let mut acc = Acc {
+            backend,
+            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source),
+            fixed_d: opts.num_features,
+            slots: HashMap::new(),
+            xb: Vec::new(),
+            yb: Vec::new(),
+            qb: Vec::new(),
+            sb: Vec::new(),
+            work: Vec::new(),
+            error: None,
+        };
+        if opts.num_features == Some(0) {
+            return Err(CliError::input("--num-features must be at least 1"));
+        }
+        for path in paths {
+            let name = path.display().to_string();
+            let summary = stream_svmlight(path, opts, |b| match acc.block(b, &name) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    acc.error = Some(e);
+                    ControlFlow::Break(())
+                }
+            })?;
+            if let Some(e) = acc.error.take() {
+                return Err(e);
+            }
+            if summary.is_none() {
+                return Err(CliError::failure(format!("{name}: read stopped")));
+            }
+        }
+        let mut shard = acc.shard;
+        shard.finish();
+        Ok(shard)
+    }
+}
+
+/// A model from statistics files: what `ranklet train --from-stats`
+/// writes and prints.
+pub struct FromStats {
+    /// The weights at the chosen λ.
+    pub w: Vec<f64>,
+    /// The chosen λ.
+    pub lambda: f64,
+    /// Dimension, rows, queries of the merged statistics.
+    pub d: usize,
+    /// Rows.
+    pub rows: usize,
+    /// Distinct qids.
+    pub queries: usize,
+    /// With folds: the grid and each λ's held-out objective per fold.
+    pub cv: Option<(usize, Vec<(f64, Vec<f64>)>)>,
+}
+
+impl FromStats {
+    fn mean_std(v: &[f64]) -> (f64, f64) {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        (mean, (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt())
+    }
+
+    /// The metadata lines of the cross-validation (empty without).
+    pub fn cv_meta(&self) -> String {
+        let Some((k, rows)) = &self.cv else { return String::new() };
+        let mut m = format!("cv={k}-fold by query hash (statistics)\ncv_metric=objective\n");
+        for (i, (l, v)) in rows.iter().enumerate() {
+            let (mean, std) = Self::mean_std(v);
+            m.push_str(&format!("cv.{i}=lambda={l} mean={mean} std={std}\n"));
+        }
+        m
+    }
+
+    /// Prints the cross-validation table to stdout (nothing without).
+    pub fn print_cv(&self) {
+        let Some((k, rows)) = &self.cv else { return };
+        println!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)");
+        println!("lambda\tmean\tstd");
+        for (l, v) in rows {
+            let (mean, std) = Self::mean_std(v);
+            println!("{l}\t{mean:.6}\t{std:.6}");
+        }
+    }
+}
+
+/// Reads and merges statistics files, solves every λ (and, with `cv`,
+/// every fold), and picks the λ of least mean held-out objective.
+///
+/// `weight` must be the files' query weighting and `cv` (if given) their
+/// fold count: each refused otherwise, naming both.
+pub fn fit_from_stats<B: Backend>(
+    backend: &mut B,
+    files: &[PathBuf],
+    target: Target,
+    weight: QueryWeight,
+    lambdas: &[f64],
+    cv: Option<usize>,
+) -> Result<FromStats, CliError> {
+    let mut shards = files.iter().map(|f| Shard::read(f));
+    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
+    for s in shards {
+        all.merge(&s?)?;
+    }
+    let s = all.shape;
+    if target == Target::RankRls && s.weight != weight {
+        return Err(CliError::input(format!(
+            "{}: statistics weighted --query-weight {}, but --query-weight {} was asked",
+            all.source,
+            weight_name(s.weight),
+            weight_name(weight)
+        )));
+    }
+    if let Some(k) = cv.filter(|&k| k != s.folds) {
+        return Err(CliError::input(format!(
+            "--cv {k}: the statistics of {} have {} fold(s) (set by `ranklet stats --cv`)",
+            all.source, s.folds
+        )));
+    }
+    if lambdas.len() > 1 && cv.is_none() {
+        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+    }
+    let (w, table) = all.solve(backend, target, lambdas)?;
+    let (nl, d) = (lambdas.len(), s.d);
+    let (best, cv) = match cv {
+        Some(k) => {
+            let rows: Vec<(f64, Vec<f64>)> =
+                lambdas.iter().enumerate().map(|(li, &l)| (l, (0..k).map(|f| table[f * nl + li]).collect())).collect();
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let best = (0..nl).min_by(|&a, &b| mean(&rows[a].1).total_cmp(&mean(&rows[b].1))).unwrap_or(0);
+            (best, Some((k, rows)))
+        }
+        None => (0, None),
+    };
+    Ok(FromStats {
+        w: w[best * d..(best + 1) * d].to_vec(),
+        lambda: lambdas[best],
+        d,
+        rows: all.rows(),
+        queries: all.qids.len(),
+        cv,
+    })
+}
