@@ -206,7 +206,7 @@ fn mismatched_and_corrupted_shards_are_refused() {
     let run = train(&dir, &from_stats(&[good[0].clone(), corrupt.clone()]), &["--algo", "rankrls"], &model);
     assert_bad_input(&run, &dir, Some(&corrupt), None, &["checksum"]);
     let short = dir.input("short.rks", &bytes[..bytes.len() - 9]);
-    let run = train(&dir, &from_stats(&[short.clone()]), &["--algo", "rls"], &model);
+    let run = train(&dir, &from_stats(std::slice::from_ref(&short)), &["--algo", "rls"], &model);
     assert_bad_input(&run, &dir, Some(&short), None, &["length"]);
     let run = train(&dir, &from_stats(&good), &["--algo", "rankrls", "--cv", "5", "--lambda", "1,2"], &model);
     assert_bad_input(&run, &dir, None, None, &["--cv 5", "1 fold"]);

@@ -356,6 +356,10 @@ impl Shard {
     }
 }
 
+/// A cross-validation table: the fold count and, per λ, the held-out
+/// objective of every fold.
+pub type CvTable = (usize, Vec<(f64, Vec<f64>)>);
+
 /// A model from statistics files: what `ranklet train --from-stats`
 /// writes and prints.
 pub struct FromStats {
@@ -370,7 +374,7 @@ pub struct FromStats {
     /// Distinct qids.
     pub queries: usize,
     /// With folds: the grid and each λ's held-out objective per fold.
-    pub cv: Option<(usize, Vec<(f64, Vec<f64>)>)>,
+    pub cv: Option<CvTable>,
 }
 
 impl FromStats {
