@@ -40,6 +40,11 @@ pub struct Shard {
     pub queries: Vec<f64>,
     /// What the statistics were computed from, for messages.
     pub source: String,
+    /// The record of each qid (`qids` inverted).
+    slots: HashMap<u64, usize>,
+    /// Each row's record, and [`ls_stats::accumulate`]'s scratch.
+    row_slots: Vec<usize>,
+    work: Vec<f64>,
 }
 
 fn weight_name(w: QueryWeight) -> &'static str {
@@ -59,7 +64,54 @@ impl Shard {
             qids: Vec::new(),
             queries: Vec::new(),
             source,
+            slots: HashMap::new(),
+            row_slots: Vec::new(),
+            work: Vec::new(),
         }
+    }
+
+    /// Adds a block of rows: `x` row-major `rows × d`, labels `y`, each
+    /// row's qid (rows without qids: 0). A qid already met adds to that
+    /// query's partials, whichever block it was in.
+    ///
+    /// # Errors
+    /// As [`ls_stats::accumulate`] (sizes, NaN or ±∞); nothing is added.
+    pub fn add_rows<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        x: &[f64],
+        y: &[f64],
+        qids: &[u64],
+    ) -> Result<(), LearnError> {
+        let mq = 2 * self.shape.query_len();
+        self.row_slots.clear();
+        for &qid in qids {
+            let next = self.qids.len();
+            let slot = *self.slots.entry(qid).or_insert(next);
+            if slot == next {
+                self.qids.push(qid);
+            }
+            self.row_slots.push(slot);
+        }
+        self.queries.resize(self.qids.len() * mq, 0.0);
+        self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, y.len()), 0.0);
+        ls_stats::accumulate(
+            backend,
+            &self.shape,
+            self.seed,
+            x,
+            y,
+            qids,
+            &self.row_slots,
+            &mut self.totals,
+            &mut self.queries,
+            &mut self.work,
+        )
+    }
+
+    /// `slots` from `qids` after they were reordered.
+    fn reindex(&mut self) {
+        self.slots = self.qids.iter().enumerate().map(|(j, &q)| (q, j)).collect();
     }
 
     /// Rows summarised.
@@ -94,6 +146,7 @@ impl Shard {
         order.sort_unstable_by_key(|&j| self.qids[j]);
         self.qids = order.iter().map(|&j| self.qids[j]).collect();
         self.queries = order.iter().flat_map(|&j| self.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
+        self.reindex();
     }
 
     /// The `.rks` bytes.
@@ -123,14 +176,12 @@ impl Shard {
                 v.feature_map().0.name()
             )));
         }
-        Ok(Shard {
-            shape: v.shape(),
-            seed: v.seed(),
-            totals: v.totals().iter().collect(),
-            qids: (0..v.n_queries()).map(|j| v.qid(j)).collect(),
-            queries: v.queries().iter().collect(),
-            source: name,
-        })
+        let mut shard = Shard::new(v.shape(), v.seed(), name);
+        shard.totals = v.totals().iter().collect();
+        shard.qids = (0..v.n_queries()).map(|j| v.qid(j)).collect();
+        shard.queries = v.queries().iter().collect();
+        shard.reindex();
+        Ok(shard)
     }
 
     /// Adds `other`'s statistics (both finished): refuses shards of another
@@ -194,6 +245,7 @@ impl Shard {
         }
         self.qids = qids;
         self.queries = recs;
+        self.reindex();
         self.source = format!("{} + {}", self.source, other.source);
         Ok(())
     }
@@ -251,12 +303,9 @@ struct Acc<'b, B> {
     backend: &'b mut B,
     shard: Shard,
     fixed_d: Option<usize>,
-    slots: HashMap<u64, usize>,
     xb: Vec<f64>,
     yb: Vec<f64>,
     qb: Vec<u64>,
-    sb: Vec<usize>,
-    work: Vec<f64>,
     error: Option<CliError>,
 }
 
@@ -264,19 +313,10 @@ impl<B: Backend> Acc<'_, B> {
     fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
         let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
         self.shard.widen(d)?;
-        let mq = 2 * self.shard.shape.query_len();
         self.xb.clear();
         self.yb.clear();
         self.qb.clear();
-        self.sb.clear();
         for row in block.rows() {
-            let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
-            let next = self.shard.qids.len();
-            let slot = *self.slots.entry(qid).or_insert(next);
-            if slot == next {
-                self.shard.qids.push(qid);
-                self.shard.queries.resize((next + 1) * mq, 0.0);
-            }
             let at = self.xb.len();
             self.xb.resize(at + d, 0.0);
             for (&c, &v) in row.cols.iter().zip(row.vals) {
@@ -284,24 +324,11 @@ impl<B: Backend> Acc<'_, B> {
                 *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
             }
             self.yb.push(row.label);
-            self.qb.push(qid);
-            self.sb.push(slot);
+            self.qb.push(row.query.and_then(|q| block.qid(q)).unwrap_or(0));
         }
-        let shape = self.shard.shape;
-        self.work.resize(ls_stats::accumulate_workspace_len(&shape, self.yb.len()), 0.0);
-        ls_stats::accumulate(
-            self.backend,
-            &shape,
-            self.shard.seed,
-            &self.xb,
-            &self.yb,
-            &self.qb,
-            &self.sb,
-            &mut self.shard.totals,
-            &mut self.shard.queries,
-            &mut self.work,
-        )
-        .map_err(|e| CliError::input(format!("{name}: {e}")))
+        self.shard
+            .add_rows(self.backend, &self.xb, &self.yb, &self.qb)
+            .map_err(|e| CliError::input(format!("{name}: {e}")))
     }
 }
 
@@ -323,12 +350,9 @@ impl Shard {
             backend,
             shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source),
             fixed_d: opts.num_features,
-            slots: HashMap::new(),
             xb: Vec::new(),
             yb: Vec::new(),
             qb: Vec::new(),
-            sb: Vec::new(),
-            work: Vec::new(),
             error: None,
         };
         if opts.num_features == Some(0) {
