@@ -5,10 +5,11 @@
 //!
 //! Like a model file: little-endian, a fixed header with magic and format
 //! version, a declared total length, and a CRC-32 trailer over everything
-//! before it ([`super::crc32`]). The payload is three arrays whose sizes
-//! follow from the header: the `K` fold total records, the `Q` query ids
-//! (strictly increasing) and the `Q` query records, each record its values
-//! then their compensations (`f64`).
+//! before it ([`super::crc32`]). The payload is arrays whose sizes follow
+//! from the header: the `K` fold total records, the `K` sealed records, the
+//! `Q` open query ids (strictly increasing), the `S` sealed query ids
+//! (strictly increasing, none open) and the `Q` query records, each record
+//! its values then their compensations (`f64`).
 //!
 //! [`StatsView::new_checked`] takes untrusted bytes of any alignment and
 //! checks everything once (lengths, magic, version, checksum, codes,
@@ -58,8 +59,10 @@ pub mod field {
     pub const QUERIES: Field = 32..40;
     /// Total file length in bytes, checksum included (`u64`).
     pub const TOTAL_LEN: Field = 40..48;
+    /// Number of sealed queries `S` (`u64`).
+    pub const SEALED: Field = 48..56;
     /// Length of the fixed header; the payload starts here.
-    pub const HEADER_LEN: usize = TOTAL_LEN.end;
+    pub const HEADER_LEN: usize = SEALED.end;
     /// Length of the CRC-32 trailer.
     pub const CRC_LEN: usize = 4;
 
@@ -78,6 +81,7 @@ pub mod field {
         ("map_hash", MAP_HASH, "u64", "identity of the feature map's parameters; 0 for linear"),
         ("queries", QUERIES, "u64", "number of query records Q"),
         ("total_len", TOTAL_LEN, "u64", "file length in bytes, checksum included"),
+        ("sealed_queries", SEALED, "u64", "number of sealed query ids S"),
     ];
 }
 
@@ -157,10 +161,12 @@ pub enum StatsFileError {
     BadHeader,
     /// The sizes do not fit, or the arrays do not match them.
     BadDimensions,
-    /// The query ids are not strictly increasing.
+    /// The open or the sealed query ids are not strictly increasing, or a
+    /// qid is both.
     BadQids,
-    /// A statistic is NaN or infinite, or a row count is below its
-    /// minimum (0 for a fold, 1 for a query).
+    /// A statistic is NaN or infinite, a row count is below its minimum
+    /// (0 for a fold, 1 for a query), or the sealed records do not count
+    /// the sealed qids.
     BadValue,
     /// The output buffer is too small.
     BufferTooSmall {
@@ -198,15 +204,52 @@ impl fmt::Display for StatsFileError {
 
 impl core::error::Error for StatsFileError {}
 
-/// Byte offsets of the three arrays and the file length, from the header
-/// values (checked arithmetic).
-fn layout(shape: &StatsShape, q: usize) -> Option<(usize, usize, usize, usize)> {
+/// Byte offsets of the payload's arrays and the file length, from the
+/// header values (checked arithmetic).
+#[derive(Clone, Copy)]
+struct Layout {
+    totals: usize,
+    sealed: usize,
+    qids: usize,
+    sealed_qids: usize,
+    queries: usize,
+    end: usize,
+}
+
+fn layout(shape: &StatsShape, q: usize, sealed: usize) -> Option<Layout> {
     shape.check().ok()?;
     let totals = field::HEADER_LEN;
-    let qids = totals.checked_add(shape.totals_buffer_len().checked_mul(8)?)?;
-    let queries = qids.checked_add(q.checked_mul(8)?)?;
+    let rec = shape.totals_buffer_len().checked_mul(8)?;
+    let sealed_at = totals.checked_add(rec)?;
+    let qids = sealed_at.checked_add(rec)?;
+    let sealed_qids = qids.checked_add(q.checked_mul(8)?)?;
+    let queries = sealed_qids.checked_add(sealed.checked_mul(8)?)?;
     let end = queries.checked_add(q.checked_mul(2 * shape.query_len())?.checked_mul(8)?)?;
-    Some((totals, qids, queries, end.checked_add(field::CRC_LEN)?))
+    Some(Layout { totals, sealed: sealed_at, qids, sealed_qids, queries, end: end.checked_add(field::CRC_LEN)? })
+}
+
+/// Strictly increasing `u64`s in `bytes`.
+fn increasing(bytes: &[u8]) -> bool {
+    let at = |j: usize| le_u64(bytes, 8 * j).unwrap_or(0);
+    (1..bytes.len() / 8).all(|j| at(j - 1) < at(j))
+}
+
+/// Whether two strictly increasing `u64` arrays share a value.
+fn overlap(a: &[u8], b: &[u8]) -> bool {
+    let (na, nb) = (a.len() / 8, b.len() / 8);
+    let (mut i, mut j) = (0, 0);
+    while i < na && j < nb {
+        let (x, y) = (le_u64(a, 8 * i).unwrap_or(0), le_u64(b, 8 * j).unwrap_or(0));
+        if x == y {
+            return true;
+        }
+        if x < y {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+    false
 }
 
 /// Every value of a record buffer finite, and its row counts at least
@@ -227,7 +270,9 @@ pub struct StatsView<'a> {
     map: FeatureMap,
     map_hash: u64,
     totals: Array<'a>,
+    sealed: Array<'a>,
     qids: &'a [u8],
+    sealed_qids: &'a [u8],
     queries: Array<'a>,
 }
 
@@ -276,23 +321,31 @@ impl<'a> StatsView<'a> {
         }
         let shape = StatsShape { d, folds, weight };
         let q = usize::try_from(u64_at(field::QUERIES.start)).map_err(|_| StatsFileError::BadDimensions)?;
-        let (t0, q0, r0, end) = layout(&shape, q).ok_or(StatsFileError::BadDimensions)?;
-        if end != len {
+        let ns = usize::try_from(u64_at(field::SEALED.start)).map_err(|_| StatsFileError::BadDimensions)?;
+        let l = layout(&shape, q, ns).ok_or(StatsFileError::BadDimensions)?;
+        if l.end != len {
             return Err(StatsFileError::BadDimensions);
         }
-        let qids = bytes.get(q0..r0).ok_or(StatsFileError::BadDimensions)?;
-        let qid = |j: usize| le_u64(qids, 8 * j).unwrap_or(0);
-        if (1..q).any(|j| qid(j - 1) >= qid(j)) {
+        let part = |a: usize, b: usize| bytes.get(a..b).ok_or(StatsFileError::BadDimensions);
+        let (qids, sealed_qids) = (part(l.qids, l.sealed_qids)?, part(l.sealed_qids, l.queries)?);
+        if !increasing(qids) || !increasing(sealed_qids) || overlap(qids, sealed_qids) {
             return Err(StatsFileError::BadQids);
         }
-        let totals = Array::new(bytes.get(t0..q0).ok_or(StatsFileError::BadDimensions)?, ElementType::F64);
-        let queries =
-            Array::new(bytes.get(r0..len - field::CRC_LEN).ok_or(StatsFileError::BadDimensions)?, ElementType::F64);
-        if !records_ok(totals, shape.total_len(), 0.0) || !records_ok(queries, shape.query_len(), 1.0) {
+        let f64s = |a: usize, b: usize| part(a, b).map(|b| Array::new(b, ElementType::F64));
+        let totals = f64s(l.totals, l.sealed)?;
+        let sealed = f64s(l.sealed, l.qids)?;
+        let queries = f64s(l.queries, len - field::CRC_LEN)?;
+        let mt = shape.total_len();
+        let sealed_count: f64 = (0..folds).map(|k| value_at(sealed, k * 2 * mt, mt, N)).sum();
+        if !records_ok(totals, mt, 0.0)
+            || !records_ok(sealed, mt, 0.0)
+            || !records_ok(queries, shape.query_len(), 1.0)
+            || sealed_count != ns as f64
+        {
             return Err(StatsFileError::BadValue);
         }
         let seed = u64_at(field::SEED.start);
-        Ok(StatsView { shape, seed, map, map_hash, totals, qids, queries })
+        Ok(StatsView { shape, seed, map, map_hash, totals, sealed, qids, sealed_qids, queries })
     }
 
     /// Dimension, folds and query weighting.
@@ -313,6 +366,21 @@ impl<'a> StatsView<'a> {
     /// The `K` total records (`K·2·total_len` values).
     pub fn totals(&self) -> Array<'a> {
         self.totals
+    }
+
+    /// The `K` sealed records (`K·2·total_len` values).
+    pub fn sealed(&self) -> Array<'a> {
+        self.sealed
+    }
+
+    /// Number of sealed queries.
+    pub fn n_sealed(&self) -> usize {
+        self.sealed_qids.len() / 8
+    }
+
+    /// Sealed query id `j` (0 past the end).
+    pub fn sealed_qid(&self, j: usize) -> u64 {
+        le_u64(self.sealed_qids, 8 * j).unwrap_or(0)
     }
 
     /// Number of query records.
@@ -348,6 +416,10 @@ pub struct StatsFile<'a> {
     pub map: FeatureMap,
     /// `K` total records.
     pub totals: &'a [f64],
+    /// `K` sealed records.
+    pub sealed: &'a [f64],
+    /// Sealed query ids, strictly increasing, none in `qids`.
+    pub sealed_qids: &'a [u64],
     /// Query ids, strictly increasing.
     pub qids: &'a [u64],
     /// Their records, in the same order.
@@ -358,7 +430,7 @@ impl StatsFile<'_> {
     /// Bytes of the file ([`StatsFileError::BadDimensions`] if the sizes
     /// overflow).
     pub fn buffer_len(&self) -> Result<usize, StatsFileError> {
-        layout(&self.shape, self.qids.len()).map(|l| l.3).ok_or(StatsFileError::BadDimensions)
+        layout(&self.shape, self.qids.len(), self.sealed_qids.len()).map(|l| l.end).ok_or(StatsFileError::BadDimensions)
     }
 
     /// Writes the file into `out[..buffer_len]`, returning its length.
@@ -369,22 +441,31 @@ impl StatsFile<'_> {
     /// value or a row count out of range, a short buffer.
     pub fn emit(&self, out: &mut [u8]) -> Result<usize, StatsFileError> {
         let s = &self.shape;
-        let (t0, q0, r0, end) = layout(s, self.qids.len()).ok_or(StatsFileError::BadDimensions)?;
+        let l = layout(s, self.qids.len(), self.sealed_qids.len()).ok_or(StatsFileError::BadDimensions)?;
+        let end = l.end;
         let (mt, mq) = (s.total_len(), s.query_len());
         if self.totals.len() != s.totals_buffer_len()
+            || self.sealed.len() != s.totals_buffer_len()
             || self.queries.len() != self.qids.len() * 2 * mq
             || s.d > u32::MAX as usize
             || s.folds > u16::MAX as usize
         {
             return Err(StatsFileError::BadDimensions);
         }
-        if self.qids.windows(2).any(|w| w[0] >= w[1]) {
+        let up = |v: &[u64]| v.windows(2).all(|w| w[0] < w[1]);
+        if !up(self.qids)
+            || !up(self.sealed_qids)
+            || self.sealed_qids.iter().any(|q| self.qids.binary_search(q).is_ok())
+        {
             return Err(StatsFileError::BadQids);
         }
         let counts_ok = |buf: &[f64], m: usize, min: f64| buf.chunks_exact(2 * m).all(|r| value(r, N) >= min);
-        if self.totals.iter().chain(self.queries).any(|v| !v.is_finite())
+        let sealed_count: f64 = self.sealed.chunks_exact(2 * mt).map(|r| value(r, N)).sum();
+        if self.totals.iter().chain(self.sealed).chain(self.queries).any(|v| !v.is_finite())
             || !counts_ok(self.totals, mt, 0.0)
+            || !counts_ok(self.sealed, mt, 0.0)
             || !counts_ok(self.queries, mq, 1.0)
+            || sealed_count != self.sealed_qids.len() as f64
         {
             return Err(StatsFileError::BadValue);
         }
@@ -403,14 +484,17 @@ impl StatsFile<'_> {
         out[field::SEED].copy_from_slice(&self.seed.to_le_bytes());
         out[field::QUERIES].copy_from_slice(&(self.qids.len() as u64).to_le_bytes());
         out[field::TOTAL_LEN].copy_from_slice(&(end as u64).to_le_bytes());
+        out[field::SEALED].copy_from_slice(&(self.sealed_qids.len() as u64).to_le_bytes());
         let put = |dst: &mut [u8], vals: &mut dyn Iterator<Item = [u8; 8]>| {
             for (c, v) in dst.chunks_exact_mut(8).zip(vals) {
                 c.copy_from_slice(&v);
             }
         };
-        put(&mut out[t0..q0], &mut self.totals.iter().map(|v| v.to_le_bytes()));
-        put(&mut out[q0..r0], &mut self.qids.iter().map(|v| v.to_le_bytes()));
-        put(&mut out[r0..end - field::CRC_LEN], &mut self.queries.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.totals..l.sealed], &mut self.totals.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.sealed..l.qids], &mut self.sealed.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.qids..l.sealed_qids], &mut self.qids.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.sealed_qids..l.queries], &mut self.sealed_qids.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.queries..end - field::CRC_LEN], &mut self.queries.iter().map(|v| v.to_le_bytes()));
         let crc = crc32(&out[..end - field::CRC_LEN]);
         out[end - field::CRC_LEN..].copy_from_slice(&crc.to_le_bytes());
         Ok(end)
@@ -442,7 +526,19 @@ mod tests {
         add_values(&mut queries[2 * mq..], &vals[..mq]).unwrap();
         queries[mq] = 1e-17; // a compensation
         let qids = [3u64, 90];
-        let f = StatsFile { shape, seed: 7, map: FeatureMap::Linear, totals: &totals, qids: &qids, queries: &queries };
+        let mut sealed = vec![0.0; shape.totals_buffer_len()];
+        add_values(&mut sealed[2 * mt..], &vals).unwrap(); // one sealed query, in fold 1
+        let sealed_qids = [50u64];
+        let f = StatsFile {
+            shape,
+            seed: 7,
+            map: FeatureMap::Linear,
+            totals: &totals,
+            sealed: &sealed,
+            sealed_qids: &sealed_qids,
+            qids: &qids,
+            queries: &queries,
+        };
         let n = f.buffer_len().unwrap();
         let mut buf = vec![0u8; n];
         assert_eq!(f.emit(&mut buf), Ok(n));
@@ -451,6 +547,8 @@ mod tests {
         assert_eq!((v.qid(0), v.qid(1)), (3, 90));
         assert!(v.totals().iter().eq(totals.iter().copied()));
         assert!(v.queries().iter().eq(queries.iter().copied()));
+        assert!(v.sealed().iter().eq(sealed.iter().copied()));
+        assert_eq!((v.n_sealed(), v.sealed_qid(0)), (1, 50));
         assert_eq!(v.rows(), 1.0);
         for at in 0..n {
             let mut bad = buf.clone();
@@ -477,10 +575,14 @@ mod tests {
             b[n - 4..].copy_from_slice(&c.to_le_bytes());
             b
         };
-        let (_, q0, r0, _) = layout(&shape, 2).unwrap();
+        let l = layout(&shape, 2, 1).unwrap();
+        let (q0, r0) = (l.qids, l.queries);
         let mut order = buf.clone();
         order[q0..q0 + 8].copy_from_slice(&100u64.to_le_bytes());
         assert_eq!(StatsView::new_checked(&reseal(order)).unwrap_err(), StatsFileError::BadQids);
+        let mut both = buf.clone();
+        both[l.sealed_qids..l.sealed_qids + 8].copy_from_slice(&90u64.to_le_bytes());
+        assert_eq!(StatsView::new_checked(&reseal(both)).unwrap_err(), StatsFileError::BadQids);
         let mut nan = buf.clone();
         nan[r0 + 8..r0 + 16].copy_from_slice(&f64::NAN.to_le_bytes());
         assert_eq!(StatsView::new_checked(&reseal(nan)).unwrap_err(), StatsFileError::BadValue);
@@ -495,6 +597,10 @@ mod tests {
         let swapped = [90u64, 3];
         let g = StatsFile { qids: &swapped, ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadQids));
+        let g = StatsFile { sealed_qids: &[90], ..f };
+        assert_eq!(g.emit(&mut out), Err(StatsFileError::BadQids));
+        let g = StatsFile { sealed_qids: &[], ..f };
+        assert_eq!(g.emit(&mut out), Err(StatsFileError::BadValue));
         let g = StatsFile { queries: &queries[..2 * mq], ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadDimensions));
         assert!(matches!(f.emit(&mut out[..n - 1]), Err(StatsFileError::BufferTooSmall { .. })));

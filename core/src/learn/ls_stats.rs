@@ -379,9 +379,10 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// fold's training part, from merged statistics.
 ///
 /// # Arguments
-/// - `totals`: the `K` total records; `queries`: the query records with
-///   their `qids` (each query once: the partials of a qid met in several
-///   blocks merged).
+/// - `totals`: the `K` total records; `sealed`: the `K` records of sealed
+///   queries ([`seal`]); `queries`: the query records with their `qids`
+///   (each query once: the partials of a qid met in several blocks
+///   merged).
 /// - `w`: `lambdas.len() × d`, the full-data weights of each λ.
 /// - `cv`: `K × lambdas.len()` (empty when `K = 1`): fold `k`'s held-out
 ///   objective per held-out row, `(s − Xw)ᵀL_k(s − Xw)/n_k`, of the model
@@ -400,6 +401,7 @@ pub fn solve<B: Backend>(
     seed: u64,
     target: Target,
     totals: &[f64],
+    sealed: &[f64],
     queries: &[f64],
     qids: &[u64],
     lambdas: &[f64],
@@ -412,6 +414,7 @@ pub fn solve<B: Backend>(
     let (d, kf, mq, nl) = (shape.d, shape.folds, shape.query_len(), lambdas.len());
     let cv_len = if kf > 1 { kf * nl } else { 0 };
     if totals.len() != shape.totals_buffer_len()
+        || sealed.len() != shape.totals_buffer_len()
         || queries.len() != qids.len() * 2 * mq
         || w.len() != nl * d
         || cv.len() != cv_len
@@ -423,7 +426,7 @@ pub fn solve<B: Backend>(
         check_lambda(l, false)?;
     }
     let (SolveScratch { a, b, c, m, v, vals, z, t }, _) = SolveScratch::split(work, d, kf)?;
-    fold_systems(shape, seed, target, totals, queries, qids, a, b, c)?;
+    fold_systems(shape, seed, target, totals, sealed, queries, qids, a, b, c)?;
     let dd = d * d;
     // The total: the sum of the folds.
     for k in 0..kf {
@@ -480,6 +483,94 @@ pub fn solve<B: Backend>(
     Ok(())
 }
 
+/// One entry of a query's system: `A(i, j)` (`i ≥ j`), `b(i)`, `c`.
+enum Term {
+    A(usize, usize),
+    B(usize),
+    C,
+}
+
+/// `a`, `b`, `c` (`d × d` lower, `d`, scalar) plus the `Σxxᵀ`, `Σxy`, `Σy²`
+/// of a `2·total_len` record.
+fn add_system(shape: &StatsShape, rec: &[f64], a: &mut [f64], b: &mut [f64], c: &mut f64) {
+    let d = shape.d;
+    for i in 0..d {
+        for j in 0..=i {
+            a[j * d + i] += value(rec, shape.sxx() + i * (i + 1) / 2 + j);
+        }
+        b[i] += value(rec, shape.sxy() + i);
+    }
+    *c += value(rec, shape.syy());
+}
+
+/// What a whole query adds to its fold's RankRLS system beyond the fold
+/// totals (the module docs' equations): for `equal`
+/// `−(Σx_q)(Σx_q)ᵀ/l`, `−Σx_q·Σy_q/l`, `−(Σy_q)²/l`; for `pairs` its whole
+/// `l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ` and the same for `b` and `c`.
+fn query_terms(shape: &StatsShape, rec: &[f64], mut put: impl FnMut(Term, f64)) -> Result<(), LearnError> {
+    let d = shape.d;
+    let pairs = shape.weight == QueryWeight::Pairs;
+    let l = value(rec, N);
+    if !(l >= 1.0) {
+        return Err(LearnError::BadGraph);
+    }
+    let sy = value(rec, SY);
+    let (scale, inv) = if pairs { (l, 1.0) } else { (0.0, 1.0 / l) };
+    for i in 0..d {
+        let xi = value(rec, SX + i);
+        for j in 0..=i {
+            let own = if pairs { scale * value(rec, shape.sxx() + i * (i + 1) / 2 + j) } else { 0.0 };
+            put(Term::A(i, j), own - xi * value(rec, SX + j) * inv);
+        }
+        let own = if pairs { scale * value(rec, shape.sxy() + i) } else { 0.0 };
+        put(Term::B(i), own - xi * sy * inv);
+    }
+    let own = if pairs { scale * value(rec, shape.syy()) } else { 0.0 };
+    put(Term::C, own - sy * sy * inv);
+    Ok(())
+}
+
+/// Scratch for [`seal`].
+pub fn seal_workspace_len(shape: &StatsShape) -> usize {
+    shape.total_len()
+}
+
+/// Seals a whole query: its RankRLS terms go into its fold's sealed record
+/// (`sealed`: `K` records in the total layout, whose `n` counts the sealed
+/// queries and whose `Σxxᵀ`, `Σxy`, `Σy²` hold the terms), so its own
+/// record can be dropped. The caller must know that no other rows of `qid`
+/// exist anywhere (its rows all met and merged); a sealed qid met again
+/// cannot be merged exactly.
+///
+/// # Errors
+/// Dimension and workspace errors; `BadGraph` for a record without rows.
+pub fn seal(
+    shape: &StatsShape,
+    seed: u64,
+    qid: u64,
+    rec: &[f64],
+    sealed: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    shape.check()?;
+    let mt = shape.total_len();
+    if rec.len() != 2 * shape.query_len() || sealed.len() != shape.totals_buffer_len() {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let Some(t) = work.get_mut(..mt) else {
+        return Err(LinalgError::WorkspaceTooSmall { needed: mt, got: work.len() }.into());
+    };
+    t.fill(0.0);
+    t[N] = 1.0;
+    query_terms(shape, rec, |term, v| match term {
+        Term::A(i, j) => t[shape.sxx() + i * (i + 1) / 2 + j] = v,
+        Term::B(i) => t[shape.sxy() + i] = v,
+        Term::C => t[shape.syy()] = v,
+    })?;
+    let k = fold_of(qid, seed, shape.folds);
+    Ok(add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], t)?)
+}
+
 /// `y ← A·x` for a symmetric `A` (`d × d`, column-major, lower triangle
 /// read).
 fn sym_lower_gemv(a: &[f64], d: usize, x: &[f64], y: &mut [f64]) {
@@ -501,6 +592,7 @@ fn fold_systems(
     seed: u64,
     target: Target,
     totals: &[f64],
+    sealed: &[f64],
     queries: &[f64],
     qids: &[u64],
     a: &mut [f64],
@@ -520,16 +612,14 @@ fn fold_systems(
             return Err(LearnError::BadGraph);
         }
         c[2 * k + 1] = nk;
-        if pairs {
-            continue; // from the query records alone
+        let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
+        // pairs: from the query records and the sealed queries alone.
+        if !pairs {
+            add_system(shape, rec, ak, bk, &mut c[2 * k]);
         }
-        for i in 0..d {
-            for j in 0..=i {
-                a[k * dd + j * d + i] = value(rec, shape.sxx() + i * (i + 1) / 2 + j);
-            }
-            b[k * d + i] = value(rec, shape.sxy() + i);
+        if target == Target::RankRls {
+            add_system(shape, &sealed[k * 2 * mt..(k + 1) * 2 * mt], ak, bk, &mut c[2 * k]);
         }
-        c[2 * k] = value(rec, shape.syy());
     }
     if target == Target::Rls {
         return Ok(());
@@ -537,26 +627,13 @@ fn fold_systems(
     for (qi, &qid) in qids.iter().enumerate() {
         let rec = &queries[qi * 2 * mq..(qi + 1) * 2 * mq];
         let k = fold_of(qid, seed, kf);
-        let l = value(rec, N);
-        if !(l >= 1.0) {
-            return Err(LearnError::BadGraph);
-        }
-        let sy = value(rec, SY);
         let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
-        // equal: X_qᵀL_qX_q = Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ/l, the first term in
-        // the fold total already; pairs: l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ.
-        let (scale, inv) = if pairs { (l, 1.0) } else { (0.0, 1.0 / l) };
-        for i in 0..d {
-            let xi = value(rec, SX + i);
-            for j in 0..=i {
-                let own = if pairs { scale * value(rec, shape.sxx() + i * (i + 1) / 2 + j) } else { 0.0 };
-                ak[j * d + i] += own - xi * value(rec, SX + j) * inv;
-            }
-            let own = if pairs { scale * value(rec, shape.sxy() + i) } else { 0.0 };
-            bk[i] += own - xi * sy * inv;
-        }
-        let own = if pairs { scale * value(rec, shape.syy()) } else { 0.0 };
-        c[2 * k] += own - sy * sy * inv;
+        let ck = &mut c[2 * k];
+        query_terms(shape, rec, |t, v| match t {
+            Term::A(i, j) => ak[j * d + i] += v,
+            Term::B(i) => bk[i] += v,
+            Term::C => *ck += v,
+        })?;
     }
     Ok(())
 }
@@ -585,13 +662,15 @@ mod tests {
     /// Statistics of some rows in caller buffers, queries keyed by qid.
     struct Stats {
         totals: Vec<f64>,
+        sealed: Vec<f64>,
         qids: Vec<u64>,
         queries: Vec<f64>,
     }
 
     impl Stats {
         fn new(shape: &StatsShape) -> Stats {
-            Stats { totals: vec![0.0; shape.totals_buffer_len()], qids: Vec::new(), queries: Vec::new() }
+            let z = vec![0.0; shape.totals_buffer_len()];
+            Stats { totals: z.clone(), sealed: z, qids: Vec::new(), queries: Vec::new() }
         }
 
         fn slot(&mut self, shape: &StatsShape, qid: u64) -> usize {
@@ -626,6 +705,7 @@ mod tests {
 
         fn merge_from(&mut self, shape: &StatsShape, o: &Stats) {
             merge(&mut self.totals, &o.totals).unwrap();
+            merge(&mut self.sealed, &o.sealed).unwrap();
             let mq = 2 * shape.query_len();
             for (j, &q) in o.qids.iter().enumerate() {
                 let s = self.slot(shape, q);
@@ -653,7 +733,8 @@ mod tests {
     }
 
     /// The one-pass table — 5 folds × 10 λ, from statistics of blocks that
-    /// split queries, merged in shuffled order — equals five separate fold
+    /// split queries, merged in shuffled order, a third of the queries then
+    /// sealed — equals five separate fold
     /// fits by the in-memory primal solver (`ls_primal` on the rows of the
     /// other folds, grouped by query) to 1e-10 relative, weights and
     /// held-out objective (computed from the held-out residuals with the
@@ -689,6 +770,20 @@ mod tests {
             for p in parts.iter().rev() {
                 all.merge_from(&shape, p);
             }
+            // Whole queries sealed: every third qid's record folded away.
+            let mq = 2 * shape.query_len();
+            let mut sw = vec![0.0; seal_workspace_len(&shape)];
+            let (mut kept_q, mut kept_r) = (Vec::new(), Vec::new());
+            for (j, &qid) in all.qids.iter().enumerate() {
+                let rec = &all.queries[j * mq..(j + 1) * mq];
+                if j % 3 == 0 {
+                    seal(&shape, seed, qid, rec, &mut all.sealed, &mut sw).unwrap();
+                } else {
+                    kept_q.push(qid);
+                    kept_r.extend_from_slice(rec);
+                }
+            }
+            (all.qids, all.queries) = (kept_q, kept_r);
             let nl = lambdas.len();
             let (mut w, mut cv, mut fw) = (vec![0.0; nl * D], vec![0.0; K * nl], vec![0.0; K * nl * D]);
             let mut pw = vec![0.0; Portable::workspace_len(D)];
@@ -699,6 +794,7 @@ mod tests {
                 seed,
                 target,
                 &all.totals,
+                &all.sealed,
                 &all.queries,
                 &all.qids,
                 &lambdas,
@@ -900,6 +996,7 @@ mod tests {
             0,
             Target::Rls,
             &s.totals,
+            &s.sealed,
             &s.queries,
             &s.qids,
             &[1.0],
@@ -918,6 +1015,7 @@ mod tests {
             0,
             Target::Rls,
             &t.totals,
+            &t.sealed,
             &t.queries,
             &t.qids,
             &[-1.0],
@@ -934,6 +1032,7 @@ mod tests {
             0,
             Target::RankRls,
             &t.totals,
+            &t.sealed,
             &t.queries,
             &t.qids,
             &[0.0],
