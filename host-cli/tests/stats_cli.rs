@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use support::{assert_bad_input, os, ranklet, Scratch};
 
 /// A LETOR-like file: 70 queries of 1 to 12 rows, 9 features (most rows
-/// sparse), labels 0–4, 6 decimals; query 5's last rows moved to the end
-/// of the file (a query on lines far apart). Returns the lines.
-fn letor() -> Vec<String> {
+/// sparse), labels 0–4, 6 decimals; with `apart`, query 5's last row moved
+/// to the end of the file (a query on lines far apart). Returns the lines.
+fn letor(apart: bool) -> Vec<String> {
     let mut s = 0x853c_49e6_748f_ea9bu64;
     let mut next = move || {
         s ^= s << 13;
@@ -37,10 +37,12 @@ fn letor() -> Vec<String> {
             lines.push(line);
         }
     }
-    let qid5 = format!("qid:{}", 1000 + (5 * 7_919) % 10_007);
-    let last = lines.iter().rposition(|l| l.contains(&qid5)).unwrap();
-    let moved = lines.remove(last);
-    lines.push(moved);
+    if apart {
+        let qid5 = format!("qid:{} ", 1000 + (5 * 7_919) % 10_007);
+        let last = lines.iter().rposition(|l| l.contains(&qid5)).unwrap();
+        let moved = lines.remove(last);
+        lines.push(moved);
+    }
     lines
 }
 
@@ -111,18 +113,22 @@ fn assert_close(got: &[f64], want: &[f64], what: &str) {
     }
 }
 
-/// Shards cut mid-query (and a query on lines far apart) give the whole
-/// file's model: weights to 1e-10 relative to the largest (f64 models),
-/// the same f32 parameter bytes, and the same rows/queries metadata; for
-/// RankRLS with both weightings and RLS. With `--cv 5` the table has every
-/// λ and the chosen λ's model is again `train --data`'s at that λ.
+/// Shards cut mid-query give the whole file's model — with the inner
+/// queries sealed (the default), and with `--keep-queries` when one query's
+/// rows are also far apart: weights to 1e-10 relative to the largest (f64
+/// models), the same f32 parameter bytes, and the same rows/queries
+/// metadata; for RankRLS with both weightings and RLS. With `--cv 5` the
+/// table has every λ and the chosen λ's model is again `train --data`'s at
+/// that λ.
 #[test]
 fn from_stats_over_shards_equals_train_data() {
     let dir = Scratch::new("stats");
-    let lines = letor();
-    let (all, parts) = shards(&dir, &lines);
-    for (algo, weight) in [("rankrls", "equal"), ("rankrls", "pairs"), ("rls", "equal")] {
-        let rks = stats(&dir, &parts, &["--query-weight", weight]);
+    for ((algo, weight), apart) in
+        [("rankrls", "equal"), ("rankrls", "pairs"), ("rls", "equal")].into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
+        let (all, parts) = shards(&dir, &letor(apart));
+        let keep: &[&str] = if apart { &["--keep-queries"] } else { &[] };
+        let rks = stats(&dir, &parts, &[&["--query-weight", weight], keep].concat());
         let common = ["--algo", algo, "--query-weight", weight, "--lambda", "0.3"];
         for precision in ["f64", "f32"] {
             let (a, b) = (dir.out("fs.rkl"), dir.out("d.rkl"));
@@ -146,6 +152,7 @@ fn from_stats_over_shards_equals_train_data() {
         }
     }
     // One pass with folds: the table, and the chosen λ's model.
+    let (all, parts) = shards(&dir, &letor(false));
     let rks = stats(&dir, &parts, &["--cv", "5", "--seed", "9"]);
     let out = dir.out("cv.rkl");
     let run = train(
@@ -177,8 +184,7 @@ fn from_stats_over_shards_equals_train_data() {
 #[test]
 fn mismatched_and_corrupted_shards_are_refused() {
     let dir = Scratch::new("stats-bad");
-    let lines = letor();
-    let (_, parts) = shards(&dir, &lines);
+    let (_, parts) = shards(&dir, &letor(false));
     let good = stats(&dir, &parts[..1], &[]);
     let other = |name: &str, extra: &[&str]| {
         let p = dir.input(name, "");
@@ -213,8 +219,17 @@ fn mismatched_and_corrupted_shards_are_refused() {
     let run = train(&dir, &from_stats(&good), &["--algo", "rankrls", "--query-weight", "pairs"], &model);
     assert_bad_input(&run, &dir, None, None, &["--query-weight"]);
 
-    let bad_rows = dir.input("bad.light", "1 qid:1 1:0.5\n0 qid:1 2:x\n");
+    // A query sealed in one shard (its rows inside it) met in another; a
+    // query resumed later in one file, sealed by default.
+    let (all, apart) = shards(&dir, &letor(true));
+    let sealed = stats(&dir, &apart, &[]);
+    let run = train(&dir, &from_stats(&sealed), &["--algo", "rankrls"], &model);
+    assert_bad_input(&run, &dir, None, None, &["qid ", "sealed", "--keep-queries"]);
     let out = dir.out("s.rks");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&all), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&all), None, &["resume", "--keep-queries"]);
+
+    let bad_rows = dir.input("bad.light", "1 qid:1 1:0.5\n0 qid:1 2:x\n");
     let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&bad_rows), "-o".into(), os(&out)]);
     assert_bad_input(&run, &dir, Some(&bad_rows), Some(2), &[]);
 }

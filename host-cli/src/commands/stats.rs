@@ -33,6 +33,14 @@ pub struct StatsArgs {
     /// being splitmix64(qid XOR seed) mod K.
     #[arg(long, value_name = "K", help_heading = heading::CV)]
     pub cv: Option<usize>,
+    /// Keep every query's partial sums in the file, so that a query may
+    /// have rows in any number of shards, anywhere in them (file size
+    /// O(queries·d)). By default a query is sealed when its run of
+    /// consecutive lines ends — except a file's first and last runs, which
+    /// may continue in the neighbouring shards — leaving only its id; a
+    /// sealed query met again is refused.
+    #[arg(long, help_heading = heading::ROWS)]
+    pub keep_queries: bool,
     /// Seed of the fold assignment.
     #[arg(long, default_value_t = 1, help_heading = heading::CV)]
     pub seed: u64,
@@ -53,14 +61,16 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
     };
     let opts = SvmlightOptions { num_features: a.num_features };
     let mut backend = HostBackend::new(a.backend);
-    let shard = Shard::from_svmlight(&mut backend, &a.data, &opts, a.query_weight.to_core(), folds, a.seed)?;
+    let shard =
+        Shard::from_svmlight(&mut backend, &a.data, &opts, a.query_weight.to_core(), folds, a.seed, a.keep_queries)?;
     let bytes = shard.to_bytes()?;
     write_atomic(&a.output, &bytes)?;
     eprintln!(
-        "wrote {} ({} bytes: {} rows, {} queries, d = {}, {} fold(s))",
+        "wrote {} ({} bytes: {} rows, {} queries of which {} open, d = {}, {} fold(s))",
         a.output.display(),
         bytes.len(),
         shard.rows(),
+        shard.qids.len() + shard.sealed_qids.len(),
         shard.qids.len(),
         shard.shape.d,
         folds

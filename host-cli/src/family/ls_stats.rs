@@ -34,6 +34,10 @@ pub struct Shard {
     pub seed: u64,
     /// `K` total records.
     pub totals: Vec<f64>,
+    /// `K` records of the sealed queries.
+    pub sealed: Vec<f64>,
+    /// The sealed queries' ids.
+    pub sealed_qids: Vec<u64>,
     /// Query ids.
     pub qids: Vec<u64>,
     /// Their records.
@@ -61,6 +65,8 @@ impl Shard {
             shape,
             seed,
             totals: vec![0.0; shape.totals_buffer_len()],
+            sealed: vec![0.0; shape.totals_buffer_len()],
+            sealed_qids: Vec::new(),
             qids: Vec::new(),
             queries: Vec::new(),
             source,
@@ -109,6 +115,33 @@ impl Shard {
         )
     }
 
+    /// Seals query `qid`, whose rows have all been added: its terms go into
+    /// the sealed records and its record is dropped
+    /// ([`ls_stats::seal`]). Unknown qids are ignored.
+    pub fn seal(&mut self, qid: u64) -> Result<(), LearnError> {
+        let Some(j) = self.slots.remove(&qid) else { return Ok(()) };
+        let mq = 2 * self.shape.query_len();
+        self.work.resize(ls_stats::seal_workspace_len(&self.shape).max(self.work.len()), 0.0);
+        ls_stats::seal(
+            &self.shape,
+            self.seed,
+            qid,
+            &self.queries[j * mq..(j + 1) * mq],
+            &mut self.sealed,
+            &mut self.work,
+        )?;
+        // The last record moves into the hole.
+        let last = self.qids.len() - 1;
+        self.queries.copy_within(last * mq..(last + 1) * mq, j * mq);
+        self.queries.truncate(last * mq);
+        self.qids.swap_remove(j);
+        if j < last {
+            self.slots.insert(self.qids[j], j);
+        }
+        self.sealed_qids.push(qid);
+        Ok(())
+    }
+
     /// `slots` from `qids` after they were reordered.
     fn reindex(&mut self) {
         self.slots = self.qids.iter().enumerate().map(|(j, &q)| (q, j)).collect();
@@ -134,6 +167,7 @@ impl Shard {
             Ok(out)
         };
         self.totals = re(true, &self.totals, 2 * self.shape.total_len(), 2 * to.total_len())?;
+        self.sealed = re(true, &self.sealed, 2 * self.shape.total_len(), 2 * to.total_len())?;
         self.queries = re(false, &self.queries, 2 * self.shape.query_len(), 2 * to.query_len())?;
         self.shape = to;
         Ok(())
@@ -146,6 +180,7 @@ impl Shard {
         order.sort_unstable_by_key(|&j| self.qids[j]);
         self.qids = order.iter().map(|&j| self.qids[j]).collect();
         self.queries = order.iter().flat_map(|&j| self.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
+        self.sealed_qids.sort_unstable();
         self.reindex();
     }
 
@@ -156,6 +191,8 @@ impl Shard {
             seed: self.seed,
             map: FeatureMap::Linear,
             totals: &self.totals,
+            sealed: &self.sealed,
+            sealed_qids: &self.sealed_qids,
             qids: &self.qids,
             queries: &self.queries,
         };
@@ -178,6 +215,8 @@ impl Shard {
         }
         let mut shard = Shard::new(v.shape(), v.seed(), name);
         shard.totals = v.totals().iter().collect();
+        shard.sealed = v.sealed().iter().collect();
+        shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
         shard.qids = (0..v.n_queries()).map(|j| v.qid(j)).collect();
         shard.queries = v.queries().iter().collect();
         shard.reindex();
@@ -212,7 +251,24 @@ impl Shard {
                 "compute every shard with the same --cv and --seed",
             ));
         }
+        let conflict = |x: &Shard, y: &Shard| {
+            first_common(&x.sealed_qids, &y.qids).or_else(|| first_common(&x.sealed_qids, &y.sealed_qids))
+        };
+        for (sealer, q) in [(&self.source, conflict(self, other)), (&other.source, conflict(other, self))] {
+            if let Some(q) = q {
+                return Err(CliError::input(format!(
+                    "qid {q} has rows in {} and in {}, but {sealer} sealed it as whole (its rows were inside that shard): \
+                     make shards of consecutive lines of a file whose queries are on consecutive lines, or run \
+                     `ranklet stats --keep-queries`",
+                    self.source, other.source
+                )));
+            }
+        }
         ls_stats::merge(&mut self.totals, &other.totals).map_err(|e| CliError::failure(e.to_string()))?;
+        ls_stats::merge(&mut self.sealed, &other.sealed).map_err(|e| CliError::failure(e.to_string()))?;
+        let mut sq: Vec<u64> = self.sealed_qids.iter().chain(&other.sealed_qids).copied().collect();
+        sq.sort_unstable();
+        self.sealed_qids = sq;
         let mq = 2 * a.query_len();
         let (mut qids, mut recs) = (Vec::with_capacity(self.qids.len() + other.qids.len()), Vec::new());
         let (mut i, mut j) = (0, 0);
@@ -266,7 +322,7 @@ impl Shard {
                     "{}: fold {k} of {} has no rows (folds are by query: {} queries); use fewer --cv folds",
                     self.source,
                     s.folds,
-                    self.qids.len()
+                    self.qids.len() + self.sealed_qids.len()
                 )));
             }
         }
@@ -280,6 +336,7 @@ impl Shard {
             self.seed,
             target,
             &self.totals,
+            &self.sealed,
             &self.queries,
             &self.qids,
             lambdas,
@@ -298,6 +355,19 @@ impl Shard {
     }
 }
 
+/// The first value two increasing lists share.
+fn first_common(a: &[u64], b: &[u64]) -> Option<u64> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Equal => return Some(a[i]),
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+        }
+    }
+    None
+}
+
 /// The streaming state of [`Shard::from_svmlight`].
 struct Acc<'b, B> {
     backend: &'b mut B,
@@ -307,6 +377,16 @@ struct Acc<'b, B> {
     yb: Vec<f64>,
     qb: Vec<u64>,
     error: Option<CliError>,
+    /// Seal each query when its run of lines ends, except a file's first
+    /// and last runs, which may go on in another shard.
+    seal: bool,
+    /// Those first and last runs' qids, never sealed.
+    keep_open: std::collections::HashSet<u64>,
+    /// The qid of the current run (`None` at the start of a file).
+    run: Option<u64>,
+    /// Qids whose run has ended (sealed, or to be once the block is added).
+    closed: std::collections::HashSet<u64>,
+    ended: Vec<u64>,
 }
 
 impl<B: Backend> Acc<'_, B> {
@@ -324,11 +404,34 @@ impl<B: Backend> Acc<'_, B> {
                 *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
             }
             self.yb.push(row.label);
-            self.qb.push(row.query.and_then(|q| block.qid(q)).unwrap_or(0));
+            let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
+            self.qb.push(qid);
+            if self.seal && self.run != Some(qid) {
+                if self.closed.contains(&qid) {
+                    return Err(CliError::input(format!(
+                        "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
+                         when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
+                    )));
+                }
+                match self.run {
+                    None => {
+                        self.keep_open.insert(qid);
+                    }
+                    Some(r) if !self.keep_open.contains(&r) => {
+                        self.closed.insert(r);
+                        self.ended.push(r);
+                    }
+                    Some(_) => {}
+                }
+                self.run = Some(qid);
+            }
         }
-        self.shard
-            .add_rows(self.backend, &self.xb, &self.yb, &self.qb)
-            .map_err(|e| CliError::input(format!("{name}: {e}")))
+        let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+        self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
+        for q in self.ended.drain(..) {
+            self.shard.seal(q).map_err(err)?;
+        }
+        Ok(())
     }
 }
 
@@ -343,6 +446,7 @@ impl Shard {
         weight: QueryWeight,
         folds: usize,
         seed: u64,
+        keep_queries: bool,
     ) -> Result<Shard, CliError> {
         let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
         let d0 = opts.num_features.unwrap_or(1).max(1);
@@ -354,12 +458,20 @@ impl Shard {
             yb: Vec::new(),
             qb: Vec::new(),
             error: None,
+            seal: !keep_queries,
+            keep_open: std::collections::HashSet::new(),
+            run: None,
+            closed: std::collections::HashSet::new(),
+            ended: Vec::new(),
         };
         if opts.num_features == Some(0) {
             return Err(CliError::input("--num-features must be at least 1"));
         }
         for path in paths {
             let name = path.display().to_string();
+            // A file's first and last runs stay open: they may go on in
+            // another shard.
+            acc.run = None;
             let summary = stream_svmlight(path, opts, |b| match acc.block(b, &name) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
@@ -369,6 +481,9 @@ impl Shard {
             })?;
             if let Some(e) = acc.error.take() {
                 return Err(e);
+            }
+            if let Some(last) = acc.run {
+                acc.keep_open.insert(last);
             }
             if summary.is_none() {
                 return Err(CliError::failure(format!("{name}: read stopped")));
@@ -484,7 +599,7 @@ pub fn fit_from_stats<B: Backend>(
         lambda: lambdas[best],
         d,
         rows: all.rows(),
-        queries: all.qids.len(),
+        queries: all.qids.len() + all.sealed_qids.len(),
         cv,
     })
 }
