@@ -530,45 +530,92 @@ fn query_terms(shape: &StatsShape, rec: &[f64], mut put: impl FnMut(Term, f64)) 
     Ok(())
 }
 
-/// Scratch for [`seal`].
-pub fn seal_workspace_len(shape: &StatsShape) -> usize {
-    shape.total_len()
+/// Scratch for [`seal`] of `n` queries.
+pub fn seal_workspace_len(shape: &StatsShape, n: usize) -> usize {
+    n * shape.d + shape.d * shape.d + shape.total_len()
 }
 
-/// Seals a whole query: its RankRLS terms go into its fold's sealed record
-/// (`sealed`: `K` records in the total layout, whose `n` counts the sealed
-/// queries and whose `Σxxᵀ`, `Σxy`, `Σy²` hold the terms), so its own
-/// record can be dropped. The caller must know that no other rows of `qid`
-/// exist anywhere (its rows all met and merged); a sealed qid met again
-/// cannot be merged exactly.
+/// Seals whole queries: their RankRLS terms go into their folds' sealed
+/// records (`sealed`: `K` records in the total layout, whose `n` counts
+/// the sealed queries and whose `Σxxᵀ`, `Σxy`, `Σy²` hold the terms), so
+/// their own records can be dropped. `qids` and `recs` (`2·query_len`
+/// each) are the queries. The caller must know that no other rows of these
+/// qids exist anywhere (all their rows met and merged): a sealed qid met
+/// again cannot be merged exactly.
+///
+/// For `equal` the terms `−(Σx_q)(Σx_q)ᵀ/l` of a fold's queries are one
+/// syrk of the rows `Σx_q/√l`; each fold's sum is then added with
+/// compensation once.
 ///
 /// # Errors
 /// Dimension and workspace errors; `BadGraph` for a record without rows.
-pub fn seal(
+/// Nothing is added on error.
+pub fn seal<B: Backend>(
+    backend: &mut B,
     shape: &StatsShape,
     seed: u64,
-    qid: u64,
-    rec: &[f64],
+    qids: &[u64],
+    recs: &[f64],
     sealed: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     shape.check()?;
-    let mt = shape.total_len();
-    if rec.len() != 2 * shape.query_len() || sealed.len() != shape.totals_buffer_len() {
+    let (d, mt, mq, n) = (shape.d, shape.total_len(), 2 * shape.query_len(), qids.len());
+    if recs.len() != n * mq || sealed.len() != shape.totals_buffer_len() {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    let Some(t) = work.get_mut(..mt) else {
-        return Err(LinalgError::WorkspaceTooSmall { needed: mt, got: work.len() }.into());
-    };
-    t.fill(0.0);
-    t[N] = 1.0;
-    query_terms(shape, rec, |term, v| match term {
-        Term::A(i, j) => t[shape.sxx() + i * (i + 1) / 2 + j] = v,
-        Term::B(i) => t[shape.sxy() + i] = v,
-        Term::C => t[shape.syy()] = v,
-    })?;
-    let k = fold_of(qid, seed, shape.folds);
-    Ok(add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], t)?)
+    if recs.chunks_exact(mq).any(|r| !(value(r, N) >= 1.0)) {
+        return Err(LearnError::BadGraph);
+    }
+    let need = seal_workspace_len(shape, n);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    }
+    let (g, rest) = work.split_at_mut(n * d);
+    let (c, rest) = rest.split_at_mut(d * d);
+    let t = &mut rest[..mt];
+    for k in 0..shape.folds {
+        t.fill(0.0);
+        let mut nk = 0;
+        for (qid, rec) in qids.iter().zip(recs.chunks_exact(mq)) {
+            if fold_of(*qid, seed, shape.folds) != k {
+                continue;
+            }
+            t[N] += 1.0;
+            if shape.weight == QueryWeight::Equal {
+                // Only the rank-one part, by syrk below; b and c here.
+                let (l, sy) = (value(rec, N), value(rec, SY));
+                let r = 1.0 / libm::sqrt(l);
+                for j in 0..d {
+                    let xj = value(rec, SX + j);
+                    g[nk * d + j] = xj * r;
+                    t[shape.sxy() + j] -= xj * sy / l;
+                }
+                t[shape.syy()] -= sy * sy / l;
+                nk += 1;
+            } else {
+                query_terms(shape, rec, |term, v| match term {
+                    Term::A(i, j) => t[shape.sxx() + i * (i + 1) / 2 + j] += v,
+                    Term::B(i) => t[shape.sxy() + i] += v,
+                    Term::C => t[shape.syy()] += v,
+                })?;
+            }
+        }
+        if t[N] == 0.0 {
+            continue;
+        }
+        if nk > 0 {
+            let gm = MatRef::from_row_major(&g[..nk * d], nk, d)?;
+            backend.syrk(-1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
+            for i in 0..d {
+                for j in 0..=i {
+                    t[shape.sxx() + i * (i + 1) / 2 + j] = c[j * d + i];
+                }
+            }
+        }
+        add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], t)?;
+    }
+    Ok(())
 }
 
 /// `y ← A·x` for a symmetric `A` (`d × d`, column-major, lower triangle
@@ -772,17 +819,16 @@ mod tests {
             }
             // Whole queries sealed: every third qid's record folded away.
             let mq = 2 * shape.query_len();
-            let mut sw = vec![0.0; seal_workspace_len(&shape)];
-            let (mut kept_q, mut kept_r) = (Vec::new(), Vec::new());
+            let (mut kept_q, mut kept_r, mut seal_q, mut seal_r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
             for (j, &qid) in all.qids.iter().enumerate() {
                 let rec = &all.queries[j * mq..(j + 1) * mq];
-                if j % 3 == 0 {
-                    seal(&shape, seed, qid, rec, &mut all.sealed, &mut sw).unwrap();
-                } else {
-                    kept_q.push(qid);
-                    kept_r.extend_from_slice(rec);
-                }
+                let (qs, rs) = if j % 3 == 0 { (&mut seal_q, &mut seal_r) } else { (&mut kept_q, &mut kept_r) };
+                qs.push(qid);
+                rs.extend_from_slice(rec);
             }
+            let mut sw = vec![0.0; seal_workspace_len(&shape, seal_q.len())];
+            let mut pw = vec![0.0; Portable::workspace_len(D)];
+            seal(&mut Portable::new(&mut pw), &shape, seed, &seal_q, &seal_r, &mut all.sealed, &mut sw).unwrap();
             (all.qids, all.queries) = (kept_q, kept_r);
             let nl = lambdas.len();
             let (mut w, mut cv, mut fw) = (vec![0.0; nl * D], vec![0.0; K * nl], vec![0.0; K * nl * D]);

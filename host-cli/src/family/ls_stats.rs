@@ -115,30 +115,31 @@ impl Shard {
         )
     }
 
-    /// Seals query `qid`, whose rows have all been added: its terms go into
-    /// the sealed records and its record is dropped
+    /// Seals the queries `qids`, whose rows have all been added: their
+    /// terms go into the sealed records and their records are dropped
     /// ([`ls_stats::seal`]). Unknown qids are ignored.
-    pub fn seal(&mut self, qid: u64) -> Result<(), LearnError> {
-        let Some(j) = self.slots.remove(&qid) else { return Ok(()) };
+    pub fn seal<B: Backend>(&mut self, backend: &mut B, qids: &[u64]) -> Result<(), LearnError> {
         let mq = 2 * self.shape.query_len();
-        self.work.resize(ls_stats::seal_workspace_len(&self.shape).max(self.work.len()), 0.0);
-        ls_stats::seal(
-            &self.shape,
-            self.seed,
-            qid,
-            &self.queries[j * mq..(j + 1) * mq],
-            &mut self.sealed,
-            &mut self.work,
-        )?;
-        // The last record moves into the hole.
-        let last = self.qids.len() - 1;
-        self.queries.copy_within(last * mq..(last + 1) * mq, j * mq);
-        self.queries.truncate(last * mq);
-        self.qids.swap_remove(j);
-        if j < last {
-            self.slots.insert(self.qids[j], j);
+        let qids: Vec<u64> = qids.iter().copied().filter(|q| self.slots.contains_key(q)).collect();
+        let mut recs = Vec::with_capacity(qids.len() * mq);
+        for q in &qids {
+            let j = self.slots[q];
+            recs.extend_from_slice(&self.queries[j * mq..(j + 1) * mq]);
         }
-        self.sealed_qids.push(qid);
+        self.work.resize(ls_stats::seal_workspace_len(&self.shape, qids.len()).max(self.work.len()), 0.0);
+        ls_stats::seal(backend, &self.shape, self.seed, &qids, &recs, &mut self.sealed, &mut self.work)?;
+        for &q in &qids {
+            // The last record moves into the hole.
+            let Some(j) = self.slots.remove(&q) else { continue };
+            let last = self.qids.len() - 1;
+            self.queries.copy_within(last * mq..(last + 1) * mq, j * mq);
+            self.queries.truncate(last * mq);
+            self.qids.swap_remove(j);
+            if j < last {
+                self.slots.insert(self.qids[j], j);
+            }
+            self.sealed_qids.push(q);
+        }
         Ok(())
     }
 
@@ -428,9 +429,8 @@ impl<B: Backend> Acc<'_, B> {
         }
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
         self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
-        for q in self.ended.drain(..) {
-            self.shard.seal(q).map_err(err)?;
-        }
+        self.shard.seal(self.backend, &self.ended).map_err(err)?;
+        self.ended.clear();
         Ok(())
     }
 }
