@@ -41,6 +41,15 @@
 //! held-out objective `(s − Xw)ᵀL_k(s − Xw) = sᵀL_ks − 2wᵀXᵀL_ks + wᵀXᵀL_kXw`
 //! comes from fold `k`'s own system, without a second pass.
 //!
+//! # Sealed queries
+//!
+//! A query known to be whole (its rows all summed and merged) can be
+//! **sealed** ([`seal`]): its terms above go into its fold's sealed record
+//! and its own record is dropped, so statistics of many whole queries stay
+//! `O(K·d²)` instead of growing with the number of queries. A sealed qid met
+//! again cannot be merged exactly; callers keep the sealed ids to refuse
+//! it.
+//!
 //! # Rounding
 //!
 //! Every record is stored as values and their **Neumaier compensations**

@@ -5,10 +5,13 @@
 //! grid, with the cross-validation table when the shards carry folds.
 //!
 //! Memory while streaming: one block of rows (dense, `rows × d`), the `K`
-//! fold totals (`O(K·d²)`), and per distinct qid its partials — `d + 2`
-//! values with `--query-weight equal`, `O(d²)` with `pairs` (the
-//! weighting's factor `l_q` is known only once a query is whole; see the
-//! core module). Rows without qids are one query, qid 0, as the in-memory
+//! fold totals and sealed records (`O(K·d²)`), the ids of sealed queries,
+//! and the partials of open queries — `d + 2` values each with
+//! `--query-weight equal`, `O(d²)` with `pairs` (the weighting's factor
+//! `l_q` is known only once a query is whole; see the core module). A query
+//! is sealed when its run of lines ends, unless `--keep-queries` (then
+//! every query stays open) or it is a file's first or last run, which may
+//! go on in another shard. Rows without qids are one query, qid 0, as the in-memory
 //! ranker treats them.
 
 use std::collections::HashMap;
