@@ -23,7 +23,7 @@ use super::array::{le_u16, le_u32, le_u64};
 use super::crc32::crc32;
 use super::{Array, ElementType, Version};
 use crate::graph::QueryWeight;
-use crate::learn::ls_stats::{value, StatsShape, N};
+use crate::learn::ls_stats::{value, StatsRef, StatsShape, N};
 
 /// The four magic bytes of a statistics file.
 pub const STATS_MAGIC: [u8; 4] = *b"RKST";
@@ -408,29 +408,21 @@ impl<'a> StatsView<'a> {
 /// Statistics to write: what [`StatsView`] reads back.
 #[derive(Clone, Copy, Debug)]
 pub struct StatsFile<'a> {
-    /// Dimension, folds, query weighting.
-    pub shape: StatsShape,
-    /// The fold seed.
-    pub seed: u64,
+    /// The statistics.
+    pub stats: StatsRef<'a>,
+    /// Sealed query ids, strictly increasing, none in `stats.qids`.
+    pub sealed_qids: &'a [u64],
     /// The feature map.
     pub map: FeatureMap,
-    /// `K` total records.
-    pub totals: &'a [f64],
-    /// `K` sealed records.
-    pub sealed: &'a [f64],
-    /// Sealed query ids, strictly increasing, none in `qids`.
-    pub sealed_qids: &'a [u64],
-    /// Query ids, strictly increasing.
-    pub qids: &'a [u64],
-    /// Their records, in the same order.
-    pub queries: &'a [f64],
 }
 
 impl StatsFile<'_> {
     /// Bytes of the file ([`StatsFileError::BadDimensions`] if the sizes
     /// overflow).
     pub fn buffer_len(&self) -> Result<usize, StatsFileError> {
-        layout(&self.shape, self.qids.len(), self.sealed_qids.len()).map(|l| l.end).ok_or(StatsFileError::BadDimensions)
+        layout(&self.stats.shape, self.stats.qids.len(), self.sealed_qids.len())
+            .map(|l| l.end)
+            .ok_or(StatsFileError::BadDimensions)
     }
 
     /// Writes the file into `out[..buffer_len]`, returning its length.
@@ -440,31 +432,29 @@ impl StatsFile<'_> {
     /// Sizes that do not match the shape, qids out of order, a non-finite
     /// value or a row count out of range, a short buffer.
     pub fn emit(&self, out: &mut [u8]) -> Result<usize, StatsFileError> {
-        let s = &self.shape;
-        let l = layout(s, self.qids.len(), self.sealed_qids.len()).ok_or(StatsFileError::BadDimensions)?;
+        let StatsRef { shape, seed, totals, sealed, qids, queries } = self.stats;
+        let s = &shape;
+        let l = layout(s, qids.len(), self.sealed_qids.len()).ok_or(StatsFileError::BadDimensions)?;
         let end = l.end;
         let (mt, mq) = (s.total_len(), s.query_len());
-        if self.totals.len() != s.totals_buffer_len()
-            || self.sealed.len() != s.totals_buffer_len()
-            || self.queries.len() != self.qids.len() * 2 * mq
+        if totals.len() != s.totals_buffer_len()
+            || sealed.len() != s.totals_buffer_len()
+            || queries.len() != qids.len() * 2 * mq
             || s.d > u32::MAX as usize
             || s.folds > u16::MAX as usize
         {
             return Err(StatsFileError::BadDimensions);
         }
         let up = |v: &[u64]| v.windows(2).all(|w| w[0] < w[1]);
-        if !up(self.qids)
-            || !up(self.sealed_qids)
-            || self.sealed_qids.iter().any(|q| self.qids.binary_search(q).is_ok())
-        {
+        if !up(qids) || !up(self.sealed_qids) || self.sealed_qids.iter().any(|q| qids.binary_search(q).is_ok()) {
             return Err(StatsFileError::BadQids);
         }
         let counts_ok = |buf: &[f64], m: usize, min: f64| buf.chunks_exact(2 * m).all(|r| value(r, N) >= min);
-        let sealed_count: f64 = self.sealed.chunks_exact(2 * mt).map(|r| value(r, N)).sum();
-        if self.totals.iter().chain(self.sealed).chain(self.queries).any(|v| !v.is_finite())
-            || !counts_ok(self.totals, mt, 0.0)
-            || !counts_ok(self.sealed, mt, 0.0)
-            || !counts_ok(self.queries, mq, 1.0)
+        let sealed_count: f64 = sealed.chunks_exact(2 * mt).map(|r| value(r, N)).sum();
+        if totals.iter().chain(sealed).chain(queries).any(|v| !v.is_finite())
+            || !counts_ok(totals, mt, 0.0)
+            || !counts_ok(sealed, mt, 0.0)
+            || !counts_ok(queries, mq, 1.0)
             || sealed_count != self.sealed_qids.len() as f64
         {
             return Err(StatsFileError::BadValue);
@@ -481,8 +471,8 @@ impl StatsFile<'_> {
         out[field::QUERY_WEIGHT] = weight_code(s.weight);
         out[field::FEATURE_MAP] = self.map.code();
         out[field::FOLDS].copy_from_slice(&(s.folds as u16).to_le_bytes());
-        out[field::SEED].copy_from_slice(&self.seed.to_le_bytes());
-        out[field::QUERIES].copy_from_slice(&(self.qids.len() as u64).to_le_bytes());
+        out[field::SEED].copy_from_slice(&seed.to_le_bytes());
+        out[field::QUERIES].copy_from_slice(&(qids.len() as u64).to_le_bytes());
         out[field::TOTAL_LEN].copy_from_slice(&(end as u64).to_le_bytes());
         out[field::SEALED].copy_from_slice(&(self.sealed_qids.len() as u64).to_le_bytes());
         let put = |dst: &mut [u8], vals: &mut dyn Iterator<Item = [u8; 8]>| {
@@ -490,11 +480,11 @@ impl StatsFile<'_> {
                 c.copy_from_slice(&v);
             }
         };
-        put(&mut out[l.totals..l.sealed], &mut self.totals.iter().map(|v| v.to_le_bytes()));
-        put(&mut out[l.sealed..l.qids], &mut self.sealed.iter().map(|v| v.to_le_bytes()));
-        put(&mut out[l.qids..l.sealed_qids], &mut self.qids.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.totals..l.sealed], &mut totals.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.sealed..l.qids], &mut sealed.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.qids..l.sealed_qids], &mut qids.iter().map(|v| v.to_le_bytes()));
         put(&mut out[l.sealed_qids..l.queries], &mut self.sealed_qids.iter().map(|v| v.to_le_bytes()));
-        put(&mut out[l.queries..end - field::CRC_LEN], &mut self.queries.iter().map(|v| v.to_le_bytes()));
+        put(&mut out[l.queries..end - field::CRC_LEN], &mut queries.iter().map(|v| v.to_le_bytes()));
         let crc = crc32(&out[..end - field::CRC_LEN]);
         out[end - field::CRC_LEN..].copy_from_slice(&crc.to_le_bytes());
         Ok(end)
@@ -529,16 +519,8 @@ mod tests {
         let mut sealed = vec![0.0; shape.totals_buffer_len()];
         add_values(&mut sealed[2 * mt..], &vals).unwrap(); // one sealed query, in fold 1
         let sealed_qids = [50u64];
-        let f = StatsFile {
-            shape,
-            seed: 7,
-            map: FeatureMap::Linear,
-            totals: &totals,
-            sealed: &sealed,
-            sealed_qids: &sealed_qids,
-            qids: &qids,
-            queries: &queries,
-        };
+        let stats = StatsRef { shape, seed: 7, totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
+        let f = StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Linear };
         let n = f.buffer_len().unwrap();
         let mut buf = vec![0u8; n];
         assert_eq!(f.emit(&mut buf), Ok(n));
@@ -595,13 +577,13 @@ mod tests {
 
         let mut out = vec![0xAAu8; n];
         let swapped = [90u64, 3];
-        let g = StatsFile { qids: &swapped, ..f };
+        let g = StatsFile { stats: StatsRef { qids: &swapped, ..stats }, ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadQids));
         let g = StatsFile { sealed_qids: &[90], ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadQids));
         let g = StatsFile { sealed_qids: &[], ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadValue));
-        let g = StatsFile { queries: &queries[..2 * mq], ..f };
+        let g = StatsFile { stats: StatsRef { queries: &queries[..2 * mq], ..stats }, ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadDimensions));
         assert!(matches!(f.emit(&mut out[..n - 1]), Err(StatsFileError::BufferTooSmall { .. })));
         assert!(out.iter().all(|&b| b == 0xAA));

@@ -348,6 +348,25 @@ pub fn accumulate<B: Backend>(
     Ok(())
 }
 
+/// Merged statistics, borrowed: what [`solve`] reads and a `.rks` file
+/// holds (besides the sealed qids).
+#[derive(Clone, Copy, Debug)]
+pub struct StatsRef<'a> {
+    /// Dimension, folds, query weighting.
+    pub shape: StatsShape,
+    /// The fold seed.
+    pub seed: u64,
+    /// The `K` total records.
+    pub totals: &'a [f64],
+    /// The `K` records of sealed queries ([`seal`]).
+    pub sealed: &'a [f64],
+    /// The open queries' ids, each once (the partials of a qid met in
+    /// several blocks merged).
+    pub qids: &'a [u64],
+    /// Their records, `2·query_len` each, in the same order.
+    pub queries: &'a [f64],
+}
+
 /// Which learner [`solve`] fits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Target {
@@ -388,10 +407,7 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// fold's training part, from merged statistics.
 ///
 /// # Arguments
-/// - `totals`: the `K` total records; `sealed`: the `K` records of sealed
-///   queries ([`seal`]); `queries`: the query records with their `qids`
-///   (each query once: the partials of a qid met in several blocks
-///   merged).
+/// - `stats`: the merged statistics.
 /// - `w`: `lambdas.len() × d`, the full-data weights of each λ.
 /// - `cv`: `K × lambdas.len()` (empty when `K = 1`): fold `k`'s held-out
 ///   objective per held-out row, `(s − Xw)ᵀL_k(s − Xw)/n_k`, of the model
@@ -406,25 +422,21 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 #[allow(clippy::too_many_arguments)]
 pub fn solve<B: Backend>(
     backend: &mut B,
-    shape: &StatsShape,
-    seed: u64,
+    stats: &StatsRef<'_>,
     target: Target,
-    totals: &[f64],
-    sealed: &[f64],
-    queries: &[f64],
-    qids: &[u64],
     lambdas: &[f64],
     w: &mut [f64],
     cv: &mut [f64],
     fold_w: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let shape = &stats.shape;
     shape.check()?;
     let (d, kf, mq, nl) = (shape.d, shape.folds, shape.query_len(), lambdas.len());
     let cv_len = if kf > 1 { kf * nl } else { 0 };
-    if totals.len() != shape.totals_buffer_len()
-        || sealed.len() != shape.totals_buffer_len()
-        || queries.len() != qids.len() * 2 * mq
+    if stats.totals.len() != shape.totals_buffer_len()
+        || stats.sealed.len() != shape.totals_buffer_len()
+        || stats.queries.len() != stats.qids.len() * 2 * mq
         || w.len() != nl * d
         || cv.len() != cv_len
         || !(fold_w.is_empty() || (kf > 1 && fold_w.len() == kf * nl * d))
@@ -435,7 +447,7 @@ pub fn solve<B: Backend>(
         check_lambda(l, false)?;
     }
     let (SolveScratch { a, b, c, m, v, vals, z, t }, _) = SolveScratch::split(work, d, kf)?;
-    fold_systems(shape, seed, target, totals, sealed, queries, qids, a, b, c)?;
+    fold_systems(stats, target, a, b, c)?;
     let dd = d * d;
     // The total: the sum of the folds.
     for k in 0..kf {
@@ -642,19 +654,15 @@ fn sym_lower_gemv(a: &[f64], d: usize, x: &[f64], y: &mut [f64]) {
 
 /// Each fold's system `(A_k, b_k, sᵀL_ks, n_k)` from its total record and
 /// the query records of its queries (the module docs' equations).
-#[allow(clippy::too_many_arguments)]
 fn fold_systems(
-    shape: &StatsShape,
-    seed: u64,
+    stats: &StatsRef<'_>,
     target: Target,
-    totals: &[f64],
-    sealed: &[f64],
-    queries: &[f64],
-    qids: &[u64],
     a: &mut [f64],
     b: &mut [f64],
     c: &mut [f64],
 ) -> Result<(), LearnError> {
+    let StatsRef { shape, seed, totals, sealed, qids, queries } = *stats;
+    let shape = &shape;
     let (d, kf, mt, mq) = (shape.d, shape.folds, shape.total_len(), shape.query_len());
     let dd = d * d;
     a.iter_mut().for_each(|v| *v = 0.0);
@@ -845,13 +853,15 @@ mod tests {
             let mut work = vec![0.0; solve_workspace_len(&shape)];
             solve(
                 &mut Portable::new(&mut pw),
-                &shape,
-                seed,
+                &StatsRef {
+                    shape,
+                    seed,
+                    totals: &all.totals,
+                    sealed: &all.sealed,
+                    qids: &all.qids,
+                    queries: &all.queries,
+                },
                 target,
-                &all.totals,
-                &all.sealed,
-                &all.queries,
-                &all.qids,
                 &lambdas,
                 &mut w,
                 &mut cv,
@@ -1047,13 +1057,8 @@ mod tests {
         let mut work = vec![0.0; solve_workspace_len(&shape)];
         let r = solve(
             &mut Portable::new(&mut pw),
-            &shape,
-            0,
+            &StatsRef { shape, seed: 0, totals: &s.totals, sealed: &s.sealed, qids: &s.qids, queries: &s.queries },
             Target::Rls,
-            &s.totals,
-            &s.sealed,
-            &s.queries,
-            &s.qids,
             &[1.0],
             &mut w,
             &mut cv,
@@ -1066,13 +1071,8 @@ mod tests {
         t.add_rows(&one, 0, &[1.0, 0.0, 0.0, 1.0], &[1.0, 0.0], &[1, 1]);
         let r = solve(
             &mut Portable::new(&mut pw),
-            &one,
-            0,
+            &StatsRef { shape: one, seed: 0, totals: &t.totals, sealed: &t.sealed, qids: &t.qids, queries: &t.queries },
             Target::Rls,
-            &t.totals,
-            &t.sealed,
-            &t.queries,
-            &t.qids,
             &[-1.0],
             &mut w,
             &mut [],
@@ -1083,13 +1083,8 @@ mod tests {
         // λ = 0 on a rank-deficient system (one query, RankRLS: rank 1 of 2).
         let r = solve(
             &mut Portable::new(&mut pw),
-            &one,
-            0,
+            &StatsRef { shape: one, seed: 0, totals: &t.totals, sealed: &t.sealed, qids: &t.qids, queries: &t.queries },
             Target::RankRls,
-            &t.totals,
-            &t.sealed,
-            &t.queries,
-            &t.qids,
             &[0.0],
             &mut w,
             &mut [],

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use ranklet_core::backend::Backend;
 use ranklet_core::format::stats::{FeatureMap, StatsFile, StatsView};
 use ranklet_core::graph::QueryWeight;
-use ranklet_core::learn::ls_stats::{self, StatsShape, Target, N};
+use ranklet_core::learn::ls_stats::{self, StatsRef, StatsShape, Target, N};
 use ranklet_core::learn::LearnError;
 
 use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
@@ -146,6 +146,18 @@ impl Shard {
         Ok(())
     }
 
+    /// The statistics as core reads them.
+    pub fn as_ref(&self) -> StatsRef<'_> {
+        StatsRef {
+            shape: self.shape,
+            seed: self.seed,
+            totals: &self.totals,
+            sealed: &self.sealed,
+            qids: &self.qids,
+            queries: &self.queries,
+        }
+    }
+
     /// `slots` from `qids` after they were reordered.
     fn reindex(&mut self) {
         self.slots = self.qids.iter().enumerate().map(|(j, &q)| (q, j)).collect();
@@ -190,16 +202,7 @@ impl Shard {
 
     /// The `.rks` bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
-        let f = StatsFile {
-            shape: self.shape,
-            seed: self.seed,
-            map: FeatureMap::Linear,
-            totals: &self.totals,
-            sealed: &self.sealed,
-            sealed_qids: &self.sealed_qids,
-            qids: &self.qids,
-            queries: &self.queries,
-        };
+        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map: FeatureMap::Linear };
         let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
         let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
         f.emit(&mut out).map_err(bad)?;
@@ -334,27 +337,14 @@ impl Shard {
         let mut w = vec![0.0; nl * d];
         let mut cv = vec![0.0; if s.folds > 1 { s.folds * nl } else { 0 }];
         let mut work = vec![0.0; ls_stats::solve_workspace_len(s)];
-        ls_stats::solve(
-            backend,
-            s,
-            self.seed,
-            target,
-            &self.totals,
-            &self.sealed,
-            &self.queries,
-            &self.qids,
-            lambdas,
-            &mut w,
-            &mut cv,
-            &mut [],
-            &mut work,
-        )
-        .map_err(|e| match e {
-            LearnError::Numerics(ranklet_core::LinalgError::NotPositiveDefinite { .. }) => {
-                CliError::failure(format!("{}: {e}", self.source))
-            }
-            _ => CliError::input(format!("{}: {e}", self.source)),
-        })?;
+        ls_stats::solve(backend, &self.as_ref(), target, lambdas, &mut w, &mut cv, &mut [], &mut work).map_err(
+            |e| match e {
+                LearnError::Numerics(ranklet_core::LinalgError::NotPositiveDefinite { .. }) => {
+                    CliError::failure(format!("{}: {e}", self.source))
+                }
+                _ => CliError::input(format!("{}: {e}", self.source)),
+            },
+        )?;
         Ok((w, cv))
     }
 }
