@@ -13,7 +13,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use ranklet::commands::{
-    bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, suggest, train,
+    bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, stats, suggest,
+    train,
 };
 use ranklet::error::{exit_code, usage_exit_code, CliError};
 
@@ -81,6 +82,9 @@ enum Command {
     /// sample orders, and write it as a .rkl model file.
     #[command(after_help = EX_TRAIN)]
     Train(train::TrainArgs),
+    /// Summarise SVMlight rows as additive statistics of linear RLS /
+    /// RankRLS (.rks), for `train --from-stats` to merge with other shards.
+    Stats(stats::StatsArgs),
     /// Score every row of a data file with a model (one score per line, input order).
     #[command(after_help = EX_SCORE)]
     Score(score::ScoreArgs),
@@ -132,6 +136,7 @@ enum Command {
 fn run(cli: Cli) -> Result<(), CliError> {
     match cli.command {
         Command::Train(a) => train::train(a),
+        Command::Stats(a) => stats::stats(a),
         Command::Score(a) => score::score(a),
         Command::Eval(a) => eval::eval(a),
         Command::Rank(a) => rank::rank(a),

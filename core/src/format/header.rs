@@ -74,7 +74,7 @@ impl<'a> Sections<'a> {
 /// Whether a checksum mismatch is an error: always, except under
 /// `cfg(fuzzing)` (see the module's `# Fuzzing` section).
 #[allow(unexpected_cfgs)]
-const fn checksum_enforced() -> bool {
+pub(crate) const fn checksum_enforced() -> bool {
     !cfg!(fuzzing)
 }
 

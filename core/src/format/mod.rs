@@ -118,6 +118,7 @@ mod input;
 pub mod kind;
 mod pair;
 mod score;
+pub mod stats;
 mod sum;
 mod view;
 mod write;

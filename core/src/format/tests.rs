@@ -294,6 +294,7 @@ fn spec_tables_match_field_constants() {
     render(field::quant::FIELDS);
     render(field::pref_gp::FIELDS);
     render(field::pref_kernel::FIELDS);
+    render(crate::format::stats::field::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
 }

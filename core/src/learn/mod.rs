@@ -4,6 +4,7 @@
 //! | module | learners | paper |
 //! |---|---|---|
 //! | [`ls`] | RLS, RankRLS (primal and dual), closed-form leave-one-out / leave-query-out | 000 eq. 5; 004 §4.3 eqs. 30–32 |
+//! | [`ls_stats`] | linear RLS, RankRLS from additive statistics of row blocks (exact when a query is split across blocks), merged with compensation; every λ and every CV fold from one eigendecomposition each | 000 eq. 5 |
 //! | [`kpc`] | KPCR, KPCRank: every (λ, p) from one decomposition | 000 §3–4.2, eqs. 1–9; §6.1 |
 //! | [`kron`] | Kronecker conditional ranking on graphs: closed form on complete graphs (ordinary, symmetric, reciprocal pair kernels; every λ from one decomposition), CG on incomplete graphs, predictions | 004 §2–4, eqs. 4–9, 18–22, 30–36; Prop. 4.4, 4.7, Cor. 4.5, 4.8, Lemma 4.6 |
 //! | [`nystrom`] | RLS/RankRLS and KPCR/KPCRank on `m ≪ n` landmarks chosen by pivoted Cholesky: a kernel expansion over the landmarks | 000 eqs. 5, 8–9 in the Nyström feature space `K_nm·L⁻ᵀ` |
@@ -36,6 +37,7 @@ pub mod expansion;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod ls_stats;
 pub mod nystrom;
 pub mod online;
 pub mod ordering;

@@ -12,5 +12,6 @@ pub mod rank;
 pub mod reduce;
 pub mod score;
 pub mod simulate_feedback;
+pub mod stats;
 pub mod suggest;
 pub mod train;

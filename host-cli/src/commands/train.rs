@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ranklet_core::format::{self, ElementType};
 use ranklet_core::graph::QueryWeight;
-use ranklet_core::learn::LearnError;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::{ls_stats, LearnError};
 use ranklet_core::LinalgError;
 
 use crate::args::{
@@ -21,6 +22,8 @@ use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, Dataset, EdgeOptions};
 use crate::error::{check_writable, write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
+use crate::family::ls::{LeastSquares, LsPoint};
+use crate::family::ls_stats::fit_from_stats;
 use crate::family::ls_stream::fit_linear_stream;
 use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
 use crate::family::{describe, Algo, Family, RowFamily};
@@ -121,9 +124,16 @@ impl TrainAlgo {
 /// sample orders (`--items --orders`). Flags of one data kind are refused
 /// with the other (clap names both flags; exit 2).
 #[derive(Args, Debug)]
+#[command(mut_group("input", |g| g.arg("from_stats")))]
 pub struct TrainArgs {
     #[command(flatten)]
     pub data: DataArgs,
+    /// Linear rls/rankrls from statistics files (`ranklet stats`) instead
+    /// of rows: merged (a query split across files counts as whole), the CV
+    /// table from their folds (--cv K as they were made), the model as
+    /// `--data` on all their rows would give.
+    #[arg(long, value_name = "S.rks", num_args = 1.., conflicts_with_all = ["data", "items", "edges", "prefs", "kernel", "basis", "components", "standardize", "plot_cv", "metric"], help_heading = heading::ROWS)]
+    pub from_stats: Vec<PathBuf>,
     /// Reduce the attributes first and learn on the reduced ones:
     /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
     /// back to the original attributes.
@@ -258,6 +268,9 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
     // Before reading or fitting anything: a run of minutes must not end in
     // "cannot write".
     check_writable(&a.output)?;
+    if !a.from_stats.is_empty() {
+        return train_from_stats(&a);
+    }
     if a.data.graph.edges.is_some() {
         return train_edges(&a);
     }
@@ -416,6 +429,35 @@ fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Res
     let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.element, &meta, None)?;
     write_model(&a.output, &bytes)?;
     Ok(true)
+}
+
+/// `ranklet train --from-stats …`: linear RLS / RankRLS from merged
+/// statistics ([`crate::family::ls_stats`]); metadata and messages as the
+/// in-memory path's.
+fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
+    let (target, ranker) = match a.algo {
+        TrainAlgo::Rls => (ls_stats::Target::Rls, false),
+        TrainAlgo::Rankrls => (ls_stats::Target::RankRls, true),
+        _ => return Err(CliError::input("--from-stats trains --algo rls or rankrls")),
+    };
+    let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or("1"))?;
+    let cv = match a.cv {
+        None => None,
+        Some(Scheme::KFold(k)) => Some(k),
+        Some(Scheme::Loo) => return Err(CliError::input("--cv loo: statistics give k-fold cross-validation only")),
+    };
+    let mut backend = HostBackend::new(a.backend);
+    let fit = fit_from_stats(&mut backend, &a.from_stats, target, a.query_weight.to_core(), &lambdas, cv)?;
+    let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+    let family = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: lambdas.clone(), basis: None };
+    let mut meta = rows_meta(a, family.name(), Path::new(&files), fit.rows, fit.queries);
+    meta.push_str(&fit.cv_meta());
+    push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda });
+    let bytes =
+        model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, a.precision.element(), &meta, None)?;
+    write_model(&a.output, &bytes)?;
+    fit.print_cv();
+    Ok(())
 }
 
 /// The metadata every model trained on rows starts with.

@@ -89,6 +89,8 @@ pub struct RowBlock<'a> {
     /// The query of each row (interned in order of first appearance), if
     /// the rows carry query ids.
     groups: Option<&'a [usize]>,
+    /// The query ids, by query number.
+    keys: &'a [u64],
 }
 
 /// One row of a [`RowBlock`].
@@ -108,6 +110,12 @@ impl RowBlock<'_> {
     /// The largest 1-based feature index in the block (0 if none).
     pub fn max_index(&self) -> usize {
         self.parts.iter().map(|p| p.max_index).max().unwrap_or(0)
+    }
+
+    /// The query id (the number after `qid:`) of query number `query` of
+    /// [`StreamRow::query`].
+    pub fn qid(&self, query: usize) -> Option<u64> {
+        self.keys.get(query).copied()
     }
 
     /// The rows in file order.
@@ -232,9 +240,12 @@ fn read_blocks_with<'o>(
                 )
             },
             || match pending {
-                Some((_, n, rows_before)) if failed.is_none() => {
-                    sink(&RowBlock { parts: &theirs[..n], groups: joined.groups_from(rows_before) }).is_break()
-                }
+                Some((_, n, rows_before)) if failed.is_none() => sink(&RowBlock {
+                    parts: &theirs[..n],
+                    groups: joined.groups_from(rows_before),
+                    keys: &joined.qid_keys,
+                })
+                .is_break(),
                 _ => false,
             },
         );
@@ -262,7 +273,9 @@ fn read_blocks_with<'o>(
         std::mem::swap(&mut cur, &mut next);
     }
     if let Some((set, n, rows_before)) = pending.filter(|_| failed.is_none() && !stopped) {
-        stopped = sink(&RowBlock { parts: &sets[set][..n], groups: join.groups_from(rows_before) }).is_break();
+        stopped =
+            sink(&RowBlock { parts: &sets[set][..n], groups: join.groups_from(rows_before), keys: &join.qid_keys })
+                .is_break();
     }
     match failed {
         Some(e) => Err(e),
@@ -660,6 +673,8 @@ struct Joiner<'o> {
     row_lines: Vec<usize>,
     qid_index: HashMap<u64, usize>,
     qid_names: Vec<String>,
+    /// The query ids, by query number (`qid_names` as numbers).
+    qid_keys: Vec<u64>,
     qid_of_row: Vec<usize>,
     last_qid: Option<(u64, usize)>,
     first_with: Option<usize>,
@@ -681,6 +696,7 @@ impl<'o> Joiner<'o> {
             row_lines: Vec::new(),
             qid_index: HashMap::new(),
             qid_names: Vec::new(),
+            qid_keys: Vec::new(),
             qid_of_row: Vec::new(),
             last_qid: None,
             first_with: None,
@@ -727,6 +743,7 @@ impl<'o> Joiner<'o> {
                         let g = *self.qid_index.entry(q).or_insert(next);
                         if g == next {
                             self.qid_names.push(q.to_string());
+                            self.qid_keys.push(q);
                         }
                         g
                     }

@@ -34,6 +34,7 @@ use crate::table::Table;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod ls_stats;
 pub mod ls_stream;
 pub mod pref;
 

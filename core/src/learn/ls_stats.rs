@@ -1,0 +1,1096 @@
+//! Linear RLS / RankRLS from **additive statistics** of row blocks: the
+//! primal normal equations of 000 eq. 5, `(XᵀLX + λI)·w = XᵀLs`, need only
+//! sums over rows, so blocks of rows — parts of a file, partitions on other
+//! machines — are summarised independently, the summaries merged in any
+//! order, and the system solved for a whole λ grid and every
+//! cross-validation fold from them. A query split across blocks contributes
+//! exactly as if it were whole once the partials of its qid are merged.
+//!
+//! # The statistics
+//!
+//! Per fold `k` (a query's fold is [`fold_of`] its qid), a **total record**
+//! over the fold's rows: `n`, `Σy`, `Σx` (`d`), `Σy²`, `Σxy` (`d`) and
+//! `Σxxᵀ` (lower triangle, packed by rows: entry `(i, j)`, `j ≤ i`, at
+//! `i(i+1)/2 + j`). Per query, a **query record** with its partial sums:
+//! `n_q`, `Σy_q`, `Σx_q` for `--query-weight equal`; the whole total layout
+//! (adding `Σy²_q`, `Σxy_q`, `Σxxᵀ_q`) for `--query-weight pairs`. The
+//! layouts are [`StatsShape::total_len`] and [`StatsShape::query_len`]
+//! values long.
+//!
+//! # The systems (000 eq. 5)
+//!
+//! With `L = ⊕_q L_q` block diagonal over the queries,
+//! `XᵀLX = Σ_q X_qᵀL_qX_q`, `XᵀLs = Σ_q X_qᵀL_qs_q`, `sᵀLs = Σ_q s_qᵀL_qs_q`,
+//! and for one query of `l = n_q` rows:
+//!
+//! - `equal`, `L_q = I − 11ᵀ/l`:
+//!   `X_qᵀL_qX_q = Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ/l`,
+//!   `X_qᵀL_qs_q = Σxy_q − Σx_q·Σy_q/l`, `s_qᵀL_qs_q = Σy²_q − (Σy_q)²/l`.
+//!   Summed over queries, the first terms are the fold totals (additive over
+//!   rows, whatever the blocks), so only `n_q`, `Σy_q` and `Σx_q` are needed
+//!   per query: rank-one corrections applied at solve time.
+//! - `pairs`, `L_q = l·I − 11ᵀ`:
+//!   `X_qᵀL_qX_q = l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ`, and the same for `Xᵀs`,
+//!   `sᵀs`. The factor `l` is known only once every part of the query has
+//!   been merged, so the query keeps its own `Σxxᵀ_q`, `Σxy_q`, `Σy²_q`
+//!   (`O(d²)` per query).
+//! - RLS, `L = I`: the fold totals themselves.
+//!
+//! Fold `k`'s training system is the total over all folds minus fold `k`'s
+//! (the held-out fold is whole queries, so its `L` is a block of `L`); its
+//! held-out objective `(s − Xw)ᵀL_k(s − Xw) = sᵀL_ks − 2wᵀXᵀL_ks + wᵀXᵀL_kXw`
+//! comes from fold `k`'s own system, without a second pass.
+//!
+//! # Sealed queries
+//!
+//! A query known to be whole (its rows all summed and merged) can be
+//! **sealed** ([`seal`]): its terms above go into its fold's sealed record
+//! and its own record is dropped, so statistics of many whole queries stay
+//! `O(K·d²)` instead of growing with the number of queries. A sealed qid met
+//! again cannot be merged exactly; callers keep the sealed ids to refuse
+//! it.
+//!
+//! # Rounding
+//!
+//! Every record is stored as values and their **Neumaier compensations**
+//! (`2·len` elements: the sums, then the compensations; the value is
+//! `sum + compensation`). A block's contribution is summed plainly (a
+//! backend syrk for `Σxxᵀ`) and then added with compensation; [`merge`]
+//! adds two records the same way, so merging is associative and
+//! order-independent up to rounding of the compensated sums (≈ one rounding
+//! of the result, not one per block). The raw second moments minus
+//! rank-one corrections lose digits when a feature's mean within a query
+//! is large against its spread there (relative error ≈ ε·mean²/variance);
+//! centre such features first.
+//!
+//! # Solving
+//!
+//! [`solve`] forms each training system once and takes **one symmetric
+//! eigendecomposition** `A = VΛVᵀ` per system (the full data, and each
+//! fold's training part): `w(λ) = V(Λ + λI)⁻¹Vᵀb` for every λ of the grid in
+//! `O(d²)` each.
+
+use super::{check_lambda, LearnError};
+use crate::backend::Backend;
+use crate::graph::QueryWeight;
+use crate::{scratch, LinalgError, MatMut, MatRef};
+
+/// The size of a set of statistics: dimension, folds, query weighting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StatsShape {
+    /// Features `d ≥ 1`.
+    pub d: usize,
+    /// Cross-validation folds `K ≥ 1` (1: no cross-validation).
+    pub folds: usize,
+    /// The query weighting whose per-query partials are kept.
+    pub weight: QueryWeight,
+}
+
+/// Offset of `n` in a record.
+pub const N: usize = 0;
+/// Offset of `Σy` in a record.
+pub const SY: usize = 1;
+/// Offset of `Σx` (`d` values) in a record.
+pub const SX: usize = 2;
+
+impl StatsShape {
+    /// Elements of a packed lower triangle of `d × d`.
+    pub const fn packed_len(d: usize) -> usize {
+        d * (d + 1) / 2
+    }
+
+    /// Offset of `Σy²`.
+    pub const fn syy(&self) -> usize {
+        SX + self.d
+    }
+
+    /// Offset of `Σxy` (`d` values).
+    pub const fn sxy(&self) -> usize {
+        SX + self.d + 1
+    }
+
+    /// Offset of `Σxxᵀ` (packed lower triangle).
+    pub const fn sxx(&self) -> usize {
+        SX + 2 * self.d + 1
+    }
+
+    /// Values of a total record: `3 + 2d + d(d+1)/2`.
+    pub const fn total_len(&self) -> usize {
+        self.sxx() + Self::packed_len(self.d)
+    }
+
+    /// Values of a query record: `2 + d` (`equal`) or [`Self::total_len`]
+    /// (`pairs`).
+    pub const fn query_len(&self) -> usize {
+        match self.weight {
+            QueryWeight::Equal => SX + self.d,
+            QueryWeight::Pairs => self.total_len(),
+        }
+    }
+
+    /// Elements of the totals buffer: `K` records of `2·total_len`.
+    pub const fn totals_buffer_len(&self) -> usize {
+        self.folds * 2 * self.total_len()
+    }
+
+    /// Checks `d ≥ 1`, `K ≥ 1` and that the buffers' sizes fit `usize`.
+    pub fn check(&self) -> Result<(), LinalgError> {
+        let ok = self.d >= 1
+            && self.folds >= 1
+            && self.d.checked_mul(self.d + 1).and_then(|v| v.checked_mul(2 * self.folds.max(2))).is_some();
+        if ok {
+            Ok(())
+        } else {
+            Err(LinalgError::DimensionMismatch)
+        }
+    }
+}
+
+/// The fold of a query: `splitmix64(qid ^ seed) mod K`, where splitmix64 is
+/// Steele, Lea & Flood's finaliser applied once to `z + 0x9E3779B97F4A7C15`
+/// (the first output of a splitmix64 stream seeded with `qid ^ seed`).
+/// Every row of a query lands in the same fold, whichever block it is in.
+pub fn fold_of(qid: u64, seed: u64, folds: usize) -> usize {
+    let mut z = (qid ^ seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    (z % folds.max(1) as u64) as usize
+}
+
+/// Adds `v` to the compensated sum `(s, c)` (Neumaier's variant of Kahan
+/// summation: the rounding error of each addition goes into `c`).
+#[inline]
+fn add_compensated(s: &mut f64, c: &mut f64, v: f64) {
+    let t = *s + v;
+    *c += if s.abs() >= v.abs() { (*s - t) + v } else { (v - t) + *s };
+    *s = t;
+}
+
+/// Adds plain values `v` (`m`) to the record `dst` (`2m`: sums, then
+/// compensations).
+pub fn add_values(dst: &mut [f64], v: &[f64]) -> Result<(), LinalgError> {
+    let m = v.len();
+    if dst.len() != 2 * m {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let (s, c) = dst.split_at_mut(m);
+    for ((s, c), &v) in s.iter_mut().zip(c.iter_mut()).zip(v) {
+        add_compensated(s, c, v);
+    }
+    Ok(())
+}
+
+/// Merges the record `src` into `dst` (both `2m`: sums, then
+/// compensations): `dst`'s sums take `src`'s with compensation, the
+/// compensations add.
+pub fn merge(dst: &mut [f64], src: &[f64]) -> Result<(), LinalgError> {
+    if dst.len() != src.len() || dst.len() % 2 != 0 {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let m = dst.len() / 2;
+    let (s, c) = dst.split_at_mut(m);
+    for ((s, c), (&vs, &vc)) in s.iter_mut().zip(c.iter_mut()).zip(src[..m].iter().zip(&src[m..])) {
+        add_compensated(s, c, vs);
+        *c += vc;
+    }
+    Ok(())
+}
+
+/// The value `sum + compensation` of element `i` of a `2m` record.
+#[inline]
+pub fn value(rec: &[f64], i: usize) -> f64 {
+    let m = rec.len() / 2;
+    rec[i] + rec[m + i]
+}
+
+/// Copies a record (`2·len` values: sums, then compensations) of `from`'s
+/// layout into `to`'s, for more features (`to.d ≥ from.d`): the features
+/// added were zero in every row summed, so their sums are zero. `total`
+/// picks the total layout, else the query layout.
+pub fn widen_record(
+    from: &StatsShape,
+    to: &StatsShape,
+    total: bool,
+    src: &[f64],
+    dst: &mut [f64],
+) -> Result<(), LinalgError> {
+    let (d0, d1) = (from.d, to.d);
+    let (m0, m1) = if total { (from.total_len(), to.total_len()) } else { (from.query_len(), to.query_len()) };
+    if d1 < d0 || from.weight != to.weight || src.len() != 2 * m0 || dst.len() != 2 * m1 {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    dst.fill(0.0);
+    for h in 0..2 {
+        let (s, t) = (&src[h * m0..(h + 1) * m0], &mut dst[h * m1..(h + 1) * m1]);
+        t[..SX + d0].copy_from_slice(&s[..SX + d0]);
+        if m0 > SX + d0 {
+            t[to.syy()] = s[from.syy()];
+            t[to.sxy()..to.sxy() + d0].copy_from_slice(&s[from.sxy()..from.sxy() + d0]);
+            // Packed by rows: the first d0 rows of the triangle are a prefix.
+            let p = StatsShape::packed_len(d0);
+            t[to.sxx()..to.sxx() + p].copy_from_slice(&s[from.sxx()..from.sxx() + p]);
+        }
+    }
+    Ok(())
+}
+
+/// Scratch for [`accumulate`] with a block of `n` rows.
+pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
+    n * shape.d + shape.d * shape.d + shape.total_len()
+}
+
+/// Adds a block of rows to the statistics.
+///
+/// # Arguments
+/// - `x`: the block, `n × d` row-major; `y`: its `n` labels; `qids`: each
+///   row's query id (rows without query ids: one id for all, e.g. 0);
+///   `slots`: each row's query record, an index into `queries` that the
+///   caller keeps per qid.
+/// - `seed`: the fold seed ([`fold_of`]).
+/// - `totals`: `K` total records (`K·2·total_len`); `queries`: query
+///   records, `2·query_len` each.
+///
+/// # Errors
+/// Dimension and workspace errors; `NonFinite` for a NaN or ±∞ in `x` or
+/// `y`; a slot out of range. Nothing is added on error.
+#[allow(clippy::too_many_arguments)]
+pub fn accumulate<B: Backend>(
+    backend: &mut B,
+    shape: &StatsShape,
+    seed: u64,
+    x: &[f64],
+    y: &[f64],
+    qids: &[u64],
+    slots: &[usize],
+    totals: &mut [f64],
+    queries: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    shape.check()?;
+    let (d, n, mt, mq) = (shape.d, y.len(), shape.total_len(), shape.query_len());
+    if n.checked_mul(d) != Some(x.len())
+        || qids.len() != n
+        || slots.len() != n
+        || totals.len() != shape.totals_buffer_len()
+        || queries.len() % (2 * mq) != 0
+    {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if x.iter().chain(y).any(|v| !v.is_finite()) {
+        return Err(LinalgError::NonFinite.into());
+    }
+    if slots.iter().any(|&s| s >= queries.len() / (2 * mq)) {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let need = accumulate_workspace_len(shape, n);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    }
+    let (g, rest) = work.split_at_mut(n * d);
+    let (c, rest) = rest.split_at_mut(d * d);
+    let rec = &mut rest[..mt];
+    for k in 0..shape.folds {
+        // The fold's rows, gathered; its plain sums, then added with
+        // compensation.
+        let mut nk = 0;
+        rec.iter_mut().for_each(|v| *v = 0.0);
+        for i in (0..n).filter(|&i| fold_of(qids[i], seed, shape.folds) == k) {
+            let row = &x[i * d..(i + 1) * d];
+            g[nk * d..(nk + 1) * d].copy_from_slice(row);
+            nk += 1;
+            rec[SY] += y[i];
+            rec[shape.syy()] += y[i] * y[i];
+            for j in 0..d {
+                rec[SX + j] += row[j];
+                rec[shape.sxy() + j] += row[j] * y[i];
+            }
+        }
+        if nk == 0 {
+            continue;
+        }
+        rec[N] = nk as f64;
+        let gm = MatRef::from_row_major(&g[..nk * d], nk, d)?;
+        backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
+        let sxx = shape.sxx();
+        for i in 0..d {
+            for j in 0..=i {
+                rec[sxx + i * (i + 1) / 2 + j] = c[j * d + i];
+            }
+        }
+        add_values(&mut totals[k * 2 * mt..(k + 1) * 2 * mt], rec)?;
+    }
+    // Per-query partials, row by row.
+    for i in 0..n {
+        let q = &mut queries[slots[i] * 2 * mq..(slots[i] + 1) * 2 * mq];
+        let (s, cc) = q.split_at_mut(mq);
+        let row = &x[i * d..(i + 1) * d];
+        add_compensated(&mut s[N], &mut cc[N], 1.0);
+        add_compensated(&mut s[SY], &mut cc[SY], y[i]);
+        for j in 0..d {
+            add_compensated(&mut s[SX + j], &mut cc[SX + j], row[j]);
+        }
+        if shape.weight == QueryWeight::Pairs {
+            add_compensated(&mut s[shape.syy()], &mut cc[shape.syy()], y[i] * y[i]);
+            for j in 0..d {
+                let o = shape.sxy() + j;
+                add_compensated(&mut s[o], &mut cc[o], row[j] * y[i]);
+            }
+            let mut o = shape.sxx();
+            for a in 0..d {
+                for b in 0..=a {
+                    add_compensated(&mut s[o], &mut cc[o], row[a] * row[b]);
+                    o += 1;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Merged statistics, borrowed: what [`solve`] reads and a `.rks` file
+/// holds (besides the sealed qids).
+#[derive(Clone, Copy, Debug)]
+pub struct StatsRef<'a> {
+    /// Dimension, folds, query weighting.
+    pub shape: StatsShape,
+    /// The fold seed.
+    pub seed: u64,
+    /// The `K` total records.
+    pub totals: &'a [f64],
+    /// The `K` records of sealed queries ([`seal`]).
+    pub sealed: &'a [f64],
+    /// The open queries' ids, each once (the partials of a qid met in
+    /// several blocks merged).
+    pub qids: &'a [u64],
+    /// Their records, `2·query_len` each, in the same order.
+    pub queries: &'a [f64],
+}
+
+/// Which learner [`solve`] fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// RLS: `L = I`.
+    Rls,
+    /// RankRLS with the statistics' query weighting.
+    RankRls,
+}
+
+scratch! {
+    /// Scratch of [`solve`].
+    struct SolveScratch(d: usize, k: usize) {
+        /// Each fold's system `A_k` (`d × d`, lower triangle), then the total.
+        a: (k + 1) * d * d,
+        /// Each fold's `b_k`, then the total.
+        b: (k + 1) * d,
+        /// Each fold's `sᵀL_ks` and row count, then the total's.
+        c: (k + 1) * 2,
+        /// A training system.
+        m: d * d,
+        /// Its eigenvectors.
+        v: d * d,
+        /// Its eigenvalues.
+        vals: d,
+        /// `Vᵀb`, then the scaled vector.
+        z: d,
+        /// `A_k·w`.
+        t: d,
+    }
+}
+
+/// Scratch for [`solve`].
+pub fn solve_workspace_len(shape: &StatsShape) -> usize {
+    SolveScratch::len(shape.d, shape.folds)
+}
+
+/// Every λ of a grid, for the full data and (with `K > 1` folds) every
+/// fold's training part, from merged statistics.
+///
+/// # Arguments
+/// - `stats`: the merged statistics.
+/// - `w`: `lambdas.len() × d`, the full-data weights of each λ.
+/// - `cv`: `K × lambdas.len()` (empty when `K = 1`): fold `k`'s held-out
+///   objective per held-out row, `(s − Xw)ᵀL_k(s − Xw)/n_k`, of the model
+///   trained without fold `k`.
+/// - `fold_w`: empty, or `K × lambdas.len() × d`: those models' weights.
+///
+/// # Errors
+/// `BadLambda`; `NotPositiveDefinite` when `A + λI` is numerically singular
+/// for some λ (smallest eigenvalue of `A + λI` at most `d·ε·‖A‖`);
+/// `BadGraph` for a query record with no rows, or an empty fold; dimension
+/// and workspace errors.
+#[allow(clippy::too_many_arguments)]
+pub fn solve<B: Backend>(
+    backend: &mut B,
+    stats: &StatsRef<'_>,
+    target: Target,
+    lambdas: &[f64],
+    w: &mut [f64],
+    cv: &mut [f64],
+    fold_w: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    let shape = &stats.shape;
+    shape.check()?;
+    let (d, kf, mq, nl) = (shape.d, shape.folds, shape.query_len(), lambdas.len());
+    let cv_len = if kf > 1 { kf * nl } else { 0 };
+    if stats.totals.len() != shape.totals_buffer_len()
+        || stats.sealed.len() != shape.totals_buffer_len()
+        || stats.queries.len() != stats.qids.len() * 2 * mq
+        || w.len() != nl * d
+        || cv.len() != cv_len
+        || !(fold_w.is_empty() || (kf > 1 && fold_w.len() == kf * nl * d))
+    {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    for &l in lambdas {
+        check_lambda(l, false)?;
+    }
+    let (SolveScratch { a, b, c, m, v, vals, z, t }, _) = SolveScratch::split(work, d, kf)?;
+    fold_systems(stats, target, a, b, c)?;
+    let dd = d * d;
+    // The total: the sum of the folds.
+    for k in 0..kf {
+        for i in 0..dd {
+            a[kf * dd + i] += a[k * dd + i];
+        }
+        for i in 0..d {
+            b[kf * d + i] += b[k * d + i];
+        }
+        c[2 * kf] += c[2 * k];
+        c[2 * kf + 1] += c[2 * k + 1];
+    }
+    let fits = if kf > 1 { kf + 1 } else { 1 };
+    for f in 0..fits {
+        // f < K (with folds): fold f held out; f = K or no folds: all data.
+        let held = (kf > 1 && f < kf).then_some(f);
+        for i in 0..dd {
+            m[i] = a[kf * dd + i] - held.map_or(0.0, |k| a[k * dd + i]);
+        }
+        for i in 0..d {
+            z[i] = b[kf * d + i] - held.map_or(0.0, |k| b[k * d + i]);
+        }
+        backend.sym_eigen(MatRef::from_col_major(m, d, d)?, vals, MatMut::from_col_major(v, d, d)?)?;
+        let vm = MatRef::from_col_major(v, d, d)?;
+        // t ← Vᵀb.
+        crate::linalg::blas::gemv(1.0, vm.t(), z, 0.0, t)?;
+        let scale = vals.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+        let tiny = d as f64 * f64::EPSILON * scale;
+        for (li, &lambda) in lambdas.iter().enumerate() {
+            let out = match held {
+                Some(k) if !fold_w.is_empty() => &mut fold_w[(k * nl + li) * d..(k * nl + li + 1) * d],
+                Some(_) => &mut m[..d],
+                None => &mut w[li * d..(li + 1) * d],
+            };
+            for (j, &e) in vals.iter().enumerate() {
+                let den = e + lambda;
+                if !(den > tiny) {
+                    return Err(LinalgError::NotPositiveDefinite { index: j }.into());
+                }
+                z[j] = t[j] / den;
+            }
+            crate::linalg::blas::gemv(1.0, vm, z, 0.0, out)?;
+            if let Some(k) = held {
+                // Held-out objective from fold k's own system.
+                let (ak, bk, ck, nk) = (&a[k * dd..(k + 1) * dd], &b[k * d..(k + 1) * d], c[2 * k], c[2 * k + 1]);
+                let wv: &[f64] = out;
+                sym_lower_gemv(ak, d, wv, z);
+                let quad: f64 = wv.iter().zip(z.iter()).map(|(p, q)| p * q).sum();
+                let lin: f64 = wv.iter().zip(bk).map(|(p, q)| p * q).sum();
+                cv[k * nl + li] = (ck - 2.0 * lin + quad) / nk;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One entry of a query's system: `A(i, j)` (`i ≥ j`), `b(i)`, `c`.
+enum Term {
+    A(usize, usize),
+    B(usize),
+    C,
+}
+
+/// `a`, `b`, `c` (`d × d` lower, `d`, scalar) plus the `Σxxᵀ`, `Σxy`, `Σy²`
+/// of a `2·total_len` record.
+fn add_system(shape: &StatsShape, rec: &[f64], a: &mut [f64], b: &mut [f64], c: &mut f64) {
+    let d = shape.d;
+    for i in 0..d {
+        for j in 0..=i {
+            a[j * d + i] += value(rec, shape.sxx() + i * (i + 1) / 2 + j);
+        }
+        b[i] += value(rec, shape.sxy() + i);
+    }
+    *c += value(rec, shape.syy());
+}
+
+/// What a whole query adds to its fold's RankRLS system beyond the fold
+/// totals (the module docs' equations): for `equal`
+/// `−(Σx_q)(Σx_q)ᵀ/l`, `−Σx_q·Σy_q/l`, `−(Σy_q)²/l`; for `pairs` its whole
+/// `l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ` and the same for `b` and `c`.
+fn query_terms(shape: &StatsShape, rec: &[f64], mut put: impl FnMut(Term, f64)) -> Result<(), LearnError> {
+    let d = shape.d;
+    let pairs = shape.weight == QueryWeight::Pairs;
+    let l = value(rec, N);
+    if !(l >= 1.0) {
+        return Err(LearnError::BadGraph);
+    }
+    let sy = value(rec, SY);
+    let (scale, inv) = if pairs { (l, 1.0) } else { (0.0, 1.0 / l) };
+    for i in 0..d {
+        let xi = value(rec, SX + i);
+        for j in 0..=i {
+            let own = if pairs { scale * value(rec, shape.sxx() + i * (i + 1) / 2 + j) } else { 0.0 };
+            put(Term::A(i, j), own - xi * value(rec, SX + j) * inv);
+        }
+        let own = if pairs { scale * value(rec, shape.sxy() + i) } else { 0.0 };
+        put(Term::B(i), own - xi * sy * inv);
+    }
+    let own = if pairs { scale * value(rec, shape.syy()) } else { 0.0 };
+    put(Term::C, own - sy * sy * inv);
+    Ok(())
+}
+
+/// Scratch for [`seal`] of `n` queries.
+pub fn seal_workspace_len(shape: &StatsShape, n: usize) -> usize {
+    n * shape.d + shape.d * shape.d + shape.total_len()
+}
+
+/// Seals whole queries: their RankRLS terms go into their folds' sealed
+/// records (`sealed`: `K` records in the total layout, whose `n` counts
+/// the sealed queries and whose `Σxxᵀ`, `Σxy`, `Σy²` hold the terms), so
+/// their own records can be dropped. `qids` and `recs` (`2·query_len`
+/// each) are the queries. The caller must know that no other rows of these
+/// qids exist anywhere (all their rows met and merged): a sealed qid met
+/// again cannot be merged exactly.
+///
+/// For `equal` the terms `−(Σx_q)(Σx_q)ᵀ/l` of a fold's queries are one
+/// syrk of the rows `Σx_q/√l`; each fold's sum is then added with
+/// compensation once.
+///
+/// # Errors
+/// Dimension and workspace errors; `BadGraph` for a record without rows.
+/// Nothing is added on error.
+pub fn seal<B: Backend>(
+    backend: &mut B,
+    shape: &StatsShape,
+    seed: u64,
+    qids: &[u64],
+    recs: &[f64],
+    sealed: &mut [f64],
+    work: &mut [f64],
+) -> Result<(), LearnError> {
+    shape.check()?;
+    let (d, mt, mq, n) = (shape.d, shape.total_len(), 2 * shape.query_len(), qids.len());
+    if recs.len() != n * mq || sealed.len() != shape.totals_buffer_len() {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if recs.chunks_exact(mq).any(|r| !(value(r, N) >= 1.0)) {
+        return Err(LearnError::BadGraph);
+    }
+    let need = seal_workspace_len(shape, n);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    }
+    let (g, rest) = work.split_at_mut(n * d);
+    let (c, rest) = rest.split_at_mut(d * d);
+    let t = &mut rest[..mt];
+    for k in 0..shape.folds {
+        t.fill(0.0);
+        let mut nk = 0;
+        for (qid, rec) in qids.iter().zip(recs.chunks_exact(mq)) {
+            if fold_of(*qid, seed, shape.folds) != k {
+                continue;
+            }
+            t[N] += 1.0;
+            if shape.weight == QueryWeight::Equal {
+                // Only the rank-one part, by syrk below; b and c here.
+                let (l, sy) = (value(rec, N), value(rec, SY));
+                let r = 1.0 / libm::sqrt(l);
+                for j in 0..d {
+                    let xj = value(rec, SX + j);
+                    g[nk * d + j] = xj * r;
+                    t[shape.sxy() + j] -= xj * sy / l;
+                }
+                t[shape.syy()] -= sy * sy / l;
+                nk += 1;
+            } else {
+                query_terms(shape, rec, |term, v| match term {
+                    Term::A(i, j) => t[shape.sxx() + i * (i + 1) / 2 + j] += v,
+                    Term::B(i) => t[shape.sxy() + i] += v,
+                    Term::C => t[shape.syy()] += v,
+                })?;
+            }
+        }
+        if t[N] == 0.0 {
+            continue;
+        }
+        if nk > 0 {
+            let gm = MatRef::from_row_major(&g[..nk * d], nk, d)?;
+            backend.syrk(-1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
+            for i in 0..d {
+                for j in 0..=i {
+                    t[shape.sxx() + i * (i + 1) / 2 + j] = c[j * d + i];
+                }
+            }
+        }
+        add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], t)?;
+    }
+    Ok(())
+}
+
+/// `y ← A·x` for a symmetric `A` (`d × d`, column-major, lower triangle
+/// read).
+fn sym_lower_gemv(a: &[f64], d: usize, x: &[f64], y: &mut [f64]) {
+    for i in 0..d {
+        let mut s = 0.0;
+        for j in 0..d {
+            let (r, col) = if i >= j { (i, j) } else { (j, i) };
+            s += a[col * d + r] * x[j];
+        }
+        y[i] = s;
+    }
+}
+
+/// Each fold's system `(A_k, b_k, sᵀL_ks, n_k)` from its total record and
+/// the query records of its queries (the module docs' equations).
+fn fold_systems(
+    stats: &StatsRef<'_>,
+    target: Target,
+    a: &mut [f64],
+    b: &mut [f64],
+    c: &mut [f64],
+) -> Result<(), LearnError> {
+    let StatsRef { shape, seed, totals, sealed, qids, queries } = *stats;
+    let shape = &shape;
+    let (d, kf, mt, mq) = (shape.d, shape.folds, shape.total_len(), shape.query_len());
+    let dd = d * d;
+    a.iter_mut().for_each(|v| *v = 0.0);
+    b.iter_mut().for_each(|v| *v = 0.0);
+    c.iter_mut().for_each(|v| *v = 0.0);
+    let pairs = target == Target::RankRls && shape.weight == QueryWeight::Pairs;
+    for k in 0..kf {
+        let rec = &totals[k * 2 * mt..(k + 1) * 2 * mt];
+        let nk = value(rec, N);
+        if !(nk >= 1.0) {
+            return Err(LearnError::BadGraph);
+        }
+        c[2 * k + 1] = nk;
+        let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
+        // pairs: from the query records and the sealed queries alone.
+        if !pairs {
+            add_system(shape, rec, ak, bk, &mut c[2 * k]);
+        }
+        if target == Target::RankRls {
+            add_system(shape, &sealed[k * 2 * mt..(k + 1) * 2 * mt], ak, bk, &mut c[2 * k]);
+        }
+    }
+    if target == Target::Rls {
+        return Ok(());
+    }
+    for (qi, &qid) in qids.iter().enumerate() {
+        let rec = &queries[qi * 2 * mq..(qi + 1) * 2 * mq];
+        let k = fold_of(qid, seed, kf);
+        let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
+        let ck = &mut c[2 * k];
+        query_terms(shape, rec, |t, v| match t {
+            Term::A(i, j) => ak[j * d + i] += v,
+            Term::B(i) => bk[i] += v,
+            Term::C => *ck += v,
+        })?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::backend::Portable;
+    use crate::graph::Graph;
+    use crate::learn::ls::{ls_primal, ls_primal_workspace_len};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Statistics of some rows in caller buffers, queries keyed by qid.
+    struct Stats {
+        totals: Vec<f64>,
+        sealed: Vec<f64>,
+        qids: Vec<u64>,
+        queries: Vec<f64>,
+    }
+
+    impl Stats {
+        fn new(shape: &StatsShape) -> Stats {
+            let z = vec![0.0; shape.totals_buffer_len()];
+            Stats { totals: z.clone(), sealed: z, qids: Vec::new(), queries: Vec::new() }
+        }
+
+        fn slot(&mut self, shape: &StatsShape, qid: u64) -> usize {
+            match self.qids.iter().position(|&q| q == qid) {
+                Some(s) => s,
+                None => {
+                    self.qids.push(qid);
+                    self.queries.resize(self.qids.len() * 2 * shape.query_len(), 0.0);
+                    self.qids.len() - 1
+                }
+            }
+        }
+
+        fn add_rows(&mut self, shape: &StatsShape, seed: u64, x: &[f64], y: &[f64], qids: &[u64]) {
+            let slots: Vec<usize> = qids.iter().map(|&q| self.slot(shape, q)).collect();
+            let mut pw = vec![0.0; Portable::workspace_len(shape.d)];
+            let mut work = vec![0.0; accumulate_workspace_len(shape, y.len())];
+            accumulate(
+                &mut Portable::new(&mut pw),
+                shape,
+                seed,
+                x,
+                y,
+                qids,
+                &slots,
+                &mut self.totals,
+                &mut self.queries,
+                &mut work,
+            )
+            .unwrap();
+        }
+
+        fn merge_from(&mut self, shape: &StatsShape, o: &Stats) {
+            merge(&mut self.totals, &o.totals).unwrap();
+            merge(&mut self.sealed, &o.sealed).unwrap();
+            let mq = 2 * shape.query_len();
+            for (j, &q) in o.qids.iter().enumerate() {
+                let s = self.slot(shape, q);
+                merge(&mut self.queries[s * mq..(s + 1) * mq], &o.queries[j * mq..(j + 1) * mq]).unwrap();
+            }
+        }
+    }
+
+    /// Rows of `nq` queries of 1 to 9 rows, qids not in order; row-major.
+    fn data(rng: &mut Rng, nq: usize, d: usize) -> (Vec<f64>, Vec<f64>, Vec<u64>) {
+        let (mut x, mut y, mut q) = (Vec::new(), Vec::new(), Vec::new());
+        for qi in 0..nq {
+            let qid = (qi as u64 * 7919) % 1009 + 3;
+            for _ in 0..1 + (rng.next() * 9.0) as usize {
+                x.extend((0..d).map(|_| rng.next() * 2.0 - 0.5));
+                y.push((rng.next() * 5.0).floor());
+                q.push(qid);
+            }
+        }
+        (x, y, q)
+    }
+
+    fn rel(a: f64, b: f64, scale: f64) -> f64 {
+        (a - b).abs() / scale
+    }
+
+    /// The one-pass table — 5 folds × 10 λ, from statistics of blocks that
+    /// split queries, merged in shuffled order, a third of the queries then
+    /// sealed — equals five separate fold
+    /// fits by the in-memory primal solver (`ls_primal` on the rows of the
+    /// other folds, grouped by query) to 1e-10 relative, weights and
+    /// held-out objective (computed from the held-out residuals with the
+    /// held-out graph's `L`); the full-data weights likewise; for both
+    /// query weightings and RLS.
+    #[test]
+    fn one_pass_cv_equals_separate_fold_fits() {
+        const D: usize = 6;
+        const K: usize = 5;
+        let lambdas = [1e-3, 3e-3, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0];
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let (x, y, q) = data(&mut rng, 60, D);
+        let n = y.len();
+        let seed = 11;
+        for (target, weight) in [
+            (Target::RankRls, QueryWeight::Equal),
+            (Target::RankRls, QueryWeight::Pairs),
+            (Target::Rls, QueryWeight::Equal),
+        ] {
+            let shape = StatsShape { d: D, folds: K, weight };
+            // Blocks of 1 to 40 consecutive rows: queries cut at block ends.
+            let mut parts = Vec::new();
+            let mut at = 0;
+            while at < n {
+                let e = (at + 1 + (rng.next() * 40.0) as usize).min(n);
+                let mut s = Stats::new(&shape);
+                s.add_rows(&shape, seed, &x[at * D..e * D], &y[at..e], &q[at..e]);
+                parts.push(s);
+                at = e;
+            }
+            assert!(parts.len() > 4);
+            let mut all = Stats::new(&shape);
+            for p in parts.iter().rev() {
+                all.merge_from(&shape, p);
+            }
+            // Whole queries sealed: every third qid's record folded away.
+            let mq = 2 * shape.query_len();
+            let (mut kept_q, mut kept_r, mut seal_q, mut seal_r) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+            for (j, &qid) in all.qids.iter().enumerate() {
+                let rec = &all.queries[j * mq..(j + 1) * mq];
+                let (qs, rs) = if j % 3 == 0 { (&mut seal_q, &mut seal_r) } else { (&mut kept_q, &mut kept_r) };
+                qs.push(qid);
+                rs.extend_from_slice(rec);
+            }
+            let mut sw = vec![0.0; seal_workspace_len(&shape, seal_q.len())];
+            let mut pw = vec![0.0; Portable::workspace_len(D)];
+            seal(&mut Portable::new(&mut pw), &shape, seed, &seal_q, &seal_r, &mut all.sealed, &mut sw).unwrap();
+            (all.qids, all.queries) = (kept_q, kept_r);
+            let nl = lambdas.len();
+            let (mut w, mut cv, mut fw) = (vec![0.0; nl * D], vec![0.0; K * nl], vec![0.0; K * nl * D]);
+            let mut pw = vec![0.0; Portable::workspace_len(D)];
+            let mut work = vec![0.0; solve_workspace_len(&shape)];
+            solve(
+                &mut Portable::new(&mut pw),
+                &StatsRef {
+                    shape,
+                    seed,
+                    totals: &all.totals,
+                    sealed: &all.sealed,
+                    qids: &all.qids,
+                    queries: &all.queries,
+                },
+                target,
+                &lambdas,
+                &mut w,
+                &mut cv,
+                &mut fw,
+                &mut work,
+            )
+            .unwrap();
+            // The reference: rows of a fold set, grouped by query.
+            let subset = |keep: &dyn Fn(u64) -> bool| {
+                let mut ids: Vec<u64> = q.iter().copied().filter(|&v| keep(v)).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                let (mut xs, mut ys, mut ptr) = (Vec::new(), Vec::new(), vec![0usize]);
+                for id in ids {
+                    for i in (0..n).filter(|&i| q[i] == id) {
+                        xs.extend_from_slice(&x[i * D..(i + 1) * D]);
+                        ys.push(y[i]);
+                    }
+                    ptr.push(ys.len());
+                }
+                (xs, ys, ptr)
+            };
+            fn graph(target: Target, weight: QueryWeight, ptr: &[usize], m: usize) -> Graph<'_> {
+                match target {
+                    Target::Rls => Graph::Identity { n: m },
+                    Target::RankRls => Graph::Queries { query_ptr: ptr, weight },
+                }
+            }
+            let fit = |xs: &[f64], ys: &[f64], ptr: &[usize], lambda: f64| {
+                let m = ys.len();
+                let mut wr = vec![0.0; D];
+                let mut wk = vec![0.0; ls_primal_workspace_len(m, D)];
+                let mut pw = vec![0.0; Portable::workspace_len(D)];
+                let xm = MatRef::from_row_major(xs, m, D).unwrap();
+                ls_primal(
+                    &mut Portable::new(&mut pw),
+                    xm,
+                    &graph(target, weight, ptr, m),
+                    ys,
+                    lambda,
+                    &mut wr,
+                    &mut wk,
+                )
+                .unwrap();
+                wr
+            };
+            let (xa, ya, pa) = subset(&|_| true);
+            for (li, &l) in lambdas.iter().enumerate() {
+                let wr = fit(&xa, &ya, &pa, l);
+                let sc = wr.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                for j in 0..D {
+                    assert!(rel(w[li * D + j], wr[j], sc) < 1e-10, "{target:?} {weight:?} λ {l}");
+                }
+            }
+            for k in 0..K {
+                let (xt, yt, pt) = subset(&|v| fold_of(v, seed, K) != k);
+                let (xh, yh, ph) = subset(&|v| fold_of(v, seed, K) == k);
+                assert!(!yh.is_empty() && !yt.is_empty());
+                for (li, &l) in lambdas.iter().enumerate() {
+                    let wr = fit(&xt, &yt, &pt, l);
+                    let sc = wr.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+                    let got = &fw[(k * nl + li) * D..(k * nl + li + 1) * D];
+                    for j in 0..D {
+                        assert!(rel(got[j], wr[j], sc) < 1e-10, "{target:?} {weight:?} fold {k} λ {l}");
+                    }
+                    let m = yh.len();
+                    let r: Vec<f64> =
+                        (0..m).map(|i| yh[i] - (0..D).map(|j| xh[i * D + j] * wr[j]).sum::<f64>()).collect();
+                    let mut lr = vec![0.0; m];
+                    graph(target, weight, &ph, m).apply(&r, &mut lr).unwrap();
+                    let want = r.iter().zip(&lr).map(|(a, b)| a * b).sum::<f64>() / m as f64;
+                    let got = cv[k * nl + li];
+                    assert!(rel(got, want, want.abs()) < 1e-10, "{target:?} {weight:?} fold {k} λ {l}: {got} {want}");
+                }
+            }
+        }
+    }
+
+    /// A record widened to more features equals the statistics of the
+    /// same rows with zero columns appended, for both record layouts.
+    #[test]
+    fn widen_equals_zero_padded_rows() {
+        let mut rng = Rng(5);
+        for weight in [QueryWeight::Equal, QueryWeight::Pairs] {
+            let (small, big) = (StatsShape { d: 3, folds: 2, weight }, StatsShape { d: 5, folds: 2, weight });
+            let (x, y, q) = data(&mut rng, 8, 3);
+            let xw: Vec<f64> = x.chunks(3).flat_map(|r| r.iter().copied().chain([0.0, 0.0])).collect();
+            let (mut a, mut b) = (Stats::new(&small), Stats::new(&big));
+            a.add_rows(&small, 1, &x, &y, &q);
+            b.add_rows(&big, 1, &xw, &y, &q);
+            let mut wide = vec![0.0; big.totals_buffer_len()];
+            let (m0, m1) = (2 * small.total_len(), 2 * big.total_len());
+            for k in 0..2 {
+                widen_record(&small, &big, true, &a.totals[k * m0..(k + 1) * m0], &mut wide[k * m1..(k + 1) * m1])
+                    .unwrap();
+            }
+            assert_eq!(wide, b.totals);
+            let (q0, q1) = (2 * small.query_len(), 2 * big.query_len());
+            for j in 0..a.qids.len() {
+                let mut r = vec![0.0; q1];
+                widen_record(&small, &big, false, &a.queries[j * q0..(j + 1) * q0], &mut r).unwrap();
+                assert_eq!(r, b.queries[j * q1..(j + 1) * q1]);
+            }
+        }
+    }
+
+    /// Merging is associative and order-independent to the last bits:
+    /// records of blocks whose plain sums cancel catastrophically
+    /// (`1e16 + 1 − 1e16`) merge to the same values (relative 1e-15, in
+    /// fact equal here) in any order and tree shape, and the compensated
+    /// value keeps the small term exactly.
+    #[test]
+    fn merge_is_associative_and_compensated() {
+        let mut rng = Rng(77);
+        let m = 50;
+        let recs: Vec<Vec<f64>> = (0..7)
+            .map(|b| {
+                let mut r = vec![0.0; 2 * m];
+                let v: Vec<f64> = (0..m)
+                    .map(|i| match (b, i % 3) {
+                        (0, 0) => 1e16,
+                        (3, 0) => -1e16,
+                        _ => rng.next() * 1e3 - 500.0,
+                    })
+                    .collect();
+                add_values(&mut r, &v).unwrap();
+                r
+            })
+            .collect();
+        let fold = |order: &[usize]| {
+            let mut acc = vec![0.0; 2 * m];
+            for &i in order {
+                merge(&mut acc, &recs[i]).unwrap();
+            }
+            acc
+        };
+        let left = fold(&[0, 1, 2, 3, 4, 5, 6]);
+        let right = fold(&[6, 5, 4, 3, 2, 1, 0]);
+        let mut tree = fold(&[0, 1, 2]);
+        merge(&mut tree, &fold(&[3, 4])).unwrap();
+        merge(&mut tree, &fold(&[5, 6])).unwrap();
+        for i in 0..m {
+            let exact: f64 = (0..7).filter(|&b| !(i % 3 == 0 && (b == 0 || b == 3))).map(|b| value(&recs[b], i)).sum();
+            for r in [&left, &right, &tree] {
+                let v = value(r, i);
+                assert!((v - value(&left, i)).abs() <= 1e-15 * v.abs().max(1.0), "{i}");
+                assert!((v - exact).abs() <= 1e-12 * exact.abs().max(1.0), "{i}: {v} vs {exact}");
+            }
+        }
+    }
+
+    /// A non-finite value or a slot out of range is refused and nothing is
+    /// added; a fold without rows, or λ < 0, is refused by the solve.
+    #[test]
+    fn bad_input_is_refused() {
+        let shape = StatsShape { d: 2, folds: 2, weight: QueryWeight::Equal };
+        let mut s = Stats::new(&shape);
+        let mut pw = vec![0.0; Portable::workspace_len(2)];
+        let mut work = vec![0.0; accumulate_workspace_len(&shape, 2)];
+        s.slot(&shape, 1);
+        let x = [1.0, f64::NAN, 0.0, 1.0];
+        let mut q = s.queries.clone();
+        let r = accumulate(
+            &mut Portable::new(&mut pw),
+            &shape,
+            0,
+            &x,
+            &[1.0, 0.0],
+            &[1, 1],
+            &[0, 0],
+            &mut s.totals,
+            &mut q,
+            &mut work,
+        );
+        assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)));
+        let r = accumulate(
+            &mut Portable::new(&mut pw),
+            &shape,
+            0,
+            &[1.0; 4],
+            &[1.0, 0.0],
+            &[1, 1],
+            &[0, 1],
+            &mut s.totals,
+            &mut q,
+            &mut work,
+        );
+        assert_eq!(r, Err(LearnError::Numerics(LinalgError::DimensionMismatch)));
+        assert!(s.totals.iter().chain(&q).all(|v| *v == 0.0));
+        // One query: one fold is empty.
+        s.add_rows(&shape, 0, &[1.0, 0.0, 0.0, 1.0], &[1.0, 0.0], &[1, 1]);
+        let (mut w, mut cv) = (vec![0.0; 2], vec![0.0; 2]);
+        let mut work = vec![0.0; solve_workspace_len(&shape)];
+        let r = solve(
+            &mut Portable::new(&mut pw),
+            &StatsRef { shape, seed: 0, totals: &s.totals, sealed: &s.sealed, qids: &s.qids, queries: &s.queries },
+            Target::Rls,
+            &[1.0],
+            &mut w,
+            &mut cv,
+            &mut [],
+            &mut work,
+        );
+        assert_eq!(r, Err(LearnError::BadGraph));
+        let one = StatsShape { folds: 1, ..shape };
+        let mut t = Stats::new(&one);
+        t.add_rows(&one, 0, &[1.0, 0.0, 0.0, 1.0], &[1.0, 0.0], &[1, 1]);
+        let r = solve(
+            &mut Portable::new(&mut pw),
+            &StatsRef { shape: one, seed: 0, totals: &t.totals, sealed: &t.sealed, qids: &t.qids, queries: &t.queries },
+            Target::Rls,
+            &[-1.0],
+            &mut w,
+            &mut [],
+            &mut [],
+            &mut work,
+        );
+        assert_eq!(r, Err(LearnError::BadLambda));
+        // λ = 0 on a rank-deficient system (one query, RankRLS: rank 1 of 2).
+        let r = solve(
+            &mut Portable::new(&mut pw),
+            &StatsRef { shape: one, seed: 0, totals: &t.totals, sealed: &t.sealed, qids: &t.qids, queries: &t.queries },
+            Target::RankRls,
+            &[0.0],
+            &mut w,
+            &mut [],
+            &mut [],
+            &mut work,
+        );
+        assert!(matches!(r, Err(LearnError::Numerics(LinalgError::NotPositiveDefinite { .. }))));
+    }
+}

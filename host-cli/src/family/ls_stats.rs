@@ -1,0 +1,598 @@
+//! Linear RLS / RankRLS from statistics files (`.rks`), the host half of
+//! [`ranklet_core::learn::ls_stats`]: `ranklet stats` streams SVMlight
+//! files into a [`Shard`] (the statistics of their rows) and writes it;
+//! `ranklet train --from-stats` reads shards, merges them and solves a λ
+//! grid, with the cross-validation table when the shards carry folds.
+//!
+//! Memory while streaming: one block of rows (dense, `rows × d`), the `K`
+//! fold totals and sealed records (`O(K·d²)`), the ids of sealed queries,
+//! and the partials of open queries — `d + 2` values each with
+//! `--query-weight equal`, `O(d²)` with `pairs` (the weighting's factor
+//! `l_q` is known only once a query is whole; see the core module). A query
+//! is sealed when its run of lines ends, unless `--keep-queries` (then
+//! every query stays open) or it is a file's first or last run, which may
+//! go on in another shard. Rows without qids are one query, qid 0, as the in-memory
+//! ranker treats them.
+
+use std::collections::HashMap;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use ranklet_core::backend::Backend;
+use ranklet_core::format::stats::{FeatureMap, StatsFile, StatsView};
+use ranklet_core::graph::QueryWeight;
+use ranklet_core::learn::ls_stats::{self, StatsRef, StatsShape, Target, N};
+use ranklet_core::learn::LearnError;
+
+use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
+use crate::error::CliError;
+
+/// The statistics of some rows: fold totals and per-query partials, with
+/// the qids strictly increasing once [`Shard::finish`]ed.
+#[derive(Clone, Debug)]
+pub struct Shard {
+    /// Dimension, folds, query weighting.
+    pub shape: StatsShape,
+    /// The fold seed.
+    pub seed: u64,
+    /// `K` total records.
+    pub totals: Vec<f64>,
+    /// `K` records of the sealed queries.
+    pub sealed: Vec<f64>,
+    /// The sealed queries' ids.
+    pub sealed_qids: Vec<u64>,
+    /// Query ids.
+    pub qids: Vec<u64>,
+    /// Their records.
+    pub queries: Vec<f64>,
+    /// What the statistics were computed from, for messages.
+    pub source: String,
+    /// The record of each qid (`qids` inverted).
+    slots: HashMap<u64, usize>,
+    /// Each row's record, and [`ls_stats::accumulate`]'s scratch.
+    row_slots: Vec<usize>,
+    work: Vec<f64>,
+}
+
+fn weight_name(w: QueryWeight) -> &'static str {
+    match w {
+        QueryWeight::Equal => "equal",
+        QueryWeight::Pairs => "pairs",
+    }
+}
+
+impl Shard {
+    /// Empty statistics.
+    pub fn new(shape: StatsShape, seed: u64, source: String) -> Shard {
+        Shard {
+            shape,
+            seed,
+            totals: vec![0.0; shape.totals_buffer_len()],
+            sealed: vec![0.0; shape.totals_buffer_len()],
+            sealed_qids: Vec::new(),
+            qids: Vec::new(),
+            queries: Vec::new(),
+            source,
+            slots: HashMap::new(),
+            row_slots: Vec::new(),
+            work: Vec::new(),
+        }
+    }
+
+    /// Adds a block of rows: `x` row-major `rows × d`, labels `y`, each
+    /// row's qid (rows without qids: 0). A qid already met adds to that
+    /// query's partials, whichever block it was in.
+    ///
+    /// # Errors
+    /// As [`ls_stats::accumulate`] (sizes, NaN or ±∞); nothing is added.
+    pub fn add_rows<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        x: &[f64],
+        y: &[f64],
+        qids: &[u64],
+    ) -> Result<(), LearnError> {
+        let mq = 2 * self.shape.query_len();
+        self.row_slots.clear();
+        for &qid in qids {
+            let next = self.qids.len();
+            let slot = *self.slots.entry(qid).or_insert(next);
+            if slot == next {
+                self.qids.push(qid);
+            }
+            self.row_slots.push(slot);
+        }
+        self.queries.resize(self.qids.len() * mq, 0.0);
+        self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, y.len()), 0.0);
+        ls_stats::accumulate(
+            backend,
+            &self.shape,
+            self.seed,
+            x,
+            y,
+            qids,
+            &self.row_slots,
+            &mut self.totals,
+            &mut self.queries,
+            &mut self.work,
+        )
+    }
+
+    /// Seals the queries `qids`, whose rows have all been added: their
+    /// terms go into the sealed records and their records are dropped
+    /// ([`ls_stats::seal`]). Unknown qids are ignored.
+    pub fn seal<B: Backend>(&mut self, backend: &mut B, qids: &[u64]) -> Result<(), LearnError> {
+        let mq = 2 * self.shape.query_len();
+        let qids: Vec<u64> = qids.iter().copied().filter(|q| self.slots.contains_key(q)).collect();
+        let mut recs = Vec::with_capacity(qids.len() * mq);
+        for q in &qids {
+            let j = self.slots[q];
+            recs.extend_from_slice(&self.queries[j * mq..(j + 1) * mq]);
+        }
+        self.work.resize(ls_stats::seal_workspace_len(&self.shape, qids.len()).max(self.work.len()), 0.0);
+        ls_stats::seal(backend, &self.shape, self.seed, &qids, &recs, &mut self.sealed, &mut self.work)?;
+        for &q in &qids {
+            // The last record moves into the hole.
+            let Some(j) = self.slots.remove(&q) else { continue };
+            let last = self.qids.len() - 1;
+            self.queries.copy_within(last * mq..(last + 1) * mq, j * mq);
+            self.queries.truncate(last * mq);
+            self.qids.swap_remove(j);
+            if j < last {
+                self.slots.insert(self.qids[j], j);
+            }
+            self.sealed_qids.push(q);
+        }
+        Ok(())
+    }
+
+    /// The statistics as core reads them.
+    pub fn as_ref(&self) -> StatsRef<'_> {
+        StatsRef {
+            shape: self.shape,
+            seed: self.seed,
+            totals: &self.totals,
+            sealed: &self.sealed,
+            qids: &self.qids,
+            queries: &self.queries,
+        }
+    }
+
+    /// `slots` from `qids` after they were reordered.
+    fn reindex(&mut self) {
+        self.slots = self.qids.iter().enumerate().map(|(j, &q)| (q, j)).collect();
+    }
+
+    /// Rows summarised.
+    pub fn rows(&self) -> usize {
+        let m = 2 * self.shape.total_len();
+        self.totals.chunks_exact(m).map(|r| ls_stats::value(r, N)).sum::<f64>() as usize
+    }
+
+    /// The same statistics for `d ≥ shape.d` features.
+    fn widen(&mut self, d: usize) -> Result<(), CliError> {
+        if d <= self.shape.d {
+            return Ok(());
+        }
+        let to = StatsShape { d, ..self.shape };
+        let re = |total: bool, src: &[f64], m0: usize, m1: usize| -> Result<Vec<f64>, CliError> {
+            let mut out = vec![0.0; src.len() / m0 * m1];
+            for (s, t) in src.chunks_exact(m0).zip(out.chunks_exact_mut(m1)) {
+                ls_stats::widen_record(&self.shape, &to, total, s, t).map_err(|e| CliError::failure(e.to_string()))?;
+            }
+            Ok(out)
+        };
+        self.totals = re(true, &self.totals, 2 * self.shape.total_len(), 2 * to.total_len())?;
+        self.sealed = re(true, &self.sealed, 2 * self.shape.total_len(), 2 * to.total_len())?;
+        self.queries = re(false, &self.queries, 2 * self.shape.query_len(), 2 * to.query_len())?;
+        self.shape = to;
+        Ok(())
+    }
+
+    /// Sorts the query records by qid.
+    fn finish(&mut self) {
+        let mq = 2 * self.shape.query_len();
+        let mut order: Vec<usize> = (0..self.qids.len()).collect();
+        order.sort_unstable_by_key(|&j| self.qids[j]);
+        self.qids = order.iter().map(|&j| self.qids[j]).collect();
+        self.queries = order.iter().flat_map(|&j| self.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
+        self.sealed_qids.sort_unstable();
+        self.reindex();
+    }
+
+    /// The `.rks` bytes.
+    pub fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
+        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map: FeatureMap::Linear };
+        let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
+        let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
+        f.emit(&mut out).map_err(bad)?;
+        Ok(out)
+    }
+
+    /// Reads a `.rks` file, validated completely.
+    pub fn read(path: &Path) -> Result<Shard, CliError> {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
+        let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+        if v.feature_map() != (FeatureMap::Linear, 0) {
+            return Err(CliError::input(format!(
+                "{name}: statistics of feature map {}: only linear ones train here",
+                v.feature_map().0.name()
+            )));
+        }
+        let mut shard = Shard::new(v.shape(), v.seed(), name);
+        shard.totals = v.totals().iter().collect();
+        shard.sealed = v.sealed().iter().collect();
+        shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
+        shard.qids = (0..v.n_queries()).map(|j| v.qid(j)).collect();
+        shard.queries = v.queries().iter().collect();
+        shard.reindex();
+        Ok(shard)
+    }
+
+    /// Adds `other`'s statistics (both finished): refuses shards of another
+    /// dimension, weighting, fold count or seed, naming both.
+    pub fn merge(&mut self, other: &Shard) -> Result<(), CliError> {
+        let (a, b) = (&self.shape, &other.shape);
+        let clash = |what: &str, mine: String, theirs: String, hint: &str| {
+            CliError::input(format!("{}: {what} {theirs}, but {} has {what} {mine}: {hint}", other.source, self.source))
+        };
+        if a.d != b.d {
+            return Err(clash(
+                "d =",
+                a.d.to_string(),
+                b.d.to_string(),
+                "compute every shard with the same --num-features",
+            ));
+        }
+        if a.weight != b.weight {
+            let (x, y) = (weight_name(a.weight).to_string(), weight_name(b.weight).to_string());
+            return Err(clash("--query-weight", x, y, "compute every shard with the same --query-weight"));
+        }
+        if a.folds != b.folds || self.seed != other.seed {
+            let f = |s: &StatsShape, seed: u64| format!("{} (seed {seed})", s.folds);
+            return Err(clash(
+                "folds",
+                f(a, self.seed),
+                f(b, other.seed),
+                "compute every shard with the same --cv and --seed",
+            ));
+        }
+        let conflict = |x: &Shard, y: &Shard| {
+            first_common(&x.sealed_qids, &y.qids).or_else(|| first_common(&x.sealed_qids, &y.sealed_qids))
+        };
+        for (sealer, q) in [(&self.source, conflict(self, other)), (&other.source, conflict(other, self))] {
+            if let Some(q) = q {
+                return Err(CliError::input(format!(
+                    "qid {q} has rows in {} and in {}, but {sealer} sealed it as whole (its rows were inside that shard): \
+                     make shards of consecutive lines of a file whose queries are on consecutive lines, or run \
+                     `ranklet stats --keep-queries`",
+                    self.source, other.source
+                )));
+            }
+        }
+        ls_stats::merge(&mut self.totals, &other.totals).map_err(|e| CliError::failure(e.to_string()))?;
+        ls_stats::merge(&mut self.sealed, &other.sealed).map_err(|e| CliError::failure(e.to_string()))?;
+        let mut sq: Vec<u64> = self.sealed_qids.iter().chain(&other.sealed_qids).copied().collect();
+        sq.sort_unstable();
+        self.sealed_qids = sq;
+        let mq = 2 * a.query_len();
+        let (mut qids, mut recs) = (Vec::with_capacity(self.qids.len() + other.qids.len()), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < self.qids.len() || j < other.qids.len() {
+            use std::cmp::Ordering;
+            let order = match (self.qids.get(i), other.qids.get(j)) {
+                (Some(x), Some(y)) => x.cmp(y),
+                (Some(_), None) => Ordering::Less,
+                _ => Ordering::Greater,
+            };
+            let start = recs.len();
+            if order != Ordering::Greater {
+                recs.extend_from_slice(&self.queries[i * mq..(i + 1) * mq]);
+                qids.push(self.qids[i]);
+                i += 1;
+            }
+            match order {
+                Ordering::Equal => {
+                    ls_stats::merge(&mut recs[start..], &other.queries[j * mq..(j + 1) * mq])
+                        .map_err(|e| CliError::failure(e.to_string()))?;
+                    j += 1;
+                }
+                Ordering::Greater => {
+                    recs.extend_from_slice(&other.queries[j * mq..(j + 1) * mq]);
+                    qids.push(other.qids[j]);
+                    j += 1;
+                }
+                Ordering::Less => {}
+            }
+        }
+        self.qids = qids;
+        self.queries = recs;
+        self.reindex();
+        self.source = format!("{} + {}", self.source, other.source);
+        Ok(())
+    }
+
+    /// Every λ of `lambdas` for the full data and, with folds, the
+    /// held-out objective of every fold (`K × λ`, row-major).
+    pub fn solve<B: Backend>(
+        &self,
+        backend: &mut B,
+        target: Target,
+        lambdas: &[f64],
+    ) -> Result<(Vec<f64>, Vec<f64>), CliError> {
+        let s = &self.shape;
+        let m = 2 * s.total_len();
+        for (k, rec) in self.totals.chunks_exact(m).enumerate() {
+            if s.folds > 1 && ls_stats::value(rec, N) < 1.0 {
+                return Err(CliError::input(format!(
+                    "{}: fold {k} of {} has no rows (folds are by query: {} queries); use fewer --cv folds",
+                    self.source,
+                    s.folds,
+                    self.qids.len() + self.sealed_qids.len()
+                )));
+            }
+        }
+        let (nl, d) = (lambdas.len(), s.d);
+        let mut w = vec![0.0; nl * d];
+        let mut cv = vec![0.0; if s.folds > 1 { s.folds * nl } else { 0 }];
+        let mut work = vec![0.0; ls_stats::solve_workspace_len(s)];
+        ls_stats::solve(backend, &self.as_ref(), target, lambdas, &mut w, &mut cv, &mut [], &mut work).map_err(
+            |e| match e {
+                LearnError::Numerics(ranklet_core::LinalgError::NotPositiveDefinite { .. }) => {
+                    CliError::failure(format!("{}: {e}", self.source))
+                }
+                _ => CliError::input(format!("{}: {e}", self.source)),
+            },
+        )?;
+        Ok((w, cv))
+    }
+}
+
+/// The first value two increasing lists share.
+fn first_common(a: &[u64], b: &[u64]) -> Option<u64> {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Equal => return Some(a[i]),
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+        }
+    }
+    None
+}
+
+/// The streaming state of [`Shard::from_svmlight`].
+struct Acc<'b, B> {
+    backend: &'b mut B,
+    shard: Shard,
+    fixed_d: Option<usize>,
+    xb: Vec<f64>,
+    yb: Vec<f64>,
+    qb: Vec<u64>,
+    error: Option<CliError>,
+    /// Seal each query when its run of lines ends, except a file's first
+    /// and last runs, which may go on in another shard.
+    seal: bool,
+    /// Those first and last runs' qids, never sealed.
+    keep_open: std::collections::HashSet<u64>,
+    /// The qid of the current run (`None` at the start of a file).
+    run: Option<u64>,
+    /// Qids whose run has ended (sealed, or to be once the block is added).
+    closed: std::collections::HashSet<u64>,
+    ended: Vec<u64>,
+}
+
+impl<B: Backend> Acc<'_, B> {
+    fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
+        let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
+        self.shard.widen(d)?;
+        self.xb.clear();
+        self.yb.clear();
+        self.qb.clear();
+        for row in block.rows() {
+            let at = self.xb.len();
+            self.xb.resize(at + d, 0.0);
+            for (&c, &v) in row.cols.iter().zip(row.vals) {
+                let x = self.xb.get_mut(at + c as usize).filter(|_| (c as usize) < d);
+                *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
+            }
+            self.yb.push(row.label);
+            let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
+            self.qb.push(qid);
+            if self.seal && self.run != Some(qid) {
+                if self.closed.contains(&qid) {
+                    return Err(CliError::input(format!(
+                        "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
+                         when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
+                    )));
+                }
+                match self.run {
+                    None => {
+                        self.keep_open.insert(qid);
+                    }
+                    Some(r) if !self.keep_open.contains(&r) => {
+                        self.closed.insert(r);
+                        self.ended.push(r);
+                    }
+                    Some(_) => {}
+                }
+                self.run = Some(qid);
+            }
+        }
+        let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+        self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
+        self.shard.seal(self.backend, &self.ended).map_err(err)?;
+        self.ended.clear();
+        Ok(())
+    }
+}
+
+impl Shard {
+    /// The statistics of the rows of SVMlight files, streamed block by
+    /// block (each file's reader checks and errors, file and line, as
+    /// `ranklet train --data` reports them).
+    pub fn from_svmlight<B: Backend + Send>(
+        backend: &mut B,
+        paths: &[PathBuf],
+        opts: &SvmlightOptions,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+        keep_queries: bool,
+    ) -> Result<Shard, CliError> {
+        let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+        let d0 = opts.num_features.unwrap_or(1).max(1);
+        let mut acc = Acc {
+            backend,
+            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source),
+            fixed_d: opts.num_features,
+            xb: Vec::new(),
+            yb: Vec::new(),
+            qb: Vec::new(),
+            error: None,
+            seal: !keep_queries,
+            keep_open: std::collections::HashSet::new(),
+            run: None,
+            closed: std::collections::HashSet::new(),
+            ended: Vec::new(),
+        };
+        if opts.num_features == Some(0) {
+            return Err(CliError::input("--num-features must be at least 1"));
+        }
+        for path in paths {
+            let name = path.display().to_string();
+            // A file's first and last runs stay open: they may go on in
+            // another shard.
+            acc.run = None;
+            let summary = stream_svmlight(path, opts, |b| match acc.block(b, &name) {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    acc.error = Some(e);
+                    ControlFlow::Break(())
+                }
+            })?;
+            if let Some(e) = acc.error.take() {
+                return Err(e);
+            }
+            if let Some(last) = acc.run {
+                acc.keep_open.insert(last);
+            }
+            if summary.is_none() {
+                return Err(CliError::failure(format!("{name}: read stopped")));
+            }
+        }
+        let mut shard = acc.shard;
+        shard.finish();
+        Ok(shard)
+    }
+}
+
+/// A cross-validation table: the fold count and, per λ, the held-out
+/// objective of every fold.
+pub type CvTable = (usize, Vec<(f64, Vec<f64>)>);
+
+/// A model from statistics files: what `ranklet train --from-stats`
+/// writes and prints.
+pub struct FromStats {
+    /// The weights at the chosen λ.
+    pub w: Vec<f64>,
+    /// The chosen λ.
+    pub lambda: f64,
+    /// Dimension, rows, queries of the merged statistics.
+    pub d: usize,
+    /// Rows.
+    pub rows: usize,
+    /// Distinct qids.
+    pub queries: usize,
+    /// With folds: the grid and each λ's held-out objective per fold.
+    pub cv: Option<CvTable>,
+}
+
+impl FromStats {
+    fn mean_std(v: &[f64]) -> (f64, f64) {
+        let n = v.len() as f64;
+        let mean = v.iter().sum::<f64>() / n;
+        (mean, (v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n).sqrt())
+    }
+
+    /// The metadata lines of the cross-validation (empty without).
+    pub fn cv_meta(&self) -> String {
+        let Some((k, rows)) = &self.cv else { return String::new() };
+        let mut m = format!("cv={k}-fold by query hash (statistics)\ncv_metric=objective\n");
+        for (i, (l, v)) in rows.iter().enumerate() {
+            let (mean, std) = Self::mean_std(v);
+            m.push_str(&format!("cv.{i}=lambda={l} mean={mean} std={std}\n"));
+        }
+        m
+    }
+
+    /// Prints the cross-validation table to stdout (nothing without).
+    pub fn print_cv(&self) {
+        let Some((k, rows)) = &self.cv else { return };
+        println!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)");
+        println!("lambda\tmean\tstd");
+        for (l, v) in rows {
+            let (mean, std) = Self::mean_std(v);
+            println!("{l}\t{mean:.6}\t{std:.6}");
+        }
+    }
+}
+
+/// Reads and merges statistics files, solves every λ (and, with `cv`,
+/// every fold), and picks the λ of least mean held-out objective.
+///
+/// `weight` must be the files' query weighting and `cv` (if given) their
+/// fold count: each refused otherwise, naming both.
+pub fn fit_from_stats<B: Backend>(
+    backend: &mut B,
+    files: &[PathBuf],
+    target: Target,
+    weight: QueryWeight,
+    lambdas: &[f64],
+    cv: Option<usize>,
+) -> Result<FromStats, CliError> {
+    let mut shards = files.iter().map(|f| Shard::read(f));
+    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
+    for s in shards {
+        all.merge(&s?)?;
+    }
+    let s = all.shape;
+    if target == Target::RankRls && s.weight != weight {
+        return Err(CliError::input(format!(
+            "{}: statistics weighted --query-weight {}, but --query-weight {} was asked",
+            all.source,
+            weight_name(s.weight),
+            weight_name(weight)
+        )));
+    }
+    if let Some(k) = cv.filter(|&k| k != s.folds) {
+        return Err(CliError::input(format!(
+            "--cv {k}: the statistics of {} have {} fold(s) (set by `ranklet stats --cv`)",
+            all.source, s.folds
+        )));
+    }
+    if lambdas.len() > 1 && cv.is_none() {
+        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+    }
+    let (w, table) = all.solve(backend, target, lambdas)?;
+    let (nl, d) = (lambdas.len(), s.d);
+    let (best, cv) = match cv {
+        Some(k) => {
+            let rows: Vec<(f64, Vec<f64>)> =
+                lambdas.iter().enumerate().map(|(li, &l)| (l, (0..k).map(|f| table[f * nl + li]).collect())).collect();
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let best = (0..nl).min_by(|&a, &b| mean(&rows[a].1).total_cmp(&mean(&rows[b].1))).unwrap_or(0);
+            (best, Some((k, rows)))
+        }
+        None => (0, None),
+    };
+    Ok(FromStats {
+        w: w[best * d..(best + 1) * d].to_vec(),
+        lambda: lambdas[best],
+        d,
+        rows: all.rows(),
+        queries: all.qids.len() + all.sealed_qids.len(),
+        cv,
+    })
+}

@@ -1,0 +1,235 @@
+//! `ranklet stats` and `ranklet train --from-stats`: shards of a file —
+//! cut in the middle of queries, one query's rows also far apart — give the
+//! model `ranklet train --data` gives on the whole file, for both query
+//! weightings and RLS, with and without cross-validation; mismatched,
+//! corrupted and truncated shards and bad data are refused with exit 2 and
+//! nothing written.
+
+mod support;
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use support::{assert_bad_input, os, ranklet, Scratch};
+
+/// A LETOR-like file: 70 queries of 1 to 12 rows, 9 features (most rows
+/// sparse), labels 0–4, 6 decimals; with `apart`, query 5's last row moved
+/// to the end of the file (a query on lines far apart). Returns the lines.
+fn letor(apart: bool) -> Vec<String> {
+    let mut s = 0x853c_49e6_748f_ea9bu64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let mut lines = Vec::new();
+    for q in 0..70u64 {
+        let qid = 1000 + (q * 7_919) % 10_007;
+        for _ in 0..1 + next() % 12 {
+            let mut line = format!("{} qid:{qid}", next() % 5);
+            for j in 1..=9 {
+                if next() % 5 != 0 {
+                    line.push_str(&format!(" {j}:{:.6}", (next() % 3_000_000) as f64 / 1e6 - 1.0));
+                }
+            }
+            lines.push(line);
+        }
+    }
+    if apart {
+        let qid5 = format!("qid:{} ", 1000 + (5 * 7_919) % 10_007);
+        let last = lines.iter().rposition(|l| l.contains(&qid5)).unwrap();
+        let moved = lines.remove(last);
+        lines.push(moved);
+    }
+    lines
+}
+
+/// Shards of the lines cut at three places inside queries; the whole file.
+fn shards(dir: &Scratch, lines: &[String]) -> (PathBuf, Vec<PathBuf>) {
+    let qid = |l: &str| l.split_whitespace().nth(1).unwrap().to_string();
+    let n = lines.len();
+    let mut cuts = vec![0];
+    for target in [n / 4, n / 2, 3 * n / 4] {
+        let c = (target..n).find(|&i| qid(&lines[i - 1]) == qid(&lines[i])).unwrap();
+        cuts.push(c);
+    }
+    cuts.push(n);
+    let text = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let parts = cuts.windows(2).enumerate().map(|(i, w)| dir.input(&format!("s{i}.light"), text(&lines[w[0]..w[1]])));
+    (dir.input("all.light", text(lines)), parts.collect())
+}
+
+fn args(v: &[&str]) -> Vec<OsString> {
+    v.iter().map(OsString::from).collect()
+}
+
+/// `ranklet stats` of each shard into `in/` (as another machine would
+/// have made them).
+fn stats(dir: &Scratch, parts: &[PathBuf], extra: &[&str]) -> Vec<PathBuf> {
+    parts
+        .iter()
+        .map(|p| {
+            let out = p.with_extension("rks");
+            let mut a = args(&["stats", "--num-features", "9"]);
+            a.extend(args(extra));
+            a.extend(["--data".into(), os(p), "-o".into(), os(&out)]);
+            let run = ranklet(dir, a);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            out
+        })
+        .collect()
+}
+
+fn train(dir: &Scratch, input: &[OsString], extra: &[&str], out: &Path) -> support::Run {
+    let mut a = args(&["train"]);
+    a.extend(input.iter().cloned());
+    a.extend(args(extra));
+    a.extend(["-o".into(), os(out)]);
+    ranklet(dir, a)
+}
+
+fn from_stats(files: &[PathBuf]) -> Vec<OsString> {
+    let mut a = vec![OsString::from("--from-stats")];
+    a.extend(files.iter().map(|f| os(f)));
+    a
+}
+
+/// The weights of a linear model file, and the bytes of its parameters.
+fn weights(path: &Path) -> (Vec<f64>, Vec<u8>) {
+    let bytes = fs::read(path).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    let l = view.linear().expect("a linear model");
+    assert_eq!(l.offset(), 0.0);
+    (l.weights().iter().collect(), l.weights().as_bytes().to_vec())
+}
+
+fn assert_close(got: &[f64], want: &[f64], what: &str) {
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() <= 1e-10 * scale, "{what}: {got:?} vs {want:?}");
+    }
+}
+
+/// Shards cut mid-query give the whole file's model — with the inner
+/// queries sealed (the default), and with `--keep-queries` when one query's
+/// rows are also far apart: weights to 1e-10 relative to the largest (f64
+/// models), the same f32 parameter bytes, and the same rows/queries
+/// metadata; for RankRLS with both weightings and RLS. With `--cv 5` the
+/// table has every λ and the chosen λ's model is again `train --data`'s at
+/// that λ.
+#[test]
+fn from_stats_over_shards_equals_train_data() {
+    let dir = Scratch::new("stats");
+    for ((algo, weight), apart) in
+        [("rankrls", "equal"), ("rankrls", "pairs"), ("rls", "equal")].into_iter().flat_map(|c| [(c, false), (c, true)])
+    {
+        let (all, parts) = shards(&dir, &letor(apart));
+        let keep: &[&str] = if apart { &["--keep-queries"] } else { &[] };
+        let rks = stats(&dir, &parts, &[&["--query-weight", weight], keep].concat());
+        let common = ["--algo", algo, "--query-weight", weight, "--lambda", "0.3"];
+        for precision in ["f64", "f32"] {
+            let (a, b) = (dir.out("fs.rkl"), dir.out("d.rkl"));
+            let mut extra = common.to_vec();
+            extra.extend(["--precision", precision]);
+            let run = train(&dir, &from_stats(&rks), &extra, &a);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let run = train(&dir, &[OsString::from("--data"), os(&all)], &extra, &b);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let ((wa, ba), (wb, bb)) = (weights(&a), weights(&b));
+            assert_close(&wa, &wb, &format!("{algo} {weight} {precision}"));
+            if precision == "f32" {
+                assert_eq!(ba, bb, "{algo} {weight}: f32 parameter bytes");
+            }
+            let meta = |p: &Path| {
+                let bytes = fs::read(p).unwrap();
+                let v = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+                ["rows", "queries", "query_weight", "lambda", "algorithm"].map(|k| v.metadata_get(k).map(str::to_owned))
+            };
+            assert_eq!(meta(&a), meta(&b));
+        }
+    }
+    // One pass with folds: the table, and the chosen λ's model.
+    let (all, parts) = shards(&dir, &letor(false));
+    let rks = stats(&dir, &parts, &["--cv", "5", "--seed", "9"]);
+    let out = dir.out("cv.rkl");
+    let run = train(
+        &dir,
+        &from_stats(&rks),
+        &["--algo", "rankrls", "--cv", "5", "--lambda", "0.01,1,100", "--precision", "f64"],
+        &out,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let table: Vec<&str> = run.stdout.lines().skip(2).collect();
+    assert_eq!(table.len(), 3, "{run:?}");
+    assert!(table.iter().all(|l| l.split('\t').count() == 3 && l.split('\t').all(|c| c.parse::<f64>().is_ok())));
+    let chosen = run.stderr.lines().find_map(|l| l.strip_prefix("chosen: kernel=linear lambda=")).unwrap().to_string();
+    let d = dir.out("d.rkl");
+    let run = train(
+        &dir,
+        &[OsString::from("--data"), os(&all)],
+        &["--algo", "rankrls", "--lambda", &chosen, "--precision", "f64"],
+        &d,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_close(&weights(&out).0, &weights(&d).0, "cv");
+}
+
+/// Shards of another d, weighting, fold count or seed are refused naming
+/// both files; a corrupted or truncated shard by its checks; bad rows with
+/// their file and line; `--cv` unlike the shards'. Exit 2, nothing on
+/// stdout, nothing written.
+#[test]
+fn mismatched_and_corrupted_shards_are_refused() {
+    let dir = Scratch::new("stats-bad");
+    let (_, parts) = shards(&dir, &letor(false));
+    let good = stats(&dir, &parts[..1], &[]);
+    let other = |name: &str, extra: &[&str]| {
+        let p = dir.input(name, "");
+        let mut a = args(&["stats"]);
+        a.extend(args(extra));
+        a.extend(["--data".into(), os(&parts[1]), "-o".into(), os(&p)]);
+        assert_eq!(ranklet(&dir, a).code, Some(0));
+        p
+    };
+    let model = dir.out("m.rkl");
+    for (name, extra, says) in [
+        ("d.rks", vec!["--num-features", "12"], "d = 12"),
+        ("w.rks", vec!["--num-features", "9", "--query-weight", "pairs"], "--query-weight pairs"),
+        ("k.rks", vec!["--num-features", "9", "--cv", "3"], "folds 3"),
+        ("s.rks", vec!["--num-features", "9", "--seed", "4"], "seed 4"),
+    ] {
+        let bad = other(name, &extra);
+        let run = train(&dir, &from_stats(&[good[0].clone(), bad.clone()]), &["--algo", "rankrls"], &model);
+        assert_bad_input(&run, &dir, Some(&bad), None, &[&good[0].display().to_string(), says]);
+    }
+    let bytes = fs::read(&good[0]).unwrap();
+    let mut flipped = bytes.clone();
+    flipped[bytes.len() / 2] ^= 0x04;
+    let corrupt = dir.input("corrupt.rks", &flipped);
+    let run = train(&dir, &from_stats(&[good[0].clone(), corrupt.clone()]), &["--algo", "rankrls"], &model);
+    assert_bad_input(&run, &dir, Some(&corrupt), None, &["checksum"]);
+    let short = dir.input("short.rks", &bytes[..bytes.len() - 9]);
+    let run = train(&dir, &from_stats(std::slice::from_ref(&short)), &["--algo", "rls"], &model);
+    assert_bad_input(&run, &dir, Some(&short), None, &["length"]);
+    let run = train(&dir, &from_stats(&good), &["--algo", "rankrls", "--cv", "5", "--lambda", "1,2"], &model);
+    assert_bad_input(&run, &dir, None, None, &["--cv 5", "1 fold"]);
+    let run = train(&dir, &from_stats(&good), &["--algo", "rankrls", "--query-weight", "pairs"], &model);
+    assert_bad_input(&run, &dir, None, None, &["--query-weight"]);
+
+    // A query sealed in one shard (its rows inside it) met in another; a
+    // query resumed later in one file, sealed by default.
+    let (all, apart) = shards(&dir, &letor(true));
+    let sealed = stats(&dir, &apart, &[]);
+    let run = train(&dir, &from_stats(&sealed), &["--algo", "rankrls"], &model);
+    assert_bad_input(&run, &dir, None, None, &["qid ", "sealed", "--keep-queries"]);
+    let out = dir.out("s.rks");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&all), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&all), None, &["resume", "--keep-queries"]);
+
+    let bad_rows = dir.input("bad.light", "1 qid:1 1:0.5\n0 qid:1 2:x\n");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&bad_rows), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&bad_rows), Some(2), &[]);
+}
