@@ -20,8 +20,9 @@
 #    QEMU does not model the DWT cycle counter), goal >= 0.9x; on the M4F
 #    and the M3.
 # Needs arm-none-eabi-gcc and qemu-system-arm (tests/firmware/run.sh installs
-# them), gcc, python3.
-#   bash bench/device_footprint.sh
+# them), gcc, python3. tests/firmware/run_perf.sh checks the M4F and M3
+# figures against committed bounds.
+#   bash bench/device_footprint.sh      (RANKLET_BIN=path reuses a built CLI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -51,10 +52,15 @@ host_dir="$CARGO_TARGET_DIR/device-footprint-host"
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
     --crate-type staticlib --target-dir "$host_dir"
 host_lib="$host_dir/release/libranklet_ffi.a"
-# The CLI with the ordinary release profile.
-(unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
-    cargo build --quiet --release -p ranklet)
-ranklet="$CARGO_TARGET_DIR/release/ranklet"
+# The CLI with the ordinary release profile; RANKLET_BIN reuses an already
+# built one (the model does not depend on its build profile).
+if [ -n "${RANKLET_BIN:-}" ]; then
+    ranklet="$RANKLET_BIN"
+else
+    (unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
+        cargo build --quiet --release -p ranklet)
+    ranklet="$CARGO_TARGET_DIR/release/ranklet"
+fi
 
 # ---- the d = 136 linear model (trained in $out so the file name stored in
 # its metadata is the short relative one) ----

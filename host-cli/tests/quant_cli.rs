@@ -58,6 +58,19 @@ fn brute_force(model: &[u8], x: &[f32; 3]) -> i128 {
     s
 }
 
+/// `ranklet train --algo rankrls --kernel KERNEL --lambda LAMBDA
+/// [--standardize] --data DATA -o OUT`, which must succeed.
+fn train(dir: &Scratch, data: &Path, out: &Path, kernel: &str, lambda: &str, standardize: bool) {
+    let mut args: Vec<std::ffi::OsString> =
+        ["train", "--algo", "rankrls", "--kernel", kernel, "--lambda", lambda].map(Into::into).to_vec();
+    if standardize {
+        args.push("--standardize".into());
+    }
+    args.extend(["--data".into(), os(data), "-o".into(), os(out)]);
+    let run = ranklet(dir, args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
 fn value_of(text: &str, key: &str) -> f64 {
     text.lines()
         .find_map(|l| l.strip_prefix(key))
@@ -74,24 +87,7 @@ fn quantised_model_scores_in_integers_and_keeps_the_order() {
     let data = dir.input("d.light", &text);
     let f = dir.out("f.rkl");
     let q = dir.out("q.rkl");
-    let run = ranklet(
-        &dir,
-        [
-            os(Path::new("train")),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "linear".into(),
-            "--lambda".into(),
-            "0.1".into(),
-            "--standardize".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&f),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    train(&dir, &data, &f, "linear", "0.1", true);
     let run = ranklet(
         &dir,
         [
@@ -163,23 +159,7 @@ fn quantize_refuses_bad_input_and_writes_nothing() {
     let dir = Scratch::new("quant-bad");
     let data = dir.input("d.light", data());
     let f = dir.input("f.rkl", []);
-    let run = ranklet(
-        &dir,
-        [
-            "train".into(),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "rbf:0.5".into(),
-            "--lambda".into(),
-            "1".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&f),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    train(&dir, &data, &f, "rbf:0.5", "1", false);
     let out = dir.out("q.rkl");
     // A kernel model cannot be quantised.
     let run = ranklet(
@@ -198,23 +178,7 @@ fn quantize_refuses_bad_input_and_writes_nothing() {
     );
     assert_bad_input(&run, &dir, None, None, &["only a linear model"]);
     let lin = dir.input("lin.rkl", []);
-    let run = ranklet(
-        &dir,
-        [
-            "train".into(),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "linear".into(),
-            "--lambda".into(),
-            "1".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&lin),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    train(&dir, &data, &lin, "linear", "1", false);
     // A missing calibration file; a malformed one (file and line named).
     let missing = dir.root.join("in/none.light");
     let run = ranklet(
@@ -303,31 +267,14 @@ fn heavy_tailed(seed: u64, queries: usize) -> String {
     s
 }
 
-/// Trains a standardised linear RankRLS model on `train`, exports it
-/// quantised (i16) calibrated on `train` with `headroom` bits (`None`: the
+/// Trains a standardised linear RankRLS model on `rows`, exports it
+/// quantised (i16) calibrated on `rows` with `headroom` bits (`None`: the
 /// default), and evaluates it against the float model on `test`: the
 /// `eval --reference` report.
-fn heldout_report(dir: &Scratch, train: &Path, test: &Path, headroom: Option<u32>) -> String {
+fn heldout_report(dir: &Scratch, rows: &Path, test: &Path, headroom: Option<u32>) -> String {
     let f = dir.out("f.rkl");
     if !f.exists() {
-        let run = ranklet(
-            dir,
-            [
-                "train".into(),
-                "--algo".into(),
-                "rankrls".into(),
-                "--kernel".into(),
-                "linear".into(),
-                "--lambda".into(),
-                "1".into(),
-                "--standardize".into(),
-                "--data".into(),
-                os(train),
-                "-o".into(),
-                os(&f),
-            ],
-        );
-        assert_eq!(run.code, Some(0), "{run:?}");
+        train(dir, rows, &f, "linear", "1", true);
     }
     let q = dir.out("q.rkl");
     let mut args = vec![
@@ -337,7 +284,7 @@ fn heldout_report(dir: &Scratch, train: &Path, test: &Path, headroom: Option<u32
         "--quantize".into(),
         "i16".into(),
         "--calibrate".into(),
-        os(train),
+        os(rows),
         "-o".into(),
         os(&q),
     ];
