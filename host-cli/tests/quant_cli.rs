@@ -71,6 +71,26 @@ fn train(dir: &Scratch, data: &Path, out: &Path, kernel: &str, lambda: &str, sta
     assert_eq!(run.code, Some(0), "{run:?}");
 }
 
+/// `ranklet export -m MODEL --quantize WIDTH --calibrate ROWS -o OUT
+/// [EXTRA…]`.
+fn export_quant(dir: &Scratch, model: &Path, width: &str, rows: &Path, out: &Path, extra: &[&str]) -> support::Run {
+    let mut args: Vec<std::ffi::OsString> =
+        vec!["export".into(), "-m".into(), os(model), "--quantize".into(), width.into()];
+    args.extend(["--calibrate".into(), os(rows), "-o".into(), os(out)]);
+    args.extend(extra.iter().map(Into::into));
+    ranklet(dir, args)
+}
+
+/// `ranklet eval -m MODEL --data ROWS --reference REFERENCE --metric
+/// kendall`, which must succeed.
+fn eval_vs_reference(dir: &Scratch, model: &Path, rows: &Path, reference: &Path) -> support::Run {
+    let mut args: Vec<std::ffi::OsString> = vec!["eval".into(), "-m".into(), os(model), "--data".into(), os(rows)];
+    args.extend(["--reference".into(), os(reference), "--metric".into(), "kendall".into()]);
+    let ev = ranklet(dir, args);
+    assert_eq!(ev.code, Some(0), "{ev:?}");
+    ev
+}
+
 fn value_of(text: &str, key: &str) -> f64 {
     text.lines()
         .find_map(|l| l.strip_prefix(key))
@@ -88,20 +108,7 @@ fn quantised_model_scores_in_integers_and_keeps_the_order() {
     let f = dir.out("f.rkl");
     let q = dir.out("q.rkl");
     train(&dir, &data, &f, "linear", "0.1", true);
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&f),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&data),
-            "-o".into(),
-            os(&q),
-        ],
-    );
+    let run = export_quant(&dir, &f, "i16", &data, &q, &[]);
     assert_eq!(run.code, Some(0), "{run:?}");
 
     let inspect = ranklet(&dir, ["inspect".into(), "-m".into(), os(&q)]);
@@ -135,21 +142,7 @@ fn quantised_model_scores_in_integers_and_keeps_the_order() {
         }
     }
 
-    let ev = ranklet(
-        &dir,
-        [
-            "eval".into(),
-            "-m".into(),
-            os(&q),
-            "--data".into(),
-            os(&data),
-            "--reference".into(),
-            os(&f),
-            "--metric".into(),
-            "kendall".into(),
-        ],
-    );
-    assert_eq!(ev.code, Some(0), "{ev:?}");
+    let ev = eval_vs_reference(&dir, &q, &data, &f);
     assert!(value_of(&ev.stdout, "kendall_vs_reference\t") >= 0.999, "{ev:?}");
     assert!(value_of(&ev.stdout, "max_error_vs_reference\t") <= e * 1.001, "{ev:?}");
 }
@@ -162,55 +155,16 @@ fn quantize_refuses_bad_input_and_writes_nothing() {
     train(&dir, &data, &f, "rbf:0.5", "1", false);
     let out = dir.out("q.rkl");
     // A kernel model cannot be quantised.
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&f),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&data),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &f, "i16", &data, &out, &[]);
     assert_bad_input(&run, &dir, None, None, &["only a linear model"]);
     let lin = dir.input("lin.rkl", []);
     train(&dir, &data, &lin, "linear", "1", false);
     // A missing calibration file; a malformed one (file and line named).
     let missing = dir.root.join("in/none.light");
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&lin),
-            "--quantize".into(),
-            "i8".into(),
-            "--calibrate".into(),
-            os(&missing),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &lin, "i8", &missing, &out, &[]);
     assert_bad_input(&run, &dir, Some(&missing), None, &[]);
     let bad = dir.input("bad.light", "1 qid:1 1:0.5\n2 qid:1 1:x\n");
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&lin),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&bad),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &lin, "i16", &bad, &out, &[]);
     assert_bad_input(&run, &dir, Some(&bad), Some(2), &[]);
 }
 
@@ -277,37 +231,11 @@ fn heldout_report(dir: &Scratch, rows: &Path, test: &Path, headroom: Option<u32>
         train(dir, rows, &f, "linear", "1", true);
     }
     let q = dir.out("q.rkl");
-    let mut args = vec![
-        "export".into(),
-        "-m".into(),
-        os(&f),
-        "--quantize".into(),
-        "i16".into(),
-        "--calibrate".into(),
-        os(rows),
-        "-o".into(),
-        os(&q),
-    ];
-    if let Some(h) = headroom {
-        args.extend(["--headroom".into(), h.to_string().into()]);
-    }
-    let run = ranklet(dir, args);
+    let h = headroom.map(|h| h.to_string());
+    let extra: Vec<&str> = h.iter().flat_map(|h| ["--headroom", h.as_str()]).collect();
+    let run = export_quant(dir, &f, "i16", rows, &q, &extra);
     assert_eq!(run.code, Some(0), "{run:?}");
-    let ev = ranklet(
-        dir,
-        [
-            "eval".into(),
-            "-m".into(),
-            os(&q),
-            "--data".into(),
-            os(test),
-            "--reference".into(),
-            os(&f),
-            "--metric".into(),
-            "kendall".into(),
-        ],
-    );
-    assert_eq!(ev.code, Some(0), "{ev:?}");
+    let ev = eval_vs_reference(dir, &q, test, &f);
     ev.stdout
 }
 

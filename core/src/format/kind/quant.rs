@@ -612,8 +612,8 @@ pub struct Quantized {
 /// binary and normal features, calibrated on 600 or 3 000 training rows,
 /// 1 500 held-out rows, three seeds), Kendall τ of the held-out integer
 /// scores against the float ones, for 0 to 6 bits: 0.970–0.996 at 0 bits
-/// (76–562 saturated inputs), 0.9984–0.9999 at 2, 0.99973–0.99983 at 3,
-/// 0.99944–0.99967 at 4, 0.9979–0.9986 at 6: saturation dominates below 3
+/// (76–562 saturated inputs), 0.9984–0.9999 at 2, 0.99973–0.99985 at 3,
+/// 0.99944–0.99967 at 4, 0.9979–0.9988 at 6: saturation dominates below 3
 /// bits, resolution above 4. 4 bits rather than 3 for heavier tails than
 /// these: with Pareto tails of index 1.3, held-out τ was 0.99886 at 3 bits
 /// and ≥ 0.99923 at 4 (3 000 calibration rows). On `data/parse-rank`
