@@ -20,8 +20,9 @@
 #    QEMU does not model the DWT cycle counter), goal >= 0.9x; on the M4F
 #    and the M3.
 # Needs arm-none-eabi-gcc and qemu-system-arm (tests/firmware/run.sh installs
-# them), gcc, python3.
-#   bash bench/device_footprint.sh
+# them), gcc, python3. tests/firmware/run_perf.sh checks the M4F and M3
+# figures against committed bounds.
+#   bash bench/device_footprint.sh      (RANKLET_BIN=path reuses a built CLI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo="$(pwd)"
@@ -32,24 +33,15 @@ for t in arm-none-eabi-gcc arm-none-eabi-size arm-none-eabi-nm qemu-system-arm g
     command -v "$t" >/dev/null || { echo "device_footprint: $t is missing (bash tests/firmware/run.sh installs the ARM tools)" >&2; exit 1; }
 done
 TARGET=thumbv7em-none-eabihf
-fw="$repo/tests/firmware"
-dev="$repo/bench/device"
+# build_lib, firmware, qemu, per_feature, the CPU flags and boards.
+. "$repo/bench/device/common.sh"
 for t in thumbv7m-none-eabi thumbv6m-none-eabi; do
     rustup target list --installed | grep -qx "$t" || rustup target add "$t"
 done
 
 # ---- libraries: no_std ranklet-ffi (no `std`), release profile overridden
-# for size: panic = abort, opt-level $RK_OPT_LEVEL (default "s"), fat LTO,
-# one codegen unit; one build per target and feature set, copied to
-# $out/lib-NAME.a ----
-RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
-export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
-build_lib() { # NAME TARGET FEATURES
-    echo "device_footprint: building libranklet_ffi.a for $2, features '${3:-(none)}' (opt-level $RK_OPT_LEVEL)" >&2
-    CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features ${3:+--features "$3"} \
-        --release --lib --crate-type staticlib --target "$2"
-    cp "$CARGO_TARGET_DIR/$2/release/libranklet_ffi.a" "$out/lib-$1.a"
-}
+# for size (bench/device/common.sh); one build per target and feature set,
+# copied to $out/lib-NAME.a ----
 # name:features of the Cortex-M4F builds; the first is the smallest build.
 M4F_BUILDS=("m4f:" "m4f-f64:f64" "m4f-centring:centring" "m4f-all-kinds:all-kinds" "m4f-kernel:kernel" "m4f-all:kernel,f64,centring,all-kinds")
 for b in "${M4F_BUILDS[@]}"; do build_lib "${b%%:*}" "$TARGET" "${b#*:}"; done
@@ -60,16 +52,19 @@ host_dir="$CARGO_TARGET_DIR/device-footprint-host"
 CARGO_PROFILE_RELEASE_PANIC=abort cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib \
     --crate-type staticlib --target-dir "$host_dir"
 host_lib="$host_dir/release/libranklet_ffi.a"
-# The CLI with the ordinary release profile.
-(unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
-    cargo build --quiet --release -p ranklet)
-ranklet="$CARGO_TARGET_DIR/release/ranklet"
+# The CLI with the ordinary release profile; RANKLET_BIN reuses an already
+# built one (the model does not depend on its build profile).
+if [ -n "${RANKLET_BIN:-}" ]; then
+    ranklet="$RANKLET_BIN"
+else
+    (unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
+        cargo build --quiet --release -p ranklet)
+    ranklet="$CARGO_TARGET_DIR/release/ranklet"
+fi
 
 # ---- the d = 136 linear model (trained in $out so the file name stored in
 # its metadata is the short relative one) ----
-python3 "$dev/gen.py" data "$out/d136.light"
-(cd "$out" && "$ranklet" train --algo rankrls --kernel linear --lambda 1 --data d136.light -o d136.rkl >&2)
-"$ranklet" export -m "$out/d136.rkl" --strip-metadata -o "$out/d136.device.rkl"
+bench_model "$ranklet"
 model_bytes=$(stat -c %s "$out/d136.rkl")
 device_bytes=$(stat -c %s "$out/d136.device.rkl")
 layout() { python3 - "$1" <<'PY'
@@ -93,29 +88,8 @@ sections=$(layout "$out/d136.rkl")
 device_sections=$(layout "$out/d136.device.rkl")
 # The host scores with the file as trained; the firmware embeds the device copy.
 "$ranklet" score -m "$out/d136.rkl" --data "$out/d136.light" >"$out/d136.host"
-python3 "$dev/gen.py" header "$out/d136.device.rkl" "$out/d136.light" 32 >"$out/bench_model.h"
 
 # ---- firmwares: fpV-NAME.elf links lib-NAME.a (variant 0 links none) ----
-CPU_M4F=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
-CPU_M3=(-mcpu=cortex-m3 -mthumb -mfloat-abi=soft)
-CPU_M0=(-mcpu=cortex-m0 -mthumb -mfloat-abi=soft)
-ARM_CFLAGS=(-std=c11 -O2 -ffreestanding -fno-builtin
-    -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$fw" -I "$out")
-# The Cortex-M0 runs on QEMU's micro:bit (nRF51822: 256 KiB flash at 0, 16
-# KiB RAM at 0x20000000, 16 MHz): the AN386 linker script with those sizes
-# and a 4 KiB stack.
-sed -e 's/^\( *FLASH (rx) *: ORIGIN = 0x00000000, LENGTH = \)4M/\1256K/' \
-    -e 's/^\( *RAM *(rwx) : ORIGIN = 0x20000000, LENGTH = \)4M/\116K/' \
-    -e 's/^STACK_SIZE = 0x4000;/STACK_SIZE = 0x1000;/' "$fw/mps2-an386.ld" >"$out/microbit.ld"
-grep -q 'LENGTH = 16K' "$out/microbit.ld" && grep -q 'STACK_SIZE = 0x1000' "$out/microbit.ld" \
-    || { echo "device_footprint: could not derive microbit.ld from mps2-an386.ld" >&2; exit 1; }
-firmware() { # VARIANT NAME CPU-ARRAY-NAME [LIB]
-    local -n cpu="$3"
-    local ld="$fw/mps2-an386.ld"; [ "$2" = m0 ] && ld="$out/microbit.ld"
-    (cd "$out" && arm-none-eabi-gcc "${ARM_CFLAGS[@]}" "${cpu[@]}" -fstack-usage -DFP_VARIANT="$1" -nostdlib -nostartfiles \
-        -T "$ld" -Wl,--gc-sections -Wl,-z,noexecstack -o "$out/fp$1-$2.elf" \
-        "$fw/startup.c" "$repo/tests/support/mem.c" "$dev/footprint.c" ${4:+"$4"} -lgcc && mv "fp$1-$2.elf-footprint.su" "fp$1-$2.su")
-}
 for cpu in m4f m3 m0; do
     arr="CPU_${cpu^^}"
     firmware 0 "$cpu" "$arr"
@@ -168,16 +142,7 @@ for b in "${M4F_BUILDS[@]}"; do
     feature_rows+="| \`${f:-(none)}\` | $t B | $((t - arm_text)) B | $r B |"$'\n'
 done
 
-# ---- run the firmwares: M4F on mps2-an386, M3 on mps2-an385 (same memory
-# map, 25 MHz), M0 on microbit (16 MHz); SysTick ticks at the processor
-# clock, so under -icount shift=0 one tick is 1e9 / clock instructions ----
-qemu() { # BOARD ICOUNT ELF OUT
-    local icount=(); [ "$2" = 1 ] && icount=(-icount shift=0)
-    timeout 600 qemu-system-arm -M "$1" -nographic -monitor none -serial none \
-        -semihosting-config enable=on,target=native "${icount[@]}" -kernel "$3" >"$4" 2>&1 \
-        || { cat "$4"; echo "device_footprint: $3 failed on $1" >&2; return 1; }
-}
-declare -A BOARD=([m4f]=mps2-an386 [m3]=mps2-an385 [m0]=microbit) IPT=([m4f]=40 [m3]=40 [m0]=62.5)
+# ---- run the firmwares (boards and IPT in bench/device/common.sh) ----
 calc() { python3 -c "print($1)"; }
 f32hex() { python3 -c 'import struct,sys; print(repr(struct.unpack("<f", struct.pack("<I", int(sys.argv[1], 16)))[0]))' "$1"; }
 host_score=$(head -1 "$out/d136.host")

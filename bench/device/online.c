@@ -22,7 +22,7 @@
 #include "ranklet.h"
 #include "semihost.h"
 
-#define STORAGE_MAX (sizeof(float) * (OB_DIM * (OB_DIM + 1) / 2 + 4 * OB_DIM) + 64)
+#define STORAGE_MAX (sizeof(float) * (OB_DIM * (OB_DIM + 1) + 4 * OB_DIM) + 64)
 #define REGION_MAX (2 * (sizeof(float) * (OB_DIM * (OB_DIM + 1) / 2 + 4 * OB_DIM) + 256))
 #define WORK_MAX (sizeof(float) * (OB_ROWS * OB_DIM + 2 * OB_ROWS + 16))
 

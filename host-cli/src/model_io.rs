@@ -202,6 +202,17 @@ pub fn score_rows_quant(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Resu
     Ok(out)
 }
 
+/// How many inputs of `ds`'s rows saturate in the quantised model `q`
+/// (`QuantView::saturated_inputs`; a sparse row's absent features are 0),
+/// and how many inputs there are (rows × d).
+pub fn saturated_inputs(q: &format::QuantView<'_>, ds: &Dataset) -> (usize, usize) {
+    let n = (0..ds.n_rows()).map(|i| {
+        let (c, x) = ds.row(i);
+        q.saturated_inputs(c.iter().zip(x).map(|(&j, &v)| (j as usize, v as f32)))
+    });
+    (n.sum(), ds.n_rows().saturating_mul(q.dim()))
+}
+
 /// Scores every item through the device parser (f64 inputs).
 pub fn score_items(view: &ModelView<'_>, items: &Items, path: &Path) -> Result<Vec<f64>, CliError> {
     if view.dim() != items.n_attrs() {

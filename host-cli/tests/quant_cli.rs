@@ -58,6 +58,39 @@ fn brute_force(model: &[u8], x: &[f32; 3]) -> i128 {
     s
 }
 
+/// `ranklet train --algo rankrls --kernel KERNEL --lambda LAMBDA
+/// [--standardize] --data DATA -o OUT`, which must succeed.
+fn train(dir: &Scratch, data: &Path, out: &Path, kernel: &str, lambda: &str, standardize: bool) {
+    let mut args: Vec<std::ffi::OsString> =
+        ["train", "--algo", "rankrls", "--kernel", kernel, "--lambda", lambda].map(Into::into).to_vec();
+    if standardize {
+        args.push("--standardize".into());
+    }
+    args.extend(["--data".into(), os(data), "-o".into(), os(out)]);
+    let run = ranklet(dir, args);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
+/// `ranklet export -m MODEL --quantize WIDTH --calibrate ROWS -o OUT
+/// [EXTRA…]`.
+fn export_quant(dir: &Scratch, model: &Path, width: &str, rows: &Path, out: &Path, extra: &[&str]) -> support::Run {
+    let mut args: Vec<std::ffi::OsString> =
+        vec!["export".into(), "-m".into(), os(model), "--quantize".into(), width.into()];
+    args.extend(["--calibrate".into(), os(rows), "-o".into(), os(out)]);
+    args.extend(extra.iter().map(Into::into));
+    ranklet(dir, args)
+}
+
+/// `ranklet eval -m MODEL --data ROWS --reference REFERENCE --metric
+/// kendall`, which must succeed.
+fn eval_vs_reference(dir: &Scratch, model: &Path, rows: &Path, reference: &Path) -> support::Run {
+    let mut args: Vec<std::ffi::OsString> = vec!["eval".into(), "-m".into(), os(model), "--data".into(), os(rows)];
+    args.extend(["--reference".into(), os(reference), "--metric".into(), "kendall".into()]);
+    let ev = ranklet(dir, args);
+    assert_eq!(ev.code, Some(0), "{ev:?}");
+    ev
+}
+
 fn value_of(text: &str, key: &str) -> f64 {
     text.lines()
         .find_map(|l| l.strip_prefix(key))
@@ -74,38 +107,8 @@ fn quantised_model_scores_in_integers_and_keeps_the_order() {
     let data = dir.input("d.light", &text);
     let f = dir.out("f.rkl");
     let q = dir.out("q.rkl");
-    let run = ranklet(
-        &dir,
-        [
-            os(Path::new("train")),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "linear".into(),
-            "--lambda".into(),
-            "0.1".into(),
-            "--standardize".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&f),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&f),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&data),
-            "-o".into(),
-            os(&q),
-        ],
-    );
+    train(&dir, &data, &f, "linear", "0.1", true);
+    let run = export_quant(&dir, &f, "i16", &data, &q, &[]);
     assert_eq!(run.code, Some(0), "{run:?}");
 
     let inspect = ranklet(&dir, ["inspect".into(), "-m".into(), os(&q)]);
@@ -139,21 +142,7 @@ fn quantised_model_scores_in_integers_and_keeps_the_order() {
         }
     }
 
-    let ev = ranklet(
-        &dir,
-        [
-            "eval".into(),
-            "-m".into(),
-            os(&q),
-            "--data".into(),
-            os(&data),
-            "--reference".into(),
-            os(&f),
-            "--metric".into(),
-            "kendall".into(),
-        ],
-    );
-    assert_eq!(ev.code, Some(0), "{ev:?}");
+    let ev = eval_vs_reference(&dir, &q, &data, &f);
     assert!(value_of(&ev.stdout, "kendall_vs_reference\t") >= 0.999, "{ev:?}");
     assert!(value_of(&ev.stdout, "max_error_vs_reference\t") <= e * 1.001, "{ev:?}");
 }
@@ -163,89 +152,155 @@ fn quantize_refuses_bad_input_and_writes_nothing() {
     let dir = Scratch::new("quant-bad");
     let data = dir.input("d.light", data());
     let f = dir.input("f.rkl", []);
-    let run = ranklet(
-        &dir,
-        [
-            "train".into(),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "rbf:0.5".into(),
-            "--lambda".into(),
-            "1".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&f),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    train(&dir, &data, &f, "rbf:0.5", "1", false);
     let out = dir.out("q.rkl");
     // A kernel model cannot be quantised.
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&f),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&data),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &f, "i16", &data, &out, &[]);
     assert_bad_input(&run, &dir, None, None, &["only a linear model"]);
     let lin = dir.input("lin.rkl", []);
-    let run = ranklet(
-        &dir,
-        [
-            "train".into(),
-            "--algo".into(),
-            "rankrls".into(),
-            "--kernel".into(),
-            "linear".into(),
-            "--lambda".into(),
-            "1".into(),
-            "--data".into(),
-            os(&data),
-            "-o".into(),
-            os(&lin),
-        ],
-    );
-    assert_eq!(run.code, Some(0), "{run:?}");
+    train(&dir, &data, &lin, "linear", "1", false);
     // A missing calibration file; a malformed one (file and line named).
     let missing = dir.root.join("in/none.light");
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&lin),
-            "--quantize".into(),
-            "i8".into(),
-            "--calibrate".into(),
-            os(&missing),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &lin, "i8", &missing, &out, &[]);
     assert_bad_input(&run, &dir, Some(&missing), None, &[]);
     let bad = dir.input("bad.light", "1 qid:1 1:0.5\n2 qid:1 1:x\n");
-    let run = ranklet(
-        &dir,
-        [
-            "export".into(),
-            "-m".into(),
-            os(&lin),
-            "--quantize".into(),
-            "i16".into(),
-            "--calibrate".into(),
-            os(&bad),
-            "-o".into(),
-            os(&out),
-        ],
-    );
+    let run = export_quant(&dir, &lin, "i16", &bad, &out, &[]);
     assert_bad_input(&run, &dir, Some(&bad), Some(2), &[]);
+}
+
+/// splitmix64, for the generated data below.
+struct Rng(u64);
+impl Rng {
+    fn u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in (0, 1).
+    fn unit(&mut self) -> f64 {
+        ((self.u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    fn gauss(&mut self) -> f64 {
+        (-2.0 * self.unit().ln()).sqrt() * (std::f64::consts::TAU * self.unit()).cos()
+    }
+}
+
+/// A LETOR-like set with heavy-tailed features: `queries` queries of 20
+/// rows, d = 136 features cycling through five kinds (MSLR's mix of
+/// term statistics, counts, normalised scores, flags and z-scores):
+/// lognormal (σ = 1), Pareto (α = 2.5, shifted to start at 0), uniform in
+/// [0, 1], binary (p = 0.3) and standard normal. Labels 0–4 from a hidden
+/// linear score of the features (log-scaled where heavy-tailed) plus noise.
+fn heavy_tailed(seed: u64, queries: usize) -> String {
+    const D: usize = 136;
+    let mut rng = Rng(seed);
+    let truth: Vec<f64> = (0..D).map(|_| rng.gauss()).collect();
+    let mut s = String::new();
+    for q in 1..=queries {
+        for _ in 0..20 {
+            let x: Vec<f64> = (0..D)
+                .map(|j| match j % 5 {
+                    0 => rng.gauss().exp(),
+                    1 => rng.unit().powf(-1.0 / 2.5) - 1.0,
+                    2 => rng.unit(),
+                    3 => f64::from(u8::from(rng.unit() < 0.3)),
+                    _ => rng.gauss(),
+                })
+                .collect();
+            let t: f64 = (0..D).map(|j| truth[j] * if j % 5 < 2 { x[j].ln_1p() } else { x[j] }).sum();
+            let label = (t / (D as f64).sqrt() + 0.5 * rng.gauss() + 2.0).round().clamp(0.0, 4.0);
+            s += &format!("{label} qid:{q}");
+            for (j, v) in x.iter().enumerate() {
+                s += &format!(" {}:{v:.6}", j + 1);
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// Trains a standardised linear RankRLS model on `rows`, exports it
+/// quantised (i16) calibrated on `rows` with `headroom` bits (`None`: the
+/// default), and evaluates it against the float model on `test`: the
+/// `eval --reference` report.
+fn heldout_report(dir: &Scratch, rows: &Path, test: &Path, headroom: Option<u32>) -> String {
+    let f = dir.out("f.rkl");
+    if !f.exists() {
+        train(dir, rows, &f, "linear", "1", true);
+    }
+    let q = dir.out("q.rkl");
+    let h = headroom.map(|h| h.to_string());
+    let extra: Vec<&str> = h.iter().flat_map(|h| ["--headroom", h.as_str()]).collect();
+    let run = export_quant(dir, &f, "i16", rows, &q, &extra);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let ev = eval_vs_reference(dir, &q, test, &f);
+    ev.stdout
+}
+
+/// The default calibration on held-out rows: a generated heavy-tailed
+/// LETOR-like set split by query (1 500 training rows, 1 500 held out),
+/// calibrated on the training rows only. With the default headroom the
+/// held-out order is kept (Kendall τ against the float scores ≥ 0.999) and
+/// `eval --reference` and `inspect --data` report how many held-out inputs
+/// saturate; without headroom (`--headroom 0`, the calibration rows' exact
+/// range) held-out inputs beyond it saturate and τ falls below 0.999.
+#[test]
+fn default_calibration_keeps_the_heldout_order_of_heavy_tailed_rows() {
+    let dir = Scratch::new("quant-heldout");
+    let text = heavy_tailed(5, 150);
+    let lines: Vec<&str> = text.lines().collect();
+    let train = dir.input("train.light", lines[..1500].join("\n") + "\n");
+    let test = dir.input("test.light", lines[1500..].join("\n") + "\n");
+
+    let exact = heldout_report(&dir, &train, &test, Some(0));
+    let tau0 = value_of(&exact, "kendall_vs_reference\t");
+    let sat0 = value_of(&exact, "saturated_inputs\t");
+    assert!(tau0 < 0.999 && sat0 > 0.0, "the data must saturate without headroom:\n{exact}");
+
+    let report = heldout_report(&dir, &train, &test, None);
+    let tau = value_of(&report, "kendall_vs_reference\t");
+    assert!(tau >= 0.999, "held-out τ {tau} with the default headroom:\n{report}");
+    let sat = value_of(&report, "saturated_inputs\t");
+    assert!(sat < sat0, "{report}");
+    println!("held-out τ: {tau0} without headroom ({sat0} saturated inputs), {tau} with the default ({sat})");
+
+    // inspect: the headroom in the metadata, the saturation of given rows.
+    let q = dir.out("q.rkl");
+    let inspect = ranklet(&dir, ["inspect".into(), "-m".into(), os(&q), "--data".into(), os(&test)]);
+    assert_eq!(inspect.code, Some(0), "{inspect:?}");
+    assert!(inspect.stdout.contains("headroom_bits=4"), "{}", inspect.stdout);
+    let line = inspect.stdout.lines().find(|l| l.starts_with("saturated_inputs: ")).expect("saturated_inputs line");
+    assert!(line.starts_with(&format!("saturated_inputs: {sat} of {} (", 1500 * 136)), "{line}");
+    // --data is for quantised models only.
+    let f = dir.out("f.rkl");
+    let run = ranklet(&dir, ["inspect".into(), "-m".into(), os(&f), "--data".into(), os(&test)]);
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stdout.is_empty() && run.stderr.contains("only a quantised model"), "{run:?}");
+}
+
+/// The figures behind `DEFAULT_HEADROOM_BITS` (ignored; `cargo test -p
+/// ranklet --test quant_cli heldout_tau_by_headroom -- --ignored
+/// --nocapture`): held-out τ and saturated inputs for 0 to 6 bits of
+/// headroom, calibrated on 600 and on 3 000 training rows, three seeds.
+#[test]
+#[ignore]
+fn heldout_tau_by_headroom() {
+    for seed in [5, 9, 11] {
+        let text = heavy_tailed(seed, 225);
+        let lines: Vec<&str> = text.lines().collect();
+        for n in [600, 3000] {
+            let dir = Scratch::new(&format!("quant-sweep-{seed}-{n}"));
+            let train = dir.input("train.light", lines[..n].join("\n") + "\n");
+            let test = dir.input("test.light", lines[3000..].join("\n") + "\n");
+            let row: Vec<String> = (0..=6)
+                .map(|h| {
+                    let r = heldout_report(&dir, &train, &test, Some(h));
+                    format!("{:.6} ({})", value_of(&r, "kendall_vs_reference\t"), value_of(&r, "saturated_inputs\t"))
+                })
+                .collect();
+            println!("seed {seed}, {n} calibration rows: τ (saturated inputs) for 0..=6 bits: {}", row.join(", "));
+        }
+    }
 }

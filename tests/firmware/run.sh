@@ -36,6 +36,9 @@
 #     max(1, |host|)), P(i > j) and its variance, the next pair (the host's
 #     ratio at the device's pair within 1e-3 of the host's best) and the
 #     ranking (consistent with the host means).
+#  7. Scoring cost (run_perf.sh): instructions per feature, painted stack
+#     and code size of the smallest build on the Cortex-M4F and M3 under
+#     qemu -icount, against the bounds in perf_bounds.txt.
 #
 # Exit status: 0 all agree; 1 a build, run or comparison failed;
 # 77 the emulator toolchain could not be installed, so the firmware test did
@@ -166,3 +169,9 @@ if ! python3 "$here/fwtool.py" check "$out/fw.out" linear="$out/linear.host" rbf
     exit 1
 fi
 echo "firmware: OK: scores and rankings on the emulated Cortex-M4F agree with ranklet on the host"
+
+# ---- 7. scoring cost against committed bounds ----
+RANKLET_BIN="$ranklet" bash "$here/run_perf.sh" || {
+    echo "FIRMWARE TEST FAILED: device scoring cost over tests/firmware/perf_bounds.txt (see above)" >&2
+    exit 1
+}

@@ -140,7 +140,9 @@ pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::pref_gp::{pref_gp_model, PrefGpModel, PrefGpView};
 pub use kind::pref_inductive::{pref_inductive_model, PrefInductiveModel, PrefInductiveView};
-pub use kind::quant::{quantize, quantize_linear, QuantModel, QuantView, QuantWidth, Quantized};
+pub use kind::quant::{
+    quantize, quantize_linear, widen_range, QuantModel, QuantView, QuantWidth, Quantized, DEFAULT_HEADROOM_BITS,
+};
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;

@@ -489,3 +489,74 @@ fn scoring_errors_of_the_kind() {
     assert_eq!(lv.score_dense_quant(&[1.0; 3]), Err(ScoreError::KindMismatch));
     assert_eq!(lv.quantize_dense(&[1.0; 3], &mut out), Err(ScoreError::KindMismatch));
 }
+
+/// `widen_range`: about the midpoint by `2^bits`, never inside the given
+/// range, finite; a constant feature by the half-width `quantize_linear`
+/// gives it; `bits = 0`, `lo > hi` and NaN unchanged. Then a model
+/// calibrated on the widened range: `saturates` exactly beyond
+/// `z ± 32767.5·a` (as `quantize` clips), and `saturated_inputs` of dense
+/// and sparse rows (absent features are 0) against a count by hand.
+#[test]
+fn headroom_widens_ranges_and_saturation_is_counted() {
+    assert_eq!(widen_range(-1.0, 3.0, 0), (-1.0, 3.0));
+    assert_eq!(widen_range(-1.0, 3.0, 4), (1.0 - 32.0, 1.0 + 32.0));
+    assert_eq!(widen_range(0.0, 0.25, 2), (0.125 - 0.5, 0.125 + 0.5));
+    assert_eq!(widen_range(5.0, 5.0, 3), (5.0 - 20.0, 5.0 + 20.0));
+    assert_eq!(widen_range(0.0, 0.0, 1), (-1.0, 1.0));
+    assert_eq!(widen_range(2.0, 1.0, 4), (2.0, 1.0));
+    assert!(widen_range(f32::NAN, 1.0, 4).0.is_nan());
+    assert_eq!(widen_range(-f32::MAX, f32::MAX, 4), (-f32::MAX, f32::MAX));
+    let (l, h) = widen_range(0.1, 0.3, 5);
+    assert!(l <= 0.1 && h >= 0.3 && ((h as f64 - l as f64) / (0.3f32 as f64 - 0.1f32 as f64) - 32.0).abs() < 1e-6);
+
+    // Three features calibrated on [0, 1], [−2, 2] and [10, 10] (constant),
+    // widened by 2¹.
+    let (lo, hi): (Vec<f32>, Vec<f32>) =
+        [(0.0f32, 1.0f32), (-2.0, 2.0), (10.0, 10.0)].iter().map(|&(l, h)| widen_range(l, h, 1)).unzip();
+    let (mut a, mut z, mut w) = ([0f32; 3], [0f32; 3], [0i16; 3]);
+    let q = quantize_linear(&[1.0, -1.0, 0.5], 0.0, None, &lo, &hi, QuantWidth::I16, &mut a, &mut z, &mut w).unwrap();
+    let model = QuantModel {
+        width: QuantWidth::I16,
+        scale: q.scale,
+        bias: q.bias,
+        input_scale: &a,
+        zero_point: &z,
+        weights: &w,
+    };
+    let b = emit(&ModelSpec::new(Model::Quant(model), ElementType::F32));
+    let v = ModelView::new_checked(&b).unwrap().quant().unwrap();
+    for j in 0..3 {
+        let (rl, rh) = v.range(j);
+        assert!(rl <= lo[j] as f64 && rh >= hi[j] as f64, "feature {j}");
+        // Inside the range and up to half a step beyond: not saturated;
+        // beyond q = 32767.5 or q = −32768.5 (i16's asymmetric ends):
+        // saturated, and quantize clips it.
+        let step = a[j] as f64;
+        for (x, sat) in [
+            (rl, false),
+            (rh, false),
+            (rh + 0.4 * step, false),
+            (rl - 0.4 * step, false),
+            (rh + step, true),
+            (rl - 1.6 * step, true),
+        ] {
+            let x = x as f32;
+            let t = (x - z[j]) / a[j];
+            assert_eq!(v.saturates(j, x), sat, "feature {j}, x = {x}, t = {t}");
+            if sat {
+                assert!(matches!(quantize(x, z[j], a[j]), i16::MIN | i16::MAX));
+            }
+        }
+        assert!(v.saturates(j, f32::NAN));
+    }
+    // Ranges: [−0.5, 1.5], [−4, 4], [0, 20] (the constant feature's
+    // half-width max(10, 1)/2 = 5, doubled).
+    assert!(!v.saturates(2, 0.0) && v.saturates(2, -1.0) && v.saturates(2, 21.0));
+    assert_eq!(v.saturated_inputs([(0, 2.0f32), (1, 0.0), (2, 25.0)]), 2);
+    assert_eq!(v.saturated_inputs([(0, 0.5f32), (1, -3.0), (2, 10.0)]), 0);
+    // Sparse: absent features are 0, in range for all three.
+    assert_eq!(v.saturated_inputs([(1, 9.0f32)]), 1);
+    assert_eq!(v.saturated_inputs(core::iter::empty()), 0);
+    // Features ≥ d are ignored.
+    assert_eq!(v.saturated_inputs([(7, 1e9f32)]), 0);
+}

@@ -148,6 +148,16 @@ pub(crate) trait F32Weights: Copy {
     fn split(self, mid: usize) -> (Self, Self);
     /// One block of [`dot_f32`]: four lanes over 4-term chunks, then the
     /// (at most three) remaining terms in lane 0.
+    ///
+    /// Both implementations cut the weights and the input to one length and
+    /// count the chunks, taking each by `split_first_chunk`: the loop then
+    /// compiles to loads and multiply-adds under one counter without relying
+    /// on the inliner. A `zip` of two `chunks_exact` iterators compiled the
+    /// same only while `Zip::new` was inlined; once another part of core
+    /// used the same `Zip` type (the eight-lane `blas` dot), `opt-level =
+    /// "s"` kept it out of line and the Cortex-M4F loop grew from 5.7 to 7.9
+    /// instructions per feature. `tests/firmware/perf_bounds.txt` holds the
+    /// bounds CI checks.
     fn dot_block(self, x: &[f32]) -> f32;
 }
 
@@ -165,21 +175,22 @@ impl F32Weights for &[u8] {
     #[inline(always)]
     fn dot_block(self, x: &[f32]) -> f32 {
         let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-        let (wc, xc) = (self.chunks_exact(16), x.chunks_exact(4));
-        let (wr, xr) = (wc.remainder(), xc.remainder());
-        for (w4, x4) in wc.zip(xc) {
-            if let (Ok(w4), Ok(x4)) = (<&[u8; 16]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
-                let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *w4;
-                l0 += f32::from_le_bytes([a0, a1, a2, a3]) * x4[0];
-                l1 += f32::from_le_bytes([b0, b1, b2, b3]) * x4[1];
-                l2 += f32::from_le_bytes([c0, c1, c2, c3]) * x4[2];
-                l3 += f32::from_le_bytes([d0, d1, d2, d3]) * x4[3];
-            }
+        let n = (self.len() / 4).min(x.len());
+        let (mut w, mut x) = (&self[..4 * n], &x[..n]);
+        for _ in 0..n / 4 {
+            let (Some((w4, wr)), Some((x4, xr))) = (w.split_first_chunk::<16>(), x.split_first_chunk::<4>()) else {
+                break;
+            };
+            let [a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3] = *w4;
+            l0 += f32::from_le_bytes([a0, a1, a2, a3]) * x4[0];
+            l1 += f32::from_le_bytes([b0, b1, b2, b3]) * x4[1];
+            l2 += f32::from_le_bytes([c0, c1, c2, c3]) * x4[2];
+            l3 += f32::from_le_bytes([d0, d1, d2, d3]) * x4[3];
+            (w, x) = (wr, xr);
         }
-        for (w1, &x1) in wr.chunks_exact(4).zip(xr) {
-            if let Ok(w1) = <[u8; 4]>::try_from(w1) {
-                l0 += f32::from_le_bytes(w1) * x1;
-            }
+        while let (Some((w1, wr)), Some((&x1, xr))) = (w.split_first_chunk::<4>(), x.split_first()) {
+            l0 += f32::from_le_bytes(*w1) * x1;
+            (w, x) = (wr, xr);
         }
         (l0 + l1) + (l2 + l3)
     }
@@ -199,17 +210,19 @@ impl F32Weights for &[f32] {
     #[inline(always)]
     fn dot_block(self, x: &[f32]) -> f32 {
         let (mut l0, mut l1, mut l2, mut l3) = (0.0f32, 0.0f32, 0.0f32, 0.0f32);
-        let (wc, xc) = (self.chunks_exact(4), x.chunks_exact(4));
-        let (wr, xr) = (wc.remainder(), xc.remainder());
-        for (w4, x4) in wc.zip(xc) {
-            if let (Ok(w4), Ok(x4)) = (<&[f32; 4]>::try_from(w4), <&[f32; 4]>::try_from(x4)) {
-                l0 += w4[0] * x4[0];
-                l1 += w4[1] * x4[1];
-                l2 += w4[2] * x4[2];
-                l3 += w4[3] * x4[3];
-            }
+        let n = self.len().min(x.len());
+        let (mut w, mut x) = (&self[..n], &x[..n]);
+        for _ in 0..n / 4 {
+            let (Some((w4, wr)), Some((x4, xr))) = (w.split_first_chunk::<4>(), x.split_first_chunk::<4>()) else {
+                break;
+            };
+            l0 += w4[0] * x4[0];
+            l1 += w4[1] * x4[1];
+            l2 += w4[2] * x4[2];
+            l3 += w4[3] * x4[3];
+            (w, x) = (wr, xr);
         }
-        for (&w1, &x1) in wr.iter().zip(xr) {
+        for (&w1, &x1) in w.iter().zip(x) {
             l0 += w1 * x1;
         }
         (l0 + l1) + (l2 + l3)

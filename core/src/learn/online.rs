@@ -63,7 +63,7 @@
 //! # Storage
 //!
 //! The state lives in one caller slice of
-//! [`storage_len(d)`](OnlineRankRls::storage_len) `= d(d+1)/2 + 4d`
+//! [`storage_len(d)`](OnlineRankRls::storage_len) `= d(d+1) + 4d`
 //! elements, in this order:
 //!
 //! | offset | length | content |
@@ -73,6 +73,7 @@
 //! | `d(d+1)/2 + d` | `d` | `w = A⁻¹b` (the current model) |
 //! | `d(d+1)/2 + 2d` | `d` | `w0` (the prior model) |
 //! | `d(d+1)/2 + 3d` | `d` | `c`, the compensation of the running sum `b` (Kahan): minus the low-order part the sum has lost, `b_exact ≈ b − c`; zero after `new`/`from_parts` |
+//! | `d(d+1)/2 + 4d` | `d(d+1)/2` | the compensation of `L`, packed like `L` (Kahan, as `c`: see [Accuracy and drift](self#accuracy-and-drift)); zero after `new`/`from_parts` |
 //!
 //! (During an update the difference vector is held in `w`'s slot, which
 //! the update then overwrites with the new weights.)
@@ -84,12 +85,16 @@
 //! rebuilt `w` is bit-identical to the saved state's (the constructor
 //! computes its `w` the same way, which is why
 //! [`new`](OnlineRankRls::new)'s `w` equals `w0` only up to rounding).
-//! The compensation `c` need not be saved: dropping it costs one rounding
-//! of `b` (half an ulp). A caller who also wants later updates to be
+//! The compensations need not be saved: dropping one costs one rounding of
+//! `b` or of `L` (half an ulp of each entry), after which compensation
+//! starts again. A caller who wants later updates of `b` to be
 //! bit-identical to those of the unsaved state saves
 //! [`rhs_compensation`](OnlineRankRls::rhs_compensation) too and restores
 //! it with
-//! [`restore_rhs_compensation`](OnlineRankRls::restore_rhs_compensation).
+//! [`restore_rhs_compensation`](OnlineRankRls::restore_rhs_compensation)
+//! (the model format does); the factor's compensation is not part of a
+//! saved state, so the restored factor, and with it `w`, follows the unsaved
+//! one's to that half ulp.
 //!
 //! # Errors
 //!
@@ -107,42 +112,54 @@
 //! # Accuracy and drift
 //!
 //! Nothing is ever refactorised: each update works on the factor the
-//! previous one left, and `b` is a running sum (compensated, so its error
-//! stays at a few ulps however long the stream). Each update is backward
-//! stable, so the computed `L` is the exact factor of `A + E` with
-//! `‖E‖` growing like (at worst) `N·ε·‖A‖`, and the weights carry a relative
-//! error of roughly `κ(A)·‖E‖/‖A‖`. In practice the rounding errors do not
-//! align and `‖E‖/‖A‖` grows like `√N·ε` at first: late in a stream every
-//! update changes each entry of `L` by a relative `~N^{-1/2}`, and each
-//! such change rounds once in the stored precision, like a running sum.
+//! previous one left. Each update is backward stable, so the computed `L`
+//! is the exact factor of `A + E`, and the weights carry a relative error of
+//! roughly `κ(A)·‖E‖/‖A‖`. Late in a stream every update changes each entry
+//! of `L` by a relative `~N^{-1/2}`: each entry is a running sum of small
+//! increments, and so is `b`. Rounded plainly, such sums drift like `√N·ε`
+//! relative (measured, below: the weights' error grew tenfold from 10⁴ to
+//! 10⁵ observations). Both are therefore **compensated** (Kahan): `c` holds
+//! what `b` has lost, and a second packed triangle what `L` has lost, so
+//! `‖E‖/‖A‖` stays at a few `ε` however long the stream; the update's own
+//! arithmetic (the rotations, the difference vector) rounds relative to the
+//! increments, which shrink as `N^{-1/2}`, and does not accumulate either.
+//! The price: `d(d+1)/2` more elements of storage (at `d = 136` in `f32`,
+//! 37 264 bytes, the learner's RAM from 39 440 to 76 704 bytes) and three
+//! more additions per entry and update.
 //!
 //! Measured in `f32` at `D = 136`, `λ = 1`, against an `f64` batch solve
 //! of the same pairs (`core/tests/online_reference.rs`, `drift_curve`;
-//! winners by a hidden linear model plus noise, magnitudes in `[0.5, 2]`),
-//! `‖w₃₂ − w₆₄‖/‖w₆₄‖`, next to a batch `f32` solve of the same normal
-//! equations rounded once to `f32` (the floor any `f32` method has):
+//! winners by a hidden linear model plus noise, magnitudes in `[0.5, 2]`):
+//! the error of the scores over the 2 000 items, `‖X(w₃₂ − w₆₄)‖/‖Xw₆₄‖`,
+//! with the factor's compensation and, in brackets, without it (the
+//! previous update), next to a batch `f32` solve of the same normal
+//! equations rounded once to `f32`:
 //!
-//! | observations | uniform features: online | batch `f32` | correlated features: online | batch `f32` |
-//! |---|---|---|---|---|
-//! | 1 000 | 1.2e-6 | 3.9e-7 | 2.4e-5 | 7.5e-6 |
-//! | 10 000 | 3.9e-6 | 2.8e-7 | 7.8e-5 | 1.2e-5 |
-//! | 100 000 | 3.9e-5 | 2.8e-7 | 4.8e-4 | 9.5e-6 |
+//! | observations | uniform: online | batch `f32` | correlated: online | batch `f32` | ill-conditioned: κ(A) | online | batch `f32` |
+//! |---|---|---|---|---|---|---|---|
+//! | 1 000 | 2.1e-7 (1.2e-6) | 3.8e-7 | 1.6e-6 (8.4e-6) | 2.7e-6 | 1.3e4 | 1.7e-6 (8.1e-6) | 3.9e-6 |
+//! | 10 000 | 2.4e-7 (3.7e-6) | 2.6e-7 | 1.5e-6 (1.8e-5) | 2.7e-6 | 1.1e5 | 1.3e-5 (2.1e-4) | 4.6e-5 |
+//! | 100 000 | 2.9e-7 (3.8e-5) | 2.6e-7 | 1.5e-6 (1.1e-4) | 2.2e-6 | 4.6e5 | 4.3e-5 (2.0e-3) | 3.3e-4 |
 //!
 //! Uniform: features independent, uniform in `[−1, 1]`. Correlated: each
 //! feature is `0.8·t_g + 0.2·u` for one of 8 shared latent values `t_g`
-//! (families of near-duplicate features, as in LETOR), a worse-conditioned
-//! `A`: the batch floor rises 40-fold. All of the online error is the
-//! factor's: with the exact `b` it is unchanged, with the exact `L` and the
-//! online `b` it sits at the batch floor. Before `b` was compensated, its
-//! plain running sum added as much again with correlated features (1.3e-4
-//! at 10 000, 5.5e-4 at 100 000); that is why the last slot holds `c`.
+//! (families of near-duplicate features, as in LETOR). Ill-conditioned:
+//! `0.9935·t_g + 0.0065·u`, the condition number of standardised LETOR
+//! features. In weight space (`‖w₃₂ − w₆₄‖/‖w₆₄‖`) the correlated stream
+//! ends at 6.4e-6 after 100 000 observations (4.8e-4 before), the
+//! ill-conditioned one at 1.2e-3 (5.4e-2 before; batch `f32` 8.9e-3):
+//! directions the rows hardly span are where the weights are least
+//! determined, and matter least to the scores. The online learner beats
+//! the batch `f32` solve because the latter rounds `A` itself to `f32`
+//! once, an error of `ε‖A‖` the compensated factor does not carry. Saving
+//! a state drops the factor's compensation (the format stores `L`): one
+//! rounding of `L`, half an ulp, after which the compensation starts again.
 //!
-//! A remedy, where a deployment expects more observations or worse
-//! conditioning than it can afford in `f32`: keep the state in `f64`
-//! (2.9e-15 after 2 000 observations at `D = 136`), or refit periodically
-//! on the host — batch RankRLS in `f64` on the logged pairs — and restart
-//! from the result as the new prior (`new(storage, w_fit, λ, ..)`). Refactorising in place
-//! is impossible, because `A` itself is not kept.
+//! Where a deployment expects still worse conditioning than `f32` can
+//! carry: keep the state in `f64` (2.9e-15 after 2 000 observations at
+//! `D = 136`), or refit periodically on the host — batch RankRLS in `f64`
+//! on the logged pairs — and restart from the result as the new prior
+//! (`new(storage, w_fit, λ, ..)`).
 
 use core::cmp::Ordering;
 
@@ -189,6 +206,8 @@ struct Parts<'a, R> {
     w: &'a mut [R],
     /// The compensation of `b`.
     comp: &'a mut [R],
+    /// The compensation of `L` (packed like `L`).
+    l_comp: &'a mut [R],
 }
 
 fn err(e: LinalgError) -> LearnError {
@@ -207,19 +226,32 @@ fn infinity<R: Real>() -> R {
     R::ONE / R::ZERO
 }
 
+/// `*sum += v`, compensated (Kahan): `comp` carries minus the low-order
+/// part the rounded sum has lost, so `*sum − *comp` stays within a few ulps
+/// of the exact running sum however many terms it has absorbed.
+#[inline(always)]
+fn add_compensated<R: Real>(sum: &mut R, comp: &mut R, v: R) {
+    let y = v - *comp;
+    let t = *sum + y;
+    *comp = (t - *sum) - y;
+    *sum = t;
+}
+
 /// `L ← chol(L·Lᵀ + x·xᵀ)`; `x` is destroyed. LINPACK `dchud`'s Givens
 /// sweep, column by column: rotation `k` maps `(L[k][k], x[k])` to
 /// `(r, 0)` with `c = L[k][k]/r`, `s = x[k]/r` and is applied to rows
 /// `k+1..d` of column `k` and of `x`. It is applied as an increment,
 /// `L' = L + (s·x − t·L)`, `x' = x − (t·x + s·L)` with `t = 1 − c`
-/// computed as `s·x[k]/(r + L[k][k])` (no cancellation): late in a long
-/// stream the rotations are tiny (`s ~ N^{-1/2}`), and the increment form
-/// rounds once, relative to the entry, instead of also carrying the
-/// relative error of `c` into every entry of the column (measured: up to
-/// 2× less drift with correlated features, no change with uniform ones).
-/// `|s|, t ≤ 1`, so every intermediate is at most
-/// `2·(|L[i][k]| + |x[i]|)`.
-fn chol_update<R: Real>(l: &mut [R], x: &mut [R]) {
+/// computed as `s·x[k]/(r + L[k][k])` (no cancellation), and the diagonal
+/// as `r = L[k][k] + x[k]·x[k]/(r + L[k][k])`. Late in a long stream the
+/// rotations are tiny (`s ~ N^{-1/2}`): every entry of `L` is then a
+/// running sum of small increments, and each increment is added
+/// compensated (`lc`, the factor's compensation, packed like `L`), so
+/// the rounding of the sums does not accumulate over the stream (without
+/// it the factor drifted like an uncompensated sum, `~√N·ε` relative; see
+/// the module's accuracy table). `|s|, t ≤ 1`, so every intermediate is
+/// at most `2·(|L[i][k]| + |x[i]|)`.
+fn chol_update<R: Real>(l: &mut [R], lc: &mut [R], x: &mut [R]) {
     let d = x.len();
     for k in 0..d {
         let xk = x[k];
@@ -232,13 +264,14 @@ fn chol_update<R: Real>(l: &mut [R], x: &mut [R]) {
         let s = xk / r;
         // t = 1 − c without cancellation: (r − L)/r = x²/(r(r + L)), as a
         // product of two factors in [0, 1] so nothing overflows.
-        let t = s * (xk / (r + lkk));
-        l[kk] = r;
+        let q = xk / (r + lkk);
+        let t = s * q;
+        add_compensated(&mut l[kk], &mut lc[kk], xk * q);
         let mut idx = kk + k + 1; // L[k+1][k]
         for i in k + 1..d {
             let lik = l[idx];
             let xi = x[i];
-            l[idx] = lik + (s * xi - t * lik);
+            add_compensated(&mut l[idx], &mut lc[idx], s * xi - t * lik);
             x[i] = xi - (t * xi + s * lik);
             idx += i + 1;
         }
@@ -326,11 +359,11 @@ fn offer<R: Real>(best: &mut Option<Cand<R>>, c: Cand<R>) {
 impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// Elements of caller storage for dimension `d`: `d(d+1)/2` for `L`
     /// (packed row-major lower triangle), then `d` each for `b`, `w`, `w0`
-    /// and the compensation of `b`, in that order (the
-    /// [module table](self#storage)).
+    /// and the compensation of `b`, then `d(d+1)/2` for the compensation
+    /// of `L`, in that order (the [module table](self#storage)).
     /// Saturates instead of overflowing.
     pub const fn storage_len(d: usize) -> usize {
-        Self::factor_len(d).saturating_add(d.saturating_mul(4))
+        Self::factor_len(d).saturating_mul(2).saturating_add(d.saturating_mul(4))
     }
 
     /// Elements of the packed factor `L` for dimension `d`: `d(d+1)/2`.
@@ -445,7 +478,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     }
 
     /// Restores a saved [`rhs_compensation`](Self::rhs_compensation) (after
-    /// [`from_parts`](Self::from_parts)), so that later updates are
+    /// [`from_parts`](Self::from_parts)), so that later updates of `b` are
     /// bit-identical to those of the state it was saved from. The weights
     /// do not change.
     ///
@@ -489,8 +522,9 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         let (l, rest) = self.storage.split_at_mut(t);
         let (b, rest) = rest.split_at_mut(d);
         let (w, rest) = rest.split_at_mut(d);
-        let (_w0, comp) = rest.split_at_mut(d);
-        Parts { l, b, w, comp }
+        let (_w0, rest) = rest.split_at_mut(d);
+        let (comp, l_comp) = rest.split_at_mut(d);
+        Parts { l, b, w, comp, l_comp }
     }
 
     /// `w ← L⁻ᵀL⁻¹b`.
@@ -572,14 +606,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// weights from `b` alone (so they depend only on `L` and `b`, as
     /// [`from_parts`](Self::from_parts) rebuilds them).
     fn apply_update(&mut self, m: R) {
-        let Parts { l, b, w: x, comp } = self.parts_mut();
+        let Parts { l, b, w: x, comp, l_comp } = self.parts_mut();
         for ((bk, ck), &xk) in b.iter_mut().zip(comp.iter_mut()).zip(x.iter()) {
-            let y = m * xk - *ck;
-            let t = *bk + y;
-            *ck = (t - *bk) - y;
-            *bk = t;
+            add_compensated(bk, ck, m * xk);
         }
-        chol_update(l, x);
+        chol_update(l, l_comp, x);
         self.refresh_weights();
         self.count = self.count.saturating_add(1);
     }
@@ -942,6 +973,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             storage[tri + 2 * d + i] = w0(i);
             storage[tri + 3 * d + i] = comp(i);
         }
+        // The factor's compensation is not saved: it restarts at zero.
+        storage[tri + 4 * d..].iter_mut().for_each(|v| *v = R::ZERO);
         let mut s = OnlineRankRls { d, lambda, count, prior_id, storage };
         s.refresh_weights();
         if !all_finite(s.weights()) {

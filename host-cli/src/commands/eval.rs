@@ -44,7 +44,9 @@ pub struct EvalArgs {
     /// on the same rows (e.g. a quantised model against the float model it
     /// was exported from): prints `kendall_vs_reference` (τ-b over all rows,
     /// ignoring queries), and for a quantised model `max_error_vs_reference`
-    /// (max |scale·S − reference score|) and its `error_bound`.
+    /// (max |scale·S − reference score|), its `error_bound` and
+    /// `saturated_inputs` (inputs beyond the calibrated ranges: count and
+    /// share of rows × features).
     #[arg(long, value_name = "MODEL", help_heading = heading::OUTPUT)]
     pub reference: Option<std::path::PathBuf>,
 }
@@ -106,6 +108,8 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
             let err = scores.iter().zip(&rscores).map(|(s, f)| (q.scale() * s - f).abs()).fold(0.0, f64::max);
             lines.push(format!("max_error_vs_reference\t{err:e}"));
             lines.push(format!("error_bound\t{:e}", q.error_bound()));
+            let (sat, total) = crate::model_io::saturated_inputs(&q, &ds);
+            lines.push(format!("saturated_inputs\t{sat}\t{:.6}", sat as f64 / total.max(1) as f64));
         }
     }
     println!("{}", lines.join("\n"));

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use ranklet_core::format::{
-    quantize_linear, Basis, BasisView, ElementType, FeatureCentring, KernelCentring, KernelModel, LinearModel, Model,
-    ModelSpec, ModelView, QuantModel, QuantWidth,
+    quantize_linear, widen_range, Basis, BasisView, ElementType, FeatureCentring, KernelCentring, KernelModel,
+    LinearModel, Model, ModelSpec, ModelView, QuantModel, QuantWidth, DEFAULT_HEADROOM_BITS,
 };
 
 use crate::args::heading;
@@ -53,6 +53,13 @@ pub struct ExportArgs {
     /// CSV calibration rows: the label column (default `label`).
     #[arg(long, requires = "calibrate", help_heading = heading::OUTPUT)]
     pub calibrate_label_col: Option<String>,
+    /// Widen each calibrated range about its midpoint by 2^BITS, so that
+    /// rows beyond the calibration rows' range (held-out data) do not
+    /// saturate; each bit halves the input resolution. 0: the calibration
+    /// rows' exact range. Example: --headroom 2
+    #[arg(long, value_name = "BITS", default_value_t = DEFAULT_HEADROOM_BITS,
+        value_parser = clap::value_parser!(u32).range(0..=16), requires = "quantize", help_heading = heading::OUTPUT)]
+    pub headroom: u32,
 }
 
 /// `--quantize`: the width of the stored weights.
@@ -208,14 +215,16 @@ fn calibration_path(a: &ExportArgs, v: &ModelView<'_>) -> Result<PathBuf, CliErr
 
 /// The quantised copy of a linear model (kind 7): input ranges from the
 /// calibration rows (as `f32`, features missing from a sparse row count as
-/// 0), the rest by `ranklet_core::format::quantize_linear`. Its metadata is
-/// the source's plus `quantized=`, `calibration=`, `calibration_rows=`,
-/// `error_bound=` lines.
+/// 0) widened by `2^headroom` (`ranklet_core::format::widen_range`), the
+/// rest by `ranklet_core::format::quantize_linear`. Its metadata is the
+/// source's plus `quantized=`, `calibration=`, `calibration_rows=`,
+/// `headroom_bits=`, `error_bound=` lines.
 pub fn quantize(
     v: &ModelView<'_>,
     width: QuantWidth,
     calib: &Path,
     label_col: Option<String>,
+    headroom: u32,
 ) -> Result<Vec<u8>, CliError> {
     let Some(l) = v.linear() else {
         return Err(CliError::input(format!(
@@ -249,6 +258,7 @@ pub fn quantize(
             lo[j] = lo[j].min(0.0);
             hi[j] = hi[j].max(0.0);
         }
+        (lo[j], hi[j]) = widen_range(lo[j], hi[j], headroom);
     }
     let w: Vec<f64> = l.weights().iter().collect();
     let (mean, scale): (Vec<f64>, Vec<f64>) = match v.feature_centring() {
@@ -269,7 +279,7 @@ pub fn quantize(
         QuantWidth::I16 => "i16",
     };
     meta.push_str(&format!(
-        "quantized={wname}\ncalibration={}\ncalibration_rows={}\nerror_bound={:e}\n",
+        "quantized={wname}\ncalibration={}\ncalibration_rows={}\nheadroom_bits={headroom}\nerror_bound={:e}\n",
         calib.display(),
         ds.n_rows(),
         q.error_bound
@@ -298,7 +308,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
                 QuantizeArg::I8 => QuantWidth::I8,
             };
             let calib = calibration_path(&a, &v)?;
-            quantized = quantize(&v, width, &calib, a.calibrate_label_col.clone())?;
+            quantized = quantize(&v, width, &calib, a.calibrate_label_col.clone(), a.headroom)?;
             ModelView::new_checked(&quantized).map_err(|e| CliError::input(format!("quantised model: {e}")))?
         }
         None => v,

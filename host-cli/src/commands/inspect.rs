@@ -10,6 +10,7 @@ use ranklet_core::format::{BasisView, Kernel, ModelView};
 
 use crate::args::heading;
 use crate::error::CliError;
+use crate::input::RowsArgs;
 use crate::model_io::{crc_of, elem_name, kind_name, read_model};
 
 /// `ranklet inspect` arguments: `-m MODEL` as for every command that reads
@@ -26,6 +27,11 @@ pub struct InspectArgs {
     /// preference GPs over items: how many items of highest posterior mean.
     #[arg(long, default_value_t = 10, help_heading = heading::OUTPUT)]
     pub top: usize,
+    /// Quantised models: rows whose inputs to check against the calibrated
+    /// ranges (`--data FILE`); prints `saturated_inputs` (count, share of
+    /// rows × features).
+    #[command(flatten)]
+    pub rows: RowsArgs,
 }
 
 /// The `inspect` report (`key: value` lines, then metadata and weights).
@@ -169,7 +175,27 @@ pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
     let path = a.model.or(a.model_path).ok_or_else(|| CliError::input("-m MODEL is required"))?;
     let bytes = read_model(&path)?;
     let v = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
-    print!("{}", inspect_text(&v, a.top));
+    // The saturation report of --data is computed first, so that an error
+    // leaves stdout empty.
+    let saturation = match (&a.rows.data, v.quant()) {
+        (None, _) => None,
+        (Some(data), None) => {
+            return Err(CliError::input(format!(
+                "--data {}: only a quantised model has ranges its inputs can saturate (export --quantize)",
+                data.display()
+            )))
+        }
+        (Some(data), Some(q)) => {
+            let ds = a.rows.read(a.rows.is_csv().then_some(v.dim()))?;
+            let (sat, total) = crate::model_io::saturated_inputs(&q, &ds);
+            Some(format!(
+                "saturated_inputs: {sat} of {total} ({:.6}) in {}\n",
+                sat as f64 / total.max(1) as f64,
+                data.display()
+            ))
+        }
+    };
+    print!("{}{}", inspect_text(&v, a.top), saturation.unwrap_or_default());
     Ok(())
 }
 

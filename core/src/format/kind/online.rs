@@ -6,8 +6,8 @@
 //! observations, the prior's id, the prior's offset), then five arrays in
 //! the file's element type: the current weights `w` (d), the right-hand
 //! side `b = λ·w₀ + Σ m·d` (d), the compensation `c` of the running sum `b`
-//! (d; so that a restored learner continues bit for bit as the saved one
-//! would have), the prior weights `w₀` (d) and the Cholesky factor `L` of
+//! (d; so that a restored learner's `b` continues bit for bit as the saved
+//! one's would have), the prior weights `w₀` (d) and the Cholesky factor `L` of
 //! `A = λI + Σ d·dᵀ`, lower triangle packed row by row (d(d+1)/2). It scores like a linear model: `score(x) = offset + wᵀx`.
 //!
 //! Validation at parse time, on top of the format's own (checksum,
@@ -339,8 +339,10 @@ impl<'s, R: StateReal> OnlineRankRls<'s, R> {
 
     /// Restores a saved state (a parsed `ONLINE_STATE`) into `storage`,
     /// recomputing `w` from the saved factor and right-hand side; with the
-    /// saved compensation of `b`, the restored learner's later updates are
-    /// bit for bit those the saved one would have made.
+    /// saved compensation of `b`, the restored learner's later `b` is bit
+    /// for bit the saved one's; its factor differs by the compensation of
+    /// `L`, which the file does not hold (at most half an ulp of each entry,
+    /// not growing; see `learn::online`, "Accuracy and drift").
     ///
     /// # Errors
     /// Those of [`OnlineRankRls::from_parts`].
