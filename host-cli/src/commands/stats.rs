@@ -59,7 +59,7 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(k) if (2..=u16::MAX as usize).contains(&k) => k,
         Some(k) => return Err(CliError::input(format!("--cv {k}: a number of folds from 2 to 65535"))),
     };
-    let opts = SvmlightOptions { num_features: a.num_features };
+    let opts = SvmlightOptions { num_features: a.num_features, optional_label: false };
     let mut backend = HostBackend::new(a.backend);
     let shard =
         Shard::from_svmlight(&mut backend, &a.data, &opts, a.query_weight.to_core(), folds, a.seed, a.keep_queries)?;
