@@ -9,10 +9,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # One build for the demo and the tests: the `test` profile (optimised,
 # debug assertions on) and every target, so that `cargo test --workspace`
-# afterwards compiles nothing but doc tests. (A release build here would
-# compile the whole dependency tree a second time; building only the binary
-# would too, because the tests' dev-dependencies change the features of
-# shared dependencies.)
+# afterwards compiles nothing but doc tests. Building only the binary
+# (`-p ranklet --bin ranklet`) would show the demo sooner but cost more in
+# all: on a fresh clone it took 395 CPU-seconds against 603 for this build,
+# and `cargo test --workspace` after it then compiled for at least 337 more
+# (368 with part of the test run, which takes 31 in all) instead of none,
+# because the tests' dev-dependencies change the features of shared
+# dependencies (faer, gemm, pulp and everything above them compile again).
+# A release build here would compile the whole dependency tree a second
+# time. (README.md gives the dates and loads of these figures.)
 build=(cargo build --profile test --workspace --all-targets)
 R="${CARGO_TARGET_DIR:-target}/debug/ranklet"
 t0=$(date +%s)
