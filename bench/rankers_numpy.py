@@ -7,7 +7,8 @@ consecutive blocks of `query_size` rows) and times, on the same arrays:
 
   eigh N        numpy.linalg.eigh of the RBF kernel exp(-0.1‖xi-xj‖²) (K built
                 outside the timing) — the paper's KPCRank needs this full
-                decomposition, and it is the yardstick of the rankers issue;
+                decomposition, and it is the yardstick the rankers' speed goals in
+                docs/performance.md are stated against;
   linear N D    the closed form of linear RankRLS with the query-wise graph
                 L = blockdiag(I − 11ᵀ/l_q): w = solve(XᵀLX + λI, XᵀLs), with LX
                 formed by subtracting query means (np.add.reduceat) and XᵀLX

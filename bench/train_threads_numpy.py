@@ -8,7 +8,7 @@ bench/hard_rbf_data.py writes contiguous):
 Times, median of REPEAT, with numpy's BLAS threads as the environment sets
 them (OPENBLAS_NUM_THREADS):
   eigh    numpy.linalg.eigh of the RBF kernel K = exp(-γ‖xi − xj‖²), K built
-          outside the timing (the yardstick of issue 11's RankRLS goal);
+          outside the timing (the yardstick the training-speed goals of docs/performance.md are stated against);
   paper   KPCRank by the paper's method (000 §3-4, eqs. 1-9) from the
           arrays: kernel, centring HKH, full eigh, the top-P components
           Z = VΛ^½, M = ZᵀLZ, w = M⁻¹ZᵀLs, α = VΛ^{-½}w (the yardstick of the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compact kernel models (issue 11, item 6): the demo's KPCRank RBF wine ranker
+# Compact kernel models: the demo's KPCRank RBF wine ranker
 # (scripts/demo.sh: --standardize, 5-fold CV over rbf:0.02,0.05,0.1 ×
 # p = 5,10,20,40) trained on all training rows and on m = 32, 64, 128
 # landmarks (--basis), on three seeded 75/25 splits (scripts/holdout-split.sh);

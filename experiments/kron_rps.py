@@ -16,7 +16,7 @@ explicit edges as the paper ran it) with the ordinary and the reciprocal
 Kronecker kernel, lambda = 2^-30, conjugate gradient (incomplete graph);
 metric: conditional rank loss (004 eq. 4) per test player, averaged.
 
-Three tables: α = w (the issue's reading), α = 1/w (the direction of the
+Three tables: α = w (w read as the Dirichlet concentration), α = 1/w (the direction of the
 paper's words), and a sweep of α placing Table 1's rows on our curve. The
 first CHECK repetitions of every configuration are also solved on the
 explicit 9-dimensional product-feature system in numpy (the paper's own
@@ -209,7 +209,7 @@ def main():
         "--lambda 2^-30` (conjugate gradient, ≤ 200 iterations, at most %d run; the paper trained RLScore on "
         "explicit product features), `eval --edges … --nodes … --metric condrankloss`." % (reps, max_iters),
         "",
-        "**α = w** (the issue's reading of w as a Dirichlet concentration):",
+        "**α = w** (w read as the Dirichlet concentration):",
         "",
     ]
     lines += table(res, "w", [(w, str(w)) for w in (1, 10, 100)])

@@ -9,12 +9,40 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # One build for the demo and the tests: the `test` profile (optimised,
 # debug assertions on) and every target, so that `cargo test --workspace`
-# afterwards compiles nothing but doc tests. (A release build here would
-# compile the whole dependency tree a second time; building only the binary
-# would too, because the tests' dev-dependencies change the features of
-# shared dependencies.)
-cargo build --profile test --workspace --all-targets
+# afterwards compiles nothing but doc tests. Building only the binary
+# (`-p ranklet --bin ranklet`) would show the demo sooner but cost more in
+# all: on a fresh clone it took 395 CPU-seconds against 603 for this build,
+# and `cargo test --workspace` after it then compiled for at least 337 more
+# (368 with part of the test run, which takes 31 in all) instead of none,
+# because the tests' dev-dependencies change the features of shared
+# dependencies (faer, gemm, pulp and everything above them compile again).
+# A release build here would compile the whole dependency tree a second
+# time. (README.md gives the dates and loads of these figures.)
+build=(cargo build --profile test --workspace --all-targets)
 R="${CARGO_TARGET_DIR:-target}/debug/ranklet"
+t0=$(date +%s)
+if [ -x "$R" ]; then
+    echo "demo: bringing the build up to date (${build[*]}): seconds if nothing changed" >&2
+else
+    echo "demo: first build (${build[*]}): ranklet and every test, optimised;" \
+        "about 600 CPU-seconds, 5–7 min on 2 idle cores (longer on a busy machine);" \
+        "cargo's progress follows" >&2
+fi
+# cargo draws a progress bar on a terminal; in a log (stderr not a terminal)
+# it prints a line per crate and then nothing while the last, largest crates
+# compile, so say every 30 s that the build is still going.
+ticker=
+if [ ! -t 2 ]; then
+    (while sleep 30; do echo "demo: still building ($(($(date +%s) - t0)) s)" >&2; done) &
+    ticker=$!
+    trap 'kill "$ticker" 2>/dev/null || true' EXIT
+fi
+"${build[@]}"
+if [ -n "$ticker" ]; then
+    kill "$ticker" 2>/dev/null || true
+    trap - EXIT
+fi
+echo "demo: build done in $(($(date +%s) - t0)) s; training and scoring take a few seconds" >&2
 out=target/demo
 mkdir -p "$out"
 data=data/wine-quality/winequality_red.csv

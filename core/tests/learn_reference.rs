@@ -3,7 +3,8 @@
 //! `python3 gen_learn.py > learn.txt`). The fixture data is well conditioned
 //! (λ ≥ 0.1 or the top 12 components of an RBF kernel with eigenvalues
 //! above 1e-3), so both sides agree to ~1e-12; the asserted 1e-8 relative
-//! is the acceptance bound of the rankers issue.
+//! leaves four orders of magnitude for rounding and still fails on any
+//! wrong formula.
 
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::{Graph, Pair, QueryWeight};

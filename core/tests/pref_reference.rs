@@ -9,8 +9,8 @@
 //! Tolerances: EP (parallel, damped, here to `tol = 1e-13`) and numpy's
 //! EP (sequential, to 1e-14) reach the same fixed point by different
 //! paths; the fixtures are well conditioned (`κ(K) < 10⁶`), so the posterior
-//! and the evidence agree to ~1e-10 and 1e-6 is asserted (the issue's
-//! bound). The closed forms are asserted to 1e-9. The numpy gradient is a
+//! and the evidence agree to ~1e-10 and 1e-6 is asserted (four orders of
+//! magnitude of room; a wrong formula or another fixed point is far off). The closed forms are asserted to 1e-9. The numpy gradient is a
 //! finite difference with step 1e-5 (truncation ~1e-10, EP noise ~1e-9):
 //! 1e-5 relative.
 

@@ -1,6 +1,6 @@
 //! The O(n²) passes over a kernel matrix on every core, for the faer
-//! backend (issue 11: they were serial, and the scalar `exp` alone was up
-//! to 18 % of a KPCRank fit's samples):
+//! backend (they were serial before, and the scalar `exp` alone was up to
+//! 18 % of a KPCRank fit's samples):
 //!
 //! - [`kernel_values`]: inner products → kernel values, column blocks in
 //!   parallel, RBF through the vectorised [`crate::vexp::exp_nonpos`]

@@ -18,7 +18,7 @@
       on the host (relative 1e-6) and its rankings with a host-side sort;
       with online=STATE.rkl, the online learner's weights after the feedback
       with the state `ranklet online-update` wrote (relative 1e-4 in norm,
-      the issue's bound; the two run the same f32 code, so they usually
+      room for f32 rounding over the answers; the two run the same f32 code, so they usually
       agree bit for bit) and its observation count. With pairs=HOST.host
       (lines `u row bits` from core/examples/pair_fixture.rs), the pair
       model's scores (`pscore bilinear u row bits`, relative 1e-6) and

@@ -908,7 +908,8 @@ mod tests {
     }
 
     /// RBF kernel of `n` points of R^d with standard normal coordinates
-    /// (Box–Muller): the slowly decaying spectrum of issue 11 for d = 20,
+    /// (Box–Muller): the slowly decaying spectrum of the hard benchmark case
+    /// (`ranklet bench eigen --matrix rbf --dist normal`) for d = 20,
     /// γ = 0.025 (λ₁₁/λ₁₀ ≈ 0.97, λ₅₁/λ₅₀ ≈ 0.99 at n = 2000).
     fn rbf_normal(n: usize, d: usize, gamma: f64) -> Vec<f64> {
         let mut rng = XorShift(777);

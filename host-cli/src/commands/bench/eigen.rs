@@ -14,7 +14,7 @@
 //! standard normal (`--dist normal`: Box–Muller `√(−2 ln(1−u₁))·cos(2πu₂)`
 //! from two uniforms per coordinate), from splitmix64 seeded with `S`
 //! (drawn point by point, coordinate by coordinate: `bench/eigen_numpy.py`
-//! rebuilds the same matrix). The slowly decaying spectrum of issue 11 is
+//! rebuilds the same matrix). The slowly decaying spectrum (the hard case of the top-k benchmarks) is
 //! `--dim 20 --gamma 0.025 --dist normal`. `random` is symmetric with
 //! entries uniform in [−1, 1) (column by column, lower triangle, mirrored).
 //!
@@ -329,7 +329,7 @@ mod tests {
         assert!((a.iter().sum::<f64>() - 22.008091082649774).abs() < 1e-12);
     }
 
-    /// The hard case of issue 11 at a small size.
+    /// The slowly decaying spectrum of the top-k benchmarks, at a small size.
     fn hard() -> EigenArgs {
         EigenArgs {
             n: 300,
