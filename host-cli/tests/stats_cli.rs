@@ -233,3 +233,19 @@ fn mismatched_and_corrupted_shards_are_refused() {
     let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&bad_rows), "-o".into(), os(&out)]);
     assert_bad_input(&run, &dir, Some(&bad_rows), Some(2), &[]);
 }
+
+/// A feature index whose d × d sums cannot fit (4·10⁹ features) is refused
+/// before any allocation, naming the size and the way out (exit 1, a
+/// resource limit, not an abort), and nothing is written.
+#[test]
+fn huge_feature_index_is_refused_before_allocating() {
+    let dir = Scratch::new("stats-huge");
+    let data = dir.input("big.light", "1 qid:1 1:0.5\n0 qid:1 4000000000:1\n2 qid:2 1:0.3\n");
+    let out = dir.out("s.rks");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&data), "-o".into(), os(&out)]);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for says in ["4000000000 features", "bytes", "--num-features"] {
+        assert!(run.stderr.contains(says), "{says:?} missing: {run:?}");
+    }
+    assert!(!out.exists(), "nothing written on error");
+}

@@ -174,6 +174,22 @@ impl Shard {
         if d <= self.shape.d {
             return Ok(());
         }
+        // Σxxᵀ of d features is d(d+1)/2 values, twice (compensated), in
+        // every fold's totals: refuse a size that cannot fit before forming
+        // a shape whose lengths would overflow.
+        let records = (self.totals.len() / (2 * self.shape.total_len()).max(1)).max(1);
+        let elems = d
+            .checked_add(1)
+            .and_then(|d1| d.checked_mul(d1))
+            .map(|dd| dd / 2)
+            .and_then(|p| p.checked_add(d.checked_mul(4)?))
+            .and_then(|v| v.checked_mul(2 * records));
+        crate::mem::check(
+            &format!("statistics over {d} features (a {d} × {d} matrix of sums)"),
+            elems,
+            8,
+            "renumber the features densely from 1, or bound them with --num-features",
+        )?;
         let to = StatsShape { d, ..self.shape };
         let re = |total: bool, src: &[f64], m0: usize, m1: usize| -> Result<Vec<f64>, CliError> {
             let mut out = vec![0.0; src.len() / m0 * m1];
