@@ -273,7 +273,7 @@ class KPCR(RegressorMixin, _Kpc, _RowLearner):
     --------
     >>> import numpy as np, ranklet
     >>> X = np.arange(8.0).reshape(4, 2); y = X[:, 0]
-    >>> ranklet.KPCR(n_components=1, precision="f64").fit(X, y).predict(X).round(6)
+    >>> ranklet.KPCR(n_components=1, precision="f64").fit(X, y).predict(X).round(6) + 0.0
     array([0., 2., 4., 6.])
     """
     )
