@@ -57,6 +57,14 @@ def _kernel_spec(kernel, gamma, degree, coef0, n_features):
     raise ValueError(f"kernel must be 'linear', 'rbf' or 'poly', got {kernel!r}")
 
 
+def _store(est, params):
+    """Keeps every ``__init__`` argument as the attribute of its name, as
+    scikit-learn expects (no checks or conversions there)."""
+    for name, value in params.items():
+        if name != "self":
+            setattr(est, name, value)
+
+
 def _grid(values, name):
     v = np.atleast_1d(np.asarray(values))
     if v.ndim != 1 or len(v) == 0:
@@ -192,14 +200,7 @@ class RLS(RegressorMixin, _RowLearner):
     def __init__(
         self, alpha=1.0, *, kernel="linear", gamma=None, degree=3, coef0=1.0, basis=None, standardize=False, precision="f32"
     ):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.precision = precision
+        _store(self, locals())
 
 
 class RankRLS(_Ranker):
@@ -240,15 +241,7 @@ class RankRLS(_Ranker):
         query_weight="equal",
         precision="f32",
     ):
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.query_weight = query_weight
-        self.precision = precision
+        _store(self, locals())
 
 
 class _Kpc:
@@ -303,15 +296,7 @@ class KPCR(RegressorMixin, _Kpc, _RowLearner):
         standardize=False,
         precision="f32",
     ):
-        self.n_components = n_components
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.precision = precision
+        _store(self, locals())
 
 
 class KPCRank(_Kpc, _Ranker):
@@ -354,16 +339,7 @@ class KPCRank(_Kpc, _Ranker):
         query_weight="equal",
         precision="f32",
     ):
-        self.n_components = n_components
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.query_weight = query_weight
-        self.precision = precision
+        _store(self, locals())
 
 
 class _CV:
@@ -438,18 +414,7 @@ class RankRLSCV(_CV, _Ranker):
         query_weight="equal",
         precision="f32",
     ):
-        self.alphas = alphas
-        self.cv = cv
-        self.metric = metric
-        self.random_state = random_state
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.query_weight = query_weight
-        self.precision = precision
+        _store(self, locals())
 
     def _request(self):
         return self._cv_request(None)
@@ -490,19 +455,7 @@ class KPCRankCV(_CV, _Ranker):
         query_weight="equal",
         precision="f32",
     ):
-        self.n_components = n_components
-        self.alphas = alphas
-        self.cv = cv
-        self.metric = metric
-        self.random_state = random_state
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.basis = basis
-        self.standardize = standardize
-        self.query_weight = query_weight
-        self.precision = precision
+        _store(self, locals())
 
     def _request(self):
         return self._cv_request([int(p) for p in _grid(self.n_components, "n_components")])
