@@ -94,7 +94,11 @@ impl<'py> Features<'py> {
             Features::F64(a) => {
                 let v = a.as_array();
                 let (n, d) = v.dim();
-                py.detach(|| ranklet::arrays::from_dense(n, d, |i, j| v[[i, j]], labels, qids))
+                match v.as_slice() {
+                    // Row-major and contiguous: read the slice directly.
+                    Some(x) => py.detach(|| ranklet::arrays::from_dense(n, d, |i, j| x[i * d + j], labels, qids)),
+                    None => py.detach(|| ranklet::arrays::from_dense(n, d, |i, j| v[[i, j]], labels, qids)),
+                }
             }
             Features::F32(a) => {
                 let v = a.as_array();
