@@ -324,7 +324,8 @@ fn metric(
             let sq: Vec<f64> = groups.rows().iter().map(|&r| s[r]).collect();
             m.eval_labels(&yq, &sq, groups.query_ptr())
         })
-        .map_err(py_err)
+        // A metric refuses only its input (labels outside its domain).
+        .map_err(|e| PyValueError::new_err(e.msg))
     })
 }
 
@@ -337,7 +338,7 @@ fn pair_metric(py: Python<'_>, scores: PyReadonlyArray1<'_, f64>, pairs: PyReado
             return Err(PyValueError::new_err(format!("y_score[{i}]: non-finite value")));
         }
         let pairs = pairs_of(&pairs, s.len())?;
-        py.detach(|| Metric::PairError.eval_pairs(s, &pairs)).map_err(py_err)
+        py.detach(|| Metric::PairError.eval_pairs(s, &pairs)).map_err(|e| PyValueError::new_err(e.msg))
     })
 }
 

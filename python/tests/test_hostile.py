@@ -126,3 +126,5 @@ def test_metrics_validate():
         ranklet.metrics.disagreement([1, 2], [np.nan, 1])
     with pytest.raises(ValueError, match="qid has"):
         ranklet.metrics.kendall_tau([1, 2, 3], [1, 2, 3], qid=[0, 0])
+    with pytest.raises(ValueError, match="outside the metric's domain"):
+        ranklet.metrics.ndcg([-1.0, 2.0], [0.5, 0.1])
