@@ -193,30 +193,16 @@ fn split_target<'a>(target: &Target<'_>, split: &'a Split) -> Target<'a> {
 }
 
 /// Runs the family's grid under the scheme and returns the table of
-/// results: per fold, one call of the family's [`Family::fold`] hook.
+/// results: per fold, one call of the family's [`Family::fold`] hook. Each
+/// finished fold (or grid point of the leave-out) is reported to `on`,
+/// which may stop the run (`progress::silent` never does).
 ///
 /// # Errors
 /// A scheme the data cannot support (more folds than queries, rows or
 /// pairs; `loo` for a family without the shortcut or for pair data), a
-/// metric that fails on a fold.
+/// metric that fails on a fold; [`progress::interrupted`] when `on` stops
+/// it.
 pub fn cross_validate<F: Family, B: Backend>(
-    backend: &mut B,
-    family: &F,
-    table: &Table,
-    target: &Target<'_>,
-    scheme: Scheme,
-    metric: Metric,
-    seed: u64,
-) -> Result<CvReport<F::Point>, CliError> {
-    cross_validate_with(backend, family, table, target, scheme, metric, seed, &mut progress::silent)
-}
-
-/// [`cross_validate`], reporting each finished fold (or grid point of the
-/// leave-out) to `on` and stopping when it says so.
-///
-/// # Errors
-/// As [`cross_validate`]; [`progress::interrupted`] when `on` stops it.
-pub fn cross_validate_with<F: Family, B: Backend>(
     backend: &mut B,
     family: &F,
     table: &Table,

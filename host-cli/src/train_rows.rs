@@ -322,16 +322,8 @@ fn select_and_fit<F: Family>(
     let mut cv_report = None;
     let chosen = match plan.scheme {
         Some(scheme) => {
-            let report = cv::cross_validate_with(
-                backend,
-                family,
-                table,
-                target,
-                scheme,
-                plan.metric,
-                plan.request.seed,
-                &mut *on,
-            )?;
+            let report =
+                cv::cross_validate(backend, family, table, target, scheme, plan.metric, plan.request.seed, &mut *on)?;
             let best = report.best().ok_or_else(|| {
                 let why = report.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
                 CliError::input(format!("no grid point could be evaluated: {why}"))
