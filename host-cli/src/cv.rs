@@ -17,6 +17,7 @@ use crate::family::kron::{predict_problem_edges, EdgeMetric, EdgeProblem};
 use crate::family::Family;
 use crate::fit::Target;
 use crate::metric::Metric;
+use crate::progress::{self, OnProgress};
 use crate::table::Table;
 
 /// The result for one grid point.
@@ -192,12 +193,15 @@ fn split_target<'a>(target: &Target<'_>, split: &'a Split) -> Target<'a> {
 }
 
 /// Runs the family's grid under the scheme and returns the table of
-/// results: per fold, one call of the family's [`Family::fold`] hook.
+/// results: per fold, one call of the family's [`Family::fold`] hook. Each
+/// finished fold (or grid point of the leave-out) is reported to `on`,
+/// which may stop the run (`progress::silent` never does).
 ///
 /// # Errors
 /// A scheme the data cannot support (more folds than queries, rows or
 /// pairs; `loo` for a family without the shortcut or for pair data), a
-/// metric that fails on a fold.
+/// metric that fails on a fold; [`progress::interrupted`] when `on` stops
+/// it.
 pub fn cross_validate<F: Family, B: Backend>(
     backend: &mut B,
     family: &F,
@@ -206,9 +210,10 @@ pub fn cross_validate<F: Family, B: Backend>(
     scheme: Scheme,
     metric: Metric,
     seed: u64,
+    on: OnProgress<'_>,
 ) -> Result<CvReport<F::Point>, CliError> {
     match scheme {
-        Scheme::Loo => holdout(backend, family, table, target, metric),
+        Scheme::Loo => holdout(backend, family, table, target, metric, on),
         Scheme::KFold(k) => {
             if k < 2 {
                 return Err(CliError::input("--cv needs at least 2 folds"));
@@ -219,7 +224,7 @@ pub fn cross_validate<F: Family, B: Backend>(
                 .into_iter()
                 .map(|params| CvPoint { params, folds: vec![f64::NAN; k], failure: None })
                 .collect();
-            let pb = progress(k as u64, "cross-validating");
+            progress::report(on, "cross-validating", 0, k)?;
             for (f, split) in splits.iter().enumerate() {
                 let preds = family.fold(backend, &split.train, &split.val, &split_target(target, split));
                 if preds.len() != points.len() {
@@ -236,9 +241,8 @@ pub fn cross_validate<F: Family, B: Backend>(
                         Err(why) => pt.failure = Some(why),
                     }
                 }
-                pb.inc(1);
+                progress::report(on, "cross-validating", f + 1, k)?;
             }
-            pb.finish_and_clear();
             Ok(CvReport { points, metric, scheme: desc })
         }
     }
@@ -251,14 +255,16 @@ fn holdout<F: Family, B: Backend>(
     table: &Table,
     target: &Target<'_>,
     metric: Metric,
+    on: OnProgress<'_>,
 ) -> Result<CvReport<F::Point>, CliError> {
     const NO_SHORTCUT: &str = "--cv loo is the closed-form shortcut of rls and rankrls on scored data";
     if matches!(target, Target::Pairs(_)) {
         return Err(CliError::input(NO_SHORTCUT));
     }
     let pts = family.points();
-    let pb = progress(pts.len() as u64, "leave-out");
-    let mut points = Vec::with_capacity(pts.len());
+    let total = pts.len();
+    progress::report(on, "leave-out", 0, total)?;
+    let mut points = Vec::with_capacity(total);
     for params in pts {
         let res = family.holdout(backend, &params, table, target).ok_or_else(|| CliError::input(NO_SHORTCUT))?;
         let mut pt = CvPoint { params, folds: vec![f64::NAN], failure: None };
@@ -267,9 +273,8 @@ fn holdout<F: Family, B: Backend>(
             Err(e) => pt.failure = Some(e.to_string()),
         }
         points.push(pt);
-        pb.inc(1);
+        progress::report(on, "leave-out", points.len(), total)?;
     }
-    pb.finish_and_clear();
     let scheme = if family.is_ranker() { "leave-query-out (closed form)" } else { "leave-one-out (closed form)" };
     Ok(CvReport { points, metric, scheme: scheme.into() })
 }

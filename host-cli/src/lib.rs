@@ -10,6 +10,9 @@
 //! - `kernel_par` (the parallel kernel-matrix passes) → vexp;
 //!   `faer_backend` → kernel_par
 //! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
+//! - `progress` (the progress/cancel callback; the CLI's bar) → error
+//! - `arrays` (data sets from arrays in memory, for the Python extension)
+//!   → data, error
 //! - `table` → data; `metric` → error; `hostbackend` → faer_backend
 //! - `fit` (the host-side model, `Target`) → table
 //! - `args` (help headings, value enums, typed value parsers incl. the CV
@@ -20,9 +23,12 @@
 //!   hooks into core; `family::kron`, the edge-data driver, also reads
 //!   nodes) → args, data, error, fit, input, metric, table
 //! - `cv` (k-fold and leave-out, generic over `family::Family`) → rng, args,
-//!   error, family, fit, metric, table
+//!   error, family, fit, metric, progress, table
 //! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
 //!   error, fit
+//! - `train_rows` (the clap-free training driver on rows, called by `train`
+//!   and the Python extension) → args, cv, data, error, family, fit,
+//!   hostbackend, metric, model_io, progress, table
 //! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
 //! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
@@ -34,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 pub mod args;
+pub mod arrays;
 pub mod commands;
 pub mod cv;
 pub mod data;
@@ -51,6 +58,8 @@ pub mod metric;
 pub mod model_io;
 pub mod ordering;
 pub mod plot;
+pub mod progress;
 pub mod rng;
 pub mod table;
+pub mod train_rows;
 pub mod vexp;

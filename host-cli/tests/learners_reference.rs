@@ -33,6 +33,7 @@ use ranklet::family::{Algo, Family, RowFamily};
 use ranklet::fit::{Fitted, Target};
 use ranklet::hostbackend::{BackendChoice, HostBackend};
 use ranklet::metric::Metric;
+use ranklet::progress;
 use ranklet::table::Table;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
@@ -246,8 +247,17 @@ fn cv_equals_refit(ds: &Dataset, kernel: Kernel, lambdas: &[f64], ps: &[usize], 
     let folds = query_folds(&table, k, seed);
     for choice in BACKENDS {
         let mut be = HostBackend::new(choice);
-        let report = cv::cross_validate(&mut be, &family, &table, &target, Scheme::KFold(k), metric, seed)
-            .expect("cross-validation");
+        let report = cv::cross_validate(
+            &mut be,
+            &family,
+            &table,
+            &target,
+            Scheme::KFold(k),
+            metric,
+            seed,
+            &mut progress::silent,
+        )
+        .expect("cross-validation");
         let points = family.points();
         assert_eq!(report.points.len(), points.len());
         let mut means = Vec::new();

@@ -1,5 +1,5 @@
 //! `ranklet train`: argument parsing in two stages (clap's raw flags here,
-//! validated objects in [`TrainPlan`]) and the orchestration of reading,
+//! validated objects in [`RowsPlan`], [`crate::train_rows`]) and the orchestration of reading,
 //! cross-validation, fitting and writing. With `--items/--orders` it learns
 //! from sample orders (paper 003; `crate::ordering`), with `--edges` from
 //! labelled edges (004; `crate::family::kron`), with `--prefs` from
@@ -8,33 +8,30 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use ranklet_core::format::{self, ElementType};
-use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
-use ranklet_core::learn::{ls_stats, LearnError};
-use ranklet_core::LinalgError;
+use ranklet_core::learn::ls_stats;
 
 use crate::args::{
     heading, parse_cv, parse_kernel_arg, parse_list, parse_metric, KernelArg, Precision, QueryWeightArg,
 };
 use crate::cv::{self, Scheme};
 use crate::data::svmlight::SvmlightOptions;
-use crate::data::{read_edges, Dataset, EdgeOptions};
+use crate::data::{read_edges, EdgeOptions};
 use crate::error::{check_writable, write_atomic, CliError};
 use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::ls::{LeastSquares, LsPoint};
 use crate::family::ls_stats::fit_from_stats;
 use crate::family::ls_stream::fit_linear_stream;
 use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
-use crate::family::{describe, Algo, Family, RowFamily};
-use crate::fit::{Fitted, Target};
+use crate::family::{Algo, Family, RowFamily};
+use crate::fit::Fitted;
 use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
 use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
-use crate::table::Table;
-use crate::with_family;
+use crate::progress::Bar;
+use crate::train_rows::{fit_error, fit_rows, push_chosen, rows_meta, RowsCv, RowsPlan, RowsRequest};
 
 /// The learner of `ranklet train`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -229,38 +226,28 @@ fn kernels_or_linear(k: &Option<KernelArg>) -> Result<Vec<ranklet_core::kernel::
     k.as_ref().map_or(Ok(vec![ranklet_core::kernel::Kernel::Linear]), KernelArg::kernels)
 }
 
-/// Validated training request (stage two of argument parsing).
-struct TrainPlan {
-    family: RowFamily,
-    scheme: Option<Scheme>,
-    metric: Metric,
-    weight: QueryWeight,
-    element: ElementType,
-}
-
-impl TrainPlan {
-    fn new(a: &TrainArgs) -> Result<TrainPlan, CliError> {
-        let algo = a.algo.on_rows()?;
-        let default_lambda = if algo.is_kpc() { "0" } else { "1" };
-        let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
-        let components = a.components.as_deref().map(|c| parse_list::<usize>("components", c)).transpose()?;
-        let family = RowFamily::new(algo, kernels_or_linear(&a.kernel)?, lambdas, components)?.with_basis(a.basis)?;
-        let scheme = a.cv;
-        if family.is_grid() && scheme.is_none() {
-            return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
-        }
-        let metric = match a.metric {
-            Some(m) => m,
-            None if a.data.pairs.pairs.is_some() => Metric::PairError,
-            None => Metric::Disagreement,
-        };
-        if a.data.pairs.pairs.is_some() && metric != Metric::PairError {
-            return Err(CliError::input("with --pairs, model selection uses --metric pairerror"));
-        }
-        let weight = a.query_weight.to_core();
-        let element = a.precision.element();
-        Ok(TrainPlan { family, scheme, metric, weight, element })
-    }
+/// The training request of `--data` (stage two of argument parsing): the
+/// flags as plain values, checked by [`RowsRequest::plan`].
+fn rows_plan(a: &TrainArgs) -> Result<RowsPlan, CliError> {
+    let algo = a.algo.on_rows()?;
+    let lambdas = a.lambda.as_deref().map(|l| parse_list::<f64>("lambda", l)).transpose()?;
+    let components = a.components.as_deref().map(|c| parse_list::<usize>("components", c)).transpose()?;
+    let request = RowsRequest {
+        algo,
+        kernels: kernels_or_linear(&a.kernel)?,
+        lambdas,
+        components,
+        basis: a.basis,
+        query_weight: a.query_weight,
+        standardize: a.standardize,
+        cv: a.cv,
+        metric: a.metric,
+        seed: a.seed,
+        element: a.precision.element(),
+        backend: a.backend,
+        metadata: Vec::new(),
+    };
+    request.plan(a.data.pairs.pairs.is_some())
 }
 
 /// `ranklet train`.
@@ -283,9 +270,10 @@ pub fn train(a: TrainArgs) -> Result<(), CliError> {
     }
 }
 
-/// `ranklet train --data …`.
+/// `ranklet train --data …`: reading, then the library's driver
+/// ([`fit_rows`]), then the file and the reports.
 fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
-    let plan = TrainPlan::new(a)?;
+    let plan = rows_plan(a)?;
     let data_path = a.data.rows.path()?;
     if a.plot_cv.is_some() && plan.scheme.is_none() {
         return Err(CliError::input("--plot-cv needs --cv"));
@@ -294,104 +282,22 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let ds = a.data.rows.read(None)?;
-    check_feature_dim(&ds, data_path)?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
-    if pairs.is_none() && ds.n_rows() < 2 {
-        return Err(CliError::input(format!("{}: at least 2 rows are needed to learn a ranking", data_path.display())));
+    let mut bar = Bar::default();
+    let fit = fit_rows(&plan, ds, pairs.as_deref(), &data_path.display().to_string(), &mut |p| bar.show(p))?;
+    drop(bar);
+    eprintln!("chosen: {}", fit.chosen);
+    if let Some(r) = fit.landmarks {
+        eprintln!("reduced basis: {r} landmark rows (at most {}) of {}", plan.family.basis().unwrap_or(r), fit.rows);
     }
-    let mut table = Table::from_dataset(&ds, pairs.is_none());
-    // The table holds the rows from here on: the data set's copy goes.
-    let n_features = ds.n_features();
-    drop(ds);
-    if let Some(m) = plan.family.basis().filter(|&m| m > table.n()) {
-        return Err(CliError::input(format!(
-            "--basis {m} exceeds the {} training rows of {}",
-            table.n(),
-            data_path.display()
-        )));
-    }
-    let stats = if a.standardize {
-        if table.dense().is_none() {
-            return Err(CliError::input(format!(
-                "--standardize needs dense data; {} has {} features",
-                data_path.display(),
-                table.d()
-            )));
-        }
-        // Statistics of all training rows (also used inside CV folds).
-        let (mean, scale) = table.feature_stats();
-        table = table.standardized(&mean, &scale);
-        Some((mean, scale))
-    } else {
-        None
-    };
-    let target = match &pairs {
-        Some(p) => Target::Pairs(p),
-        None => Target::Labels(plan.weight),
-    };
-    let holdout = matches!(plan.scheme, Some(Scheme::Loo));
-    with_family!(&plan.family, |f| f
-        .points()
-        .iter()
-        .try_for_each(|p| f.workspace(p, &table, &target, holdout).check()))?;
-    let mut backend = HostBackend::new(a.backend);
-    let mut meta = rows_meta(a, plan.family.name(), data_path, table.n(), table.n_queries());
-    let fitted = with_family!(&plan.family, |f| select_and_fit(a, &plan, f, &mut backend, &table, &target, &mut meta))?;
-    if let Some(m) = plan.family.basis() {
-        meta.push_str(&format!("basis={m}\nbasis_method=pivoted-cholesky\n"));
-        if let Some(r) = fitted.model.basis_rows() {
-            meta.push_str(&format!("basis_landmarks={r}\n"));
-            eprintln!("reduced basis: {r} landmark rows (at most {m}) of {}", table.n());
-        }
-    }
-    if stats.is_some() {
-        meta.push_str("standardize=1\n");
-    }
-    let centring = stats.as_ref().map(|(m, s)| format::FeatureCentring { mean: m, scale: s });
-    let bytes = model_bytes(&fitted.model, n_features, plan.element, &meta, centring)?;
-    write_model(&a.output, &bytes)?;
+    write_model(&a.output, &fit.bytes)?;
     // The CV table is printed (and plotted) only once the model is written,
     // so a failed run prints nothing to stdout and leaves no file.
-    (fitted.after_write)()
-}
-
-/// The exit of a failed final fit: a numerically singular system is a
-/// failure (1), anything else bad input (2).
-fn fit_error(e: LearnError) -> CliError {
-    if let Some(refused) = match &e {
-        LearnError::Numerics(l) => crate::mem::alloc_failure(l),
-        _ => None,
-    } {
-        return refused;
+    match (&fit.cv, &plan.family) {
+        (Some(RowsCv::Ls(r)), RowFamily::Ls(f)) => report_cv(a, r, f),
+        (Some(RowsCv::Kpc(r)), RowFamily::Kpc(f)) => report_cv(a, r, f),
+        _ => Ok(()),
     }
-    match e {
-        LearnError::Numerics(LinalgError::NotPositiveDefinite { .. } | LinalgError::Singular { .. }) => {
-            CliError::failure(e.to_string())
-        }
-        LearnError::Unsupported => {
-            CliError::input("rls and kpcr regress on scores; use rankrls or kpcrank with --pairs")
-        }
-        _ => CliError::input(e.to_string()),
-    }
-}
-
-/// Refuses a feature dimension whose weight vector alone (8 bytes a
-/// feature) exceeds the memory available, naming the largest index and
-/// its line: a file numbering its features sparsely (a hash, an id) rather
-/// than a data set that is too large (bad input, exit 2).
-fn check_feature_dim(ds: &Dataset, path: &Path) -> Result<(), CliError> {
-    let d = ds.n_features();
-    if crate::mem::check("", Some(d), 8, "").is_ok() {
-        return Ok(());
-    }
-    let line = (0..ds.n_rows()).find(|&i| ds.row(i).0.last().is_some_and(|&c| c as usize + 1 == d));
-    let at = line.map_or_else(|| path.display().to_string(), |i| format!("{}:{}", path.display(), ds.source_line(i)));
-    Err(CliError::input(format!(
-        "{at}: feature index {d} makes a weight vector of {} bytes, more than the {} bytes of memory available; \
-         number the features 1, 2, … without gaps (e.g. map the feature ids to 1..k in order of first appearance)",
-        crate::mem::grouped(d as u128 * 8),
-        crate::mem::grouped(crate::mem::limit_bytes()? as u128),
-    )))
 }
 
 /// `ranklet train` of linear RLS / RankRLS with one λ and no CV from an
@@ -399,7 +305,7 @@ fn check_feature_dim(ds: &Dataset, path: &Path) -> Result<(), CliError> {
 /// ([`crate::family::ls_stream`]): the same model (to rounding), metadata
 /// and messages as the in-memory path. `Ok(false)` where it does not apply
 /// (nothing written; the caller reads the file into memory).
-fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Result<bool, CliError> {
+fn train_rows_streamed(a: &TrainArgs, plan: &RowsPlan, data_path: &Path) -> Result<bool, CliError> {
     let RowFamily::Ls(f) = &plan.family else {
         return Ok(false);
     };
@@ -420,13 +326,14 @@ fn train_rows_streamed(a: &TrainArgs, plan: &TrainPlan, data_path: &Path) -> Res
     let p = points[0];
     let mut backend = HostBackend::new(a.backend);
     let opts = SvmlightOptions { num_features: rows.num_features, ..Default::default() };
-    let Some(fit) = fit_linear_stream(&mut backend, data_path, &opts, f.ranker, plan.weight, p.lambda)? else {
+    let Some(fit) = fit_linear_stream(&mut backend, data_path, &opts, f.ranker, a.query_weight.to_core(), p.lambda)?
+    else {
         return Ok(false);
     };
     let fit = fit.map_err(fit_error)?;
-    let mut meta = rows_meta(a, f.name(), data_path, fit.rows, fit.queries);
-    push_chosen(&mut meta, f, &p);
-    let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.element, &meta, None)?;
+    let mut meta = rows_meta(f.name(), &data_path.display().to_string(), fit.rows, fit.queries, a.query_weight);
+    eprintln!("chosen: {}", push_chosen(&mut meta, f, &p));
+    let bytes = model_bytes(&Fitted::Linear { w: fit.w, offset: 0.0 }, fit.d, plan.request.element, &meta, None)?;
     write_model(&a.output, &bytes)?;
     Ok(true)
 }
@@ -450,31 +357,14 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     let fit = fit_from_stats(&mut backend, &a.from_stats, target, a.query_weight.to_core(), &lambdas, cv)?;
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
     let family = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: lambdas.clone(), basis: None };
-    let mut meta = rows_meta(a, family.name(), Path::new(&files), fit.rows, fit.queries);
+    let mut meta = rows_meta(family.name(), &files, fit.rows, fit.queries, a.query_weight);
     meta.push_str(&fit.cv_meta());
-    push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda });
+    eprintln!("chosen: {}", push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda }));
     let bytes =
         model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, a.precision.element(), &meta, None)?;
     write_model(&a.output, &bytes)?;
     fit.print_cv();
     Ok(())
-}
-
-/// The metadata every model trained on rows starts with.
-fn rows_meta(a: &TrainArgs, algorithm: &str, data_path: &Path, rows: usize, queries: usize) -> String {
-    format!(
-        "algorithm={algorithm}\ntraining_data={}\nrows={rows}\nqueries={queries}\nquery_weight={}\n",
-        data_path.display(),
-        a.query_weight.name()
-    )
-}
-
-/// Records the chosen grid point in the metadata and says which it was.
-fn push_chosen<F: Family>(meta: &mut String, family: &F, p: &F::Point) {
-    for (c, v) in family.columns().iter().zip(family.values(p)) {
-        meta.push_str(&format!("{c}={v}\n"));
-    }
-    eprintln!("chosen: {}", describe(family, p));
 }
 
 /// Writes the model file atomically and says so.
@@ -484,54 +374,13 @@ fn write_model(path: &Path, bytes: &[u8]) -> Result<(), CliError> {
     Ok(())
 }
 
-/// A fitted model and what to print or plot once it is written.
-struct Selected<'a> {
-    model: Fitted,
-    after_write: Box<dyn FnOnce() -> Result<(), CliError> + 'a>,
-}
-
-/// Model selection (when `--cv` is given) and the final fit, for one
-/// family: the CV table and the chosen point go into `meta`.
-fn select_and_fit<'a, F: Family + 'a>(
-    a: &'a TrainArgs,
-    plan: &TrainPlan,
-    family: &'a F,
-    backend: &mut HostBackend,
-    table: &Table,
-    target: &Target<'_>,
-    meta: &mut String,
-) -> Result<Selected<'a>, CliError> {
-    let mut cv_report = None;
-    let chosen = match plan.scheme {
-        Some(scheme) => {
-            let report = cv::cross_validate(backend, family, table, target, scheme, plan.metric, a.seed)?;
-            let best = report.best().ok_or_else(|| {
-                let why = report.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
-                CliError::input(format!("no grid point could be evaluated: {why}"))
-            })?;
-            meta.push_str(&format!("cv={}\ncv_metric={}\n", report.scheme, report.metric.name()));
-            for (i, p) in report.points.iter().enumerate() {
-                meta.push_str(&format!("cv.{i}={} mean={} std={}\n", describe(family, &p.params), p.mean(), p.std()));
-            }
-            let chosen = report.points[best].params;
-            cv_report = Some(report);
-            chosen
-        }
-        None => *family.points().first().ok_or_else(|| CliError::input("empty grid"))?,
-    };
-    let model = family.fit(backend, &chosen, table, target).map_err(fit_error)?;
-    push_chosen(meta, family, &chosen);
-    let plot = a.plot_cv.as_deref();
-    let after_write = Box::new(move || {
-        if let Some(report) = &cv_report {
-            print_cv(report, family);
-            if let Some(png) = plot {
-                crate::plot::plot_cv(png, report, family)?;
-            }
-        }
-        Ok(())
-    });
-    Ok(Selected { model, after_write })
+/// Prints the CV table and, with `--plot-cv`, draws its figure.
+fn report_cv<F: Family>(a: &TrainArgs, report: &cv::CvReport<F::Point>, family: &F) -> Result<(), CliError> {
+    print_cv(report, family);
+    match &a.plot_cv {
+        Some(png) => crate::plot::plot_cv(png, report, family),
+        None => Ok(()),
+    }
 }
 
 fn print_cv<F: Family>(report: &cv::CvReport<F::Point>, family: &F) {
