@@ -594,7 +594,7 @@ pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored
 
 /// `log P(w ≻ l) = log Φ(m/√(2σ² + v))` by core's tail-stable `log Φ`.
 fn log_prob_of(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
-    ranklet_core::learn::pref::log_phi_ratio(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt()).0
+    ranklet_core::special::log_norm_cdf(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt())
 }
 
 /// One suggested question.

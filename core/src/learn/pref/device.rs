@@ -54,13 +54,12 @@
 //! precision `τ̃ = β/(1 − β·v)` and shift `ν̃ = (τ̃ + 1/v)·E[dᵀf] − m/v` on
 //! `dᵀf`, with `β = r(z + r)/(2σ² + v)`; the device needs neither.
 //!
-//! `r` and `z + r` are computed in `f64` whatever `R` (they cost O(1)):
-//! directly from `erfc` for `z ≥ −4`, and for `z < −4`, where `Φ(z)`
-//! underflows eventually and `z + r` cancels, from Laplace's continued
-//! fraction of the Mills ratio, `r = x + u`, `z + r = u`,
-//! `u = 1/(x + 2/(x + 3/(x + …)))` with `x = −z` (40 terms, relative
-//! error below 1e-13 for `x ≥ 4`). No NaN for any finite `z`; `z = −1e30`
-//! gives `r ≈ 1e30`, `β ≈ 1/(2σ² + v)`.
+//! `r` and `z + r` are computed in `f64` whatever `R` (they cost O(1)) by
+//! [`crate::special::probit_ratio`], the function host EP uses too: from
+//! `erfc` for `z ≥ −4`, and below, where `Φ(z)` underflows eventually and
+//! `z + r` would cancel, from the continued fraction of the Mills ratio.
+//! No NaN for any finite `z`; `z = −1e30` gives `r ≈ 1e30`,
+//! `β ≈ 1/(2σ² + v)`.
 //!
 //! # Storage
 //!
@@ -109,46 +108,8 @@ use crate::format::kind::pref_gp::packed_len;
 use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, Values};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
+use crate::special::norm_cdf;
 use crate::{LinalgError, Real};
-
-/// `1/√(2π)`.
-const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
-
-/// Below this `z`, `r = N(z)/Φ(z)` comes from the continued fraction.
-const CF_BELOW: f64 = -4.0;
-
-/// Terms of the continued fraction.
-const CF_TERMS: u32 = 40;
-
-/// `Φ(z) = ½·erfc(−z/√2)`.
-fn std_normal_cdf(z: f64) -> f64 {
-    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
-}
-
-/// `(r, z + r)` with `r = N(z)/Φ(z)`, for finite `z` (see the module doc):
-/// both finite and positive, `r(z + r) ∈ (0, 1)`.
-pub fn probit_ratio(z: f64) -> (f64, f64) {
-    if z >= CF_BELOW {
-        let r = INV_SQRT_2PI * libm::exp(-0.5 * z * z) / std_normal_cdf(z);
-        (r, z + r)
-    } else {
-        let x = -z;
-        let mut acc = 0.0;
-        let mut k = CF_TERMS;
-        while k >= 2 {
-            acc = f64::from(k) / (x + acc);
-            k -= 1;
-        }
-        let u = 1.0 / (x + acc);
-        (x + u, u)
-    }
-}
-
-/// `Φ(m/√s2)`, the probit probability of a difference with mean `m` and
-/// total variance `s2 = 2σ² + v > 0` (001 eq. 13).
-pub fn probit_prob(m: f64, s2: f64) -> f64 {
-    std_normal_cdf(m / libm::sqrt(s2))
-}
 
 /// `2⁻⁶⁰⁰`: the rescaling of [`prob_moments`] when a moment overflows.
 const MOMENT_SCALE: f64 = f64::from_bits((1023 - 600) << 52);
@@ -174,22 +135,19 @@ fn prob_moments(mi: f64, mj: f64, cii: f64, cjj: f64, cij: f64, sigma: f64) -> f
     if z.is_nan() {
         return 0.5;
     }
-    std_normal_cdf(z)
+    norm_cdf(z)
 }
 
 /// The ADF step of one site on a difference with cavity mean `m` and
 /// variance `v ≥ 0` under noise σ: `(a, β)` with `μ ← μ + a·s`,
 /// `Σ ← Σ − β·s·sᵀ` (see the module doc). `None` if not finite.
 pub fn adf_step(m: f64, v: f64, sigma: f64) -> Option<(f64, f64)> {
-    let s2 = 2.0 * sigma * sigma + v;
-    let sq = libm::sqrt(s2);
-    let z = m / sq;
-    if !(z.is_finite() && s2 > 0.0) {
+    let c2 = 2.0 * sigma * sigma;
+    if !(c2 + v > 0.0) {
         return None;
     }
-    let (r, zr) = probit_ratio(z);
-    let (a, beta) = (r / sq, r * zr / s2);
-    (a.is_finite() && beta.is_finite()).then_some((a, beta))
+    let (a, beta, z) = super::probit_match(m, v, c2);
+    (z.is_finite() && a.is_finite() && beta.is_finite()).then_some((a, beta))
 }
 
 fn err(e: LinalgError) -> LearnError {
@@ -510,46 +468,14 @@ mod tests {
         // z = 2·MAX/√(2·MAX²) = √2.
         let m = f64::MAX;
         let p = prob_moments(m, -m, 0.0, 0.0, 0.0, m);
-        assert!((p - std_normal_cdf(core::f64::consts::SQRT_2)).abs() < 1e-12, "{p}");
+        assert!((p - norm_cdf(core::f64::consts::SQRT_2)).abs() < 1e-12, "{p}");
         // Both overflow with the difference dominating: z ≈ √MAX, P = 1.
         assert_eq!(prob_moments(m, -m, m, m, -m, 1.0), 1.0);
         // 0/0: no spread and no difference.
         assert_eq!(prob_moments(0.0, 0.0, 0.0, 0.0, 0.0, 1e-200), 0.5);
         // ordinary moments: Φ((1 − 0.5)/√(2·0.25 + 1 + 2 − 2·0.5)).
         let p = prob_moments(1.0, 0.5, 1.0, 2.0, 0.5, 0.5);
-        assert!((p - std_normal_cdf(0.5 / 2.5f64.sqrt())).abs() < 1e-15);
-    }
-
-    /// Reference values of `r = N(z)/Φ(z)` from scipy
-    /// (`exp(norm.logpdf(z) − log_ndtr(z))`, scipy 1.17.1), including the
-    /// range where `Φ(z)` underflows `f64`.
-    #[rustfmt::skip]
-    const RATIO: &[(f64, f64)] = &[
-        (3.0, 0.004_437_839_042_125_666),
-        (0.0, 0.797_884_560_802_865_4),
-        (-1.0, 1.525_135_276_160_981),
-        (-3.9, 4.130_365_320_908_12),
-        (-4.1, 4.321_027_583_581_166_5),
-        (-10.0, 10.098_093_233_962_564),
-        (-40.0, 40.024_968_847_210_886),
-    ];
-
-    #[test]
-    fn probit_ratio_matches_scipy_and_never_nans() {
-        for &(z, r_ref) in RATIO {
-            let (r, zr) = probit_ratio(z);
-            assert!(((r - r_ref) / r_ref).abs() < 1e-12, "z = {z}: {r} vs {r_ref}");
-            assert!(((zr - (z + r_ref)) / (z + r_ref)).abs() < 1e-9, "z = {z}");
-        }
-        for z in [-1e300, -1e30, -1e8, -38.0, -4.0 - 1e-12, -4.0, 1e8, 1e300] {
-            let (r, zr) = probit_ratio(z);
-            assert!(r.is_finite() && zr.is_finite() && r >= 0.0 && zr > 0.0 || z > 0.0, "z = {z}");
-            let b = r * zr;
-            assert!((0.0..=1.0).contains(&b), "z = {z}: r(z + r) = {b}");
-        }
-        // Continuity at the switch.
-        let (a, b) = (probit_ratio(-4.0 + 1e-13), probit_ratio(-4.0 - 1e-13));
-        assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12);
+        assert!((p - norm_cdf(0.5 / 2.5f64.sqrt())).abs() < 1e-15);
     }
 
     fn spec(n: usize, mean: &[f64], cov: &[f64]) -> Vec<u8> {
