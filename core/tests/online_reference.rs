@@ -370,8 +370,8 @@ fn near_duplicate_pairs_keep_a_small_backward_error() {
 }
 
 /// Brute force of the next-pair rule on the explicit `A⁻¹` and `w`: the
-/// best `(i, j, ratio)` under the documented order (zero mean difference
-/// first, larger variance first; then larger ratio; ties to the smaller
+/// best `(i, j, ratio)` under the documented order (larger ratio, `+∞` for
+/// a zero mean difference; then larger variance; ties to the smaller
 /// pair). Returns every pair's key too, so near-ties can be recognised.
 fn brute_next_pair(inv: &[f64], w: &[f64], rows: &[f64], n: usize) -> Option<(usize, usize, f64, f64)> {
     let d = w.len();
@@ -384,7 +384,7 @@ fn brute_next_pair(inv: &[f64], w: &[f64], rows: &[f64], n: usize) -> Option<(us
             if var <= 0.0 {
                 continue;
             }
-            let key = |var: f64, m2: f64| if m2 == 0.0 { (1, var) } else { (0, var / m2) };
+            let key = |var: f64, m2: f64| (if m2 == 0.0 { f64::INFINITY } else { var / m2 }, var);
             let better = match best {
                 None => true,
                 Some((_, _, bv, bm2)) => key(var, mu * mu) > key(bv, bm2),

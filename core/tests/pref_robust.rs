@@ -9,7 +9,7 @@
 
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::Pair;
-use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len};
+use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len, Pick};
 use ranklet_core::learn::pref::hyper::{
     default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len, OptParams,
 };
@@ -274,9 +274,9 @@ fn bad_arguments_are_errors() {
     // Active selection: bad candidates.
     let post = PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &EpParams::default(), &mut storage, &mut work).unwrap();
     let mut sw = vec![0.0; select_workspace_len(3)];
-    let (mut out, mut ratio) = ([0usize; 1], [0.0; 1]);
-    assert_eq!(select_pairs(&post, &[(0, 0)], &mut out, &mut ratio, &mut sw).err(), Some(LearnError::BadGraph));
-    assert_eq!(select_pairs(&post, &[(0, 5)], &mut out, &mut ratio, &mut sw).err(), Some(LearnError::BadGraph));
+    let mut picks = [Pick::default(); 1];
+    assert_eq!(select_pairs(&post, &[(0, 0)], &mut picks, &mut sw).err(), Some(LearnError::BadGraph));
+    assert_eq!(select_pairs(&post, &[(0, 5)], &mut picks, &mut sw).err(), Some(LearnError::BadGraph));
 }
 
 /// `log Z_EP(θ)` and its gradient for a small XPGP problem with every
@@ -429,28 +429,28 @@ fn active_choice_matches_refits_for_the_gaussian_likelihood() {
     let kv = MatRef::from_col_major(&k, n, n).unwrap();
     let post = PrefPosterior::fit(&mut be, kv, &pairs, lik, &EpParams::default(), &mut storage, &mut work).unwrap();
     let mut sw = vec![0.0; select_workspace_len(n)];
-    let (mut out, mut ratio) = ([0usize; 2], [0.0; 2]);
-    assert_eq!(select_pairs(&post, &cands, &mut out, &mut ratio, &mut sw).unwrap(), 2);
-    assert_eq!(out[0], ratios(&post, &[]));
-    let (i, j) = cands[out[0]];
+    let mut picks = [Pick::default(); 2];
+    assert_eq!(select_pairs(&post, &cands, &mut picks, &mut sw).unwrap(), 2);
+    assert_eq!(picks[0].candidate, ratios(&post, &[]));
+    let (i, j) = cands[picks[0].candidate];
     let (m, _) = post.pair(i, j);
     let mut pairs2 = pairs.clone();
     pairs2.push(Pair { winner: i, loser: j, magnitude: m });
     let mut storage2 = vec![0.0; PrefPosterior::storage_len(n, pairs2.len())];
     let post2 = PrefPosterior::fit(&mut be, kv, &pairs2, lik, &EpParams::default(), &mut storage2, &mut work).unwrap();
-    assert_eq!(out[1], ratios(&post2, &[out[0]]));
-    let (m2, v2) = post2.pair(cands[out[1]].0, cands[out[1]].1);
-    assert!((ratio[1] - v2 / (m2 * m2)).abs() <= 1e-9 * ratio[1].abs());
+    assert_eq!(picks[1].candidate, ratios(&post2, &[picks[0].candidate]));
+    let (m2, v2) = post2.pair(cands[picks[1].candidate].0, cands[picks[1].candidate].1);
+    assert!((picks[1].ratio() - v2 / (m2 * m2)).abs() <= 1e-9 * picks[1].ratio().abs());
     // The probit: distinct picks, finite ratios, posterior unchanged.
     let lik = Likelihood::Probit { sigma: 0.5 };
     let post = PrefPosterior::fit(&mut be, kv, &pairs, lik, &EpParams::default(), &mut storage, &mut work).unwrap();
     let before = post.cov().to_vec();
-    let (mut out, mut ratio) = ([0usize; 5], [0.0; 5]);
-    assert_eq!(select_pairs(&post, &cands, &mut out, &mut ratio, &mut sw).unwrap(), 5);
+    let mut picks = [Pick::default(); 5];
+    assert_eq!(select_pairs(&post, &cands, &mut picks, &mut sw).unwrap(), 5);
     for a in 0..5 {
-        assert!(ratio[a] > 0.0);
+        assert!(picks[a].ratio() > 0.0);
         for b in 0..a {
-            assert_ne!(out[a], out[b]);
+            assert_ne!(picks[a].candidate, picks[b].candidate);
         }
     }
     assert_eq!(post.cov(), &before[..]);

@@ -327,16 +327,18 @@ pub extern "C" fn rk_online_next_pair_work_size(n: usize, d: usize) -> usize {
 /// The pair of candidate rows to ask about next (paper 001 §5 under the
 /// learner's Bayesian linear model): among the `n` rows of `x` (`n × d`,
 /// row-major), the pair `i < j` with the largest ratio of the predictive
-/// variance of the score difference to its squared mean. Writes `*out_i`,
-/// `*out_j` and the ratio (`INFINITY` when the current weights score the
-/// two equal). `work` is caller scratch of
+/// variance of the score difference to its squared mean; on equal ratios
+/// the larger variance, then the first pair in `(i, j)` order (the tie
+/// rule of `rk_pref_next_pair` too); identical rows are never chosen.
+/// Writes `*out_i`, `*out_j` and the ratio (`INFINITY` when the current
+/// weights score the two equal). `work` is caller scratch of
 /// `rk_online_next_pair_work_size(n, d)` bytes, aligned for `float`.
 ///
 /// # Errors
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
-/// or `n < 2`), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
+/// `n < 2`, or no two rows differ), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
 /// `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
 ///
 /// # Safety

@@ -344,14 +344,17 @@ pub unsafe extern "C" fn rk_pref_posterior(
 
 /// The pair to ask about next (paper 001 §5): over all pairs `i < j` of
 /// the N items, the largest ratio `v_ij/(μ_i − μ_j)²` of the variance of
-/// the difference to its squared mean, exactly (O(N²)); the first such
-/// pair in `(i, j)` order on ties. Writes `*out_i < *out_j` and the ratio
-/// (`INFINITY` where the means are equal and `v_ij > 0`).
+/// the difference to its squared mean, exactly (O(N²)); on equal ratios
+/// the larger `v_ij`, then the first pair in `(i, j)` order (the tie rule
+/// of `rk_online_next_pair` too); pairs with `v_ij = 0` are never chosen.
+/// Writes `*out_i < *out_j` and the ratio (`INFINITY` where the means are
+/// equal and `v_ij > 0`).
 ///
 /// # Errors
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
-/// `RK_STATUS_LENGTH_MISMATCH` (N < 2: there is no pair).
+/// `RK_STATUS_LENGTH_MISMATCH` (N < 2, or every difference is certain:
+/// there is no pair).
 ///
 /// # Safety
 ///

@@ -10,6 +10,7 @@
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
 //! | [`pref`] | preference GPs: pairwise probit GP by EP (rank-one sites, parallel damped updates, EP evidence), score-difference GP in closed form, XPGP prior with relational graph kernels, evidence gradients and a projected L-BFGS, greedy active pair choice; `device`: the posterior over a fixed item set on a device (ADF update per preference, `P(i ≻ j)`, next pair) | 000 §5 eq. 10–11; 001 §3–5, §7, eqs. 1–2, 5–14 |
+//! | [`next_pair`] | the next pair to ask: one score `v/m²` and one tie rule for the online learner, the device GP and active exploration | 001 §5 |
 //! | [`online`] | online RankRLS: one preference per O(D²) Cholesky update in caller storage; posterior variance and next-pair choice | 000 eq. 5, 004 eq. 6 (normal equations), 000 §5 (Bayesian reading), 001 §5 (next pair) |
 //!
 //! Each family exposes a **fit-to-model** entry point (one call from data
@@ -36,6 +37,7 @@ pub mod expansion;
 pub mod kpc;
 pub mod kron;
 pub mod ls;
+pub mod next_pair;
 pub mod nystrom;
 pub mod online;
 pub mod ordering;

@@ -146,6 +146,7 @@
 
 use core::cmp::Ordering;
 
+use super::next_pair::{offer, PairScore};
 use super::LearnError;
 use crate::linalg::blas::{axpy_unchecked, dot_unchecked};
 use crate::rank::{RankError, Score};
@@ -199,12 +200,6 @@ fn err(e: LinalgError) -> LearnError {
 #[inline]
 const fn row_start(i: usize) -> usize {
     i * (i + 1) / 2
-}
-
-/// `+∞` in `R`.
-#[inline]
-fn infinity<R: Real>() -> R {
-    R::ONE / R::ZERO
 }
 
 /// `L ← chol(L·Lᵀ + x·xᵀ)`; `x` is destroyed. LINPACK `dchud`'s Givens
@@ -278,49 +273,6 @@ fn diff_sq<R: Real>(a: &[R], b: &[R]) -> R {
         acc += t * t;
     }
     acc
-}
-
-/// A candidate pair of the next-pair search.
-#[derive(Clone, Copy, Debug)]
-struct Cand<R> {
-    i: usize,
-    j: usize,
-    var: R,
-    /// Squared mean difference.
-    m2: R,
-}
-
-impl<R: Real> Cand<R> {
-    /// The ratio `var / m2`, `+∞` when `m2 == 0`.
-    fn ratio(&self) -> R {
-        if self.m2 == R::ZERO {
-            infinity()
-        } else {
-            self.var / self.m2
-        }
-    }
-
-    /// `Greater` if `self` should be asked before `other`: a zero mean
-    /// difference first (larger variance first among those), then the
-    /// larger ratio, then the smaller `(i, j)`.
-    fn cmp_priority(&self, other: &Self) -> Ordering {
-        let (za, zb) = (self.m2 == R::ZERO, other.m2 == R::ZERO);
-        let by_value = match (za, zb) {
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            (true, true) => self.var.partial_cmp(&other.var).unwrap_or(Ordering::Equal),
-            (false, false) => self.ratio().partial_cmp(&other.ratio()).unwrap_or(Ordering::Equal),
-        };
-        by_value.then_with(|| (other.i, other.j).cmp(&(self.i, self.j)))
-    }
-}
-
-/// Keeps the better of `best` and `c` (pairs with zero variance never
-/// count).
-fn offer<R: Real>(best: &mut Option<Cand<R>>, c: Cand<R>) {
-    if c.var > R::ZERO && best.as_ref().is_none_or(|b| c.cmp_priority(b) == Ordering::Greater) {
-        *best = Some(c);
-    }
 }
 
 impl<'s, R: Real> OnlineRankRls<'s, R> {
@@ -740,12 +692,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// [`difference_variance`](Self::difference_variance)) and mean
     /// difference `μᵢⱼ = wᵀ(xᵢ − xⱼ)`. Returns `(i, j, ratio)`.
     ///
-    /// Precisely, pairs are ordered by: a zero `μᵢⱼ²` (equal scores, or a
-    /// square that underflows) first, with `ratio = +∞`, the larger
-    /// variance first among those; then the larger ratio; ties by the
-    /// smaller `(i, j)` lexicographically. Pairs with `vᵢⱼ = 0` (identical
-    /// rows) are never chosen; `None` if no pair is left (`n < 2`, or all
-    /// rows equal).
+    /// Precisely, the pair [`next_pair`](super::next_pair)'s one rule
+    /// chooses: the larger ratio (`+∞` for a zero `μᵢⱼ²`: equal scores, or
+    /// a square that underflows), then the larger variance, then the
+    /// smaller `(i, j)`. Pairs with `vᵢⱼ = 0` (identical rows) are never
+    /// chosen; `None` if no pair is left (`n < 2`, or all rows equal).
     ///
     /// Cost: `zᵢ = L⁻¹xᵢ` for every row (O(n·d²)), then every pair
     /// (O(n²·d)). [`next_pair_screened`](Self::next_pair_screened) returns
@@ -761,13 +712,13 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         let d = self.d;
         let (PairScratch { z, s }, _) = PairScratch::split(work, n, d)?;
         self.project(rows, n, z, s)?;
-        let mut best: Option<Cand<R>> = None;
+        let mut best: Option<PairScore<R>> = None;
         for i in 0..n {
             let zi = &z[i * d..(i + 1) * d];
             for j in i + 1..n {
                 let mu = s[i] - s[j];
                 let var = diff_sq(zi, &z[j * d..(j + 1) * d]);
-                offer(&mut best, Cand { i, j, var, m2: mu * mu });
+                offer(&mut best, PairScore::new(i, j, var, mu * mu));
             }
         }
         Ok(best.map(|c| (c.i, c.j, c.ratio())))
@@ -784,8 +735,9 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// sorted order, so once `(‖zᵢ‖ + maxₖ‖zₖ‖)²/μᵢⱼ²` falls below the best
     /// ratio so far the scan of row `i` stops; a single pair whose own
     /// bound `(‖zᵢ‖ + ‖zⱼ‖)²/μᵢⱼ²` is below it is skipped without its O(d)
-    /// variance. Once a zero-mean-difference pair is found, each scan stops
-    /// at the first nonzero difference.
+    /// variance (a bound equal to it is not: an equal ratio with a larger
+    /// variance would win). Once a zero-mean-difference pair is found
+    /// (ratio `+∞`), each scan stops at the first finite bound.
     ///
     /// The neighbours in score order are evaluated first, so the bound
     /// prunes from the first scan on.
@@ -837,11 +789,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         });
         let pair = |a: usize, b: usize, m2: R| {
             let (i, j) = if a < b { (a, b) } else { (b, a) };
-            Cand { i, j, var: diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2 }
+            PairScore::new(i, j, diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2)
         };
         // Seed the best with the neighbours in score order (where the
         // winner usually is), so the bound prunes from the first scan on.
-        let mut best: Option<Cand<R>> = None;
+        let mut best: Option<PairScore<R>> = None;
         for ab in order.windows(2) {
             let (a, b) = (ab[0] as usize, ab[1] as usize);
             let mu = s[b] - s[a];
@@ -855,7 +807,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
                 let mu = s[b] - s[a];
                 let m2 = mu * mu;
                 if let (Some(bc), true) = (&best, m2 > R::ZERO) {
-                    if bc.m2 == R::ZERO || reach / m2 < bc.ratio() {
+                    if reach / m2 < bc.ratio() {
                         break;
                     }
                     let own = (zn[a] + zn[b]) * (zn[a] + zn[b]) * margin;

@@ -22,7 +22,8 @@
 //!
 //! The next pair to ask (001 §5): over all pairs `i < j`, the largest
 //! `v_ij / m_ij²`, "the preference with closest latent preference values
-//! that we are most uncertain about"; exact, O(N²).
+//! that we are most uncertain about", with the one tie rule of
+//! [`crate::learn::next_pair`]; exact, O(N²).
 //!
 //! # One observation: ADF, not iterated EP
 //!
@@ -106,6 +107,7 @@
 
 use crate::format::kind::pref_gp::packed_len;
 use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, Values};
+use crate::learn::next_pair::{offer, PairScore};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
 use crate::special::norm_cdf;
@@ -298,60 +300,21 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     }
 
     /// The next pair to ask (001 §5): `(i, j, v_ij/m_ij²)` with `i < j`
-    /// maximising `v_ij/m_ij²` over all pairs, exactly, in O(N²); the
-    /// first such pair in `(i, j)` order on ties. The ratio is `+∞` where
-    /// `m_ij = 0 < v_ij` (among several such pairs, the one of largest
-    /// `v_ij`), and `0` where `v_ij = 0`. `None` for N < 2.
+    /// chosen over all pairs, exactly, in O(N²), by the one rule of
+    /// [`learn::next_pair`](crate::learn::next_pair): the largest ratio
+    /// (`+∞` where `m_ij = 0 < v_ij`), then the largest `v_ij`, then the
+    /// first pair in `(i, j)` order. Pairs with `v_ij = 0` are never
+    /// chosen: `None` for N < 2 or when every difference is certain.
     pub fn next_pair(&self) -> Option<(usize, usize, R)> {
-        self.next_pair_excluding(&[])
-    }
-
-    /// [`next_pair`](Self::next_pair) over the pairs not in `asked` (in
-    /// either order): how a host asks for k questions at once, absorbing a
-    /// pretended answer to each before choosing the next, without asking
-    /// the same pair twice. O(N²·(1 + |asked|)). `None` when every pair
-    /// was asked.
-    pub fn next_pair_excluding(&self, asked: &[(usize, usize)]) -> Option<(usize, usize, R)> {
-        let n = self.n;
         let mu = self.mean();
-        // Whether (v, m²) has a larger ratio v/m² than (bv, bm²), compared by
-        // cross-multiplication, so that m² = 0 (an infinite ratio) needs no
-        // division; v = 0 is the ratio 0 whatever m².
-        let better = |v: R, m2: R, bv: R, bm2: R| {
-            if v == R::ZERO {
-                false
-            } else if bv == R::ZERO {
-                true
-            } else if m2 == R::ZERO && bm2 == R::ZERO {
-                v > bv
-            } else {
-                v * bm2 > bv * m2
-            }
-        };
-        let mut best: Option<(usize, usize, R, R)> = None;
-        for i in 0..n {
-            for j in i + 1..n {
-                if asked.iter().any(|&(a, b)| (a, b) == (i, j) || (b, a) == (i, j)) {
-                    continue;
-                }
-                let v = self.v(i, j);
+        let mut best: Option<PairScore<R>> = None;
+        for i in 0..self.n {
+            for j in i + 1..self.n {
                 let m = mu[i] - mu[j];
-                let m2 = m * m;
-                if best.is_none_or(|(_, _, bv, bm2)| better(v, m2, bv, bm2)) {
-                    best = Some((i, j, v, m2));
-                }
+                offer(&mut best, PairScore::new(i, j, self.v(i, j), m * m));
             }
         }
-        best.map(|(i, j, v, m2)| {
-            let ratio = if v == R::ZERO {
-                R::ZERO
-            } else if m2 == R::ZERO {
-                R::MAX + R::MAX
-            } else {
-                v / m2
-            };
-            (i, j, ratio)
-        })
+        best.map(|c| (c.i, c.j, c.ratio()))
     }
 
     /// Absorbs one observed preference `w ≻ l` by one ADF site update
