@@ -148,6 +148,7 @@ use core::cmp::Ordering;
 
 use super::next_pair::{offer, PairScore};
 use super::LearnError;
+use crate::format::{Model, ModelView, OnlineModel, OnlineView, ValuesReal};
 use crate::linalg::blas::{axpy_unchecked, dot_unchecked};
 use crate::rank::{RankError, Score};
 use crate::{scratch, LinalgError, Real};
@@ -900,5 +901,84 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             return Err(err(LinalgError::NonFinite));
         }
         Ok(s)
+    }
+}
+
+// ----------------------------------------- from and to the model format
+
+impl<'s, R: ValuesReal> OnlineRankRls<'s, R> {
+    /// Starts a learner from a parsed linear model (the prior `w₀`) with
+    /// ridge `lambda`, in `storage`; returns it and the prior's offset (add
+    /// it to the learner's scores to reproduce the prior's). A model with
+    /// feature centring `x' = (x − μ)/σ` is folded into raw-feature weights
+    /// first (`w₀_j = w_j/σ_j`, offset `b − Σ_j w_j μ_j/σ_j`): the same
+    /// scores, but the ridge is then isotropic in the raw features, so give
+    /// the learner standardised features where their scales differ widely.
+    ///
+    /// # Errors
+    /// [`LearnError::Unsupported`] if the model is not linear, and the
+    /// errors of [`OnlineRankRls::new`].
+    pub fn from_linear_model(
+        storage: &'s mut [R],
+        prior: &ModelView<'_>,
+        lambda: R,
+        prior_id: u32,
+    ) -> Result<(Self, f64), LearnError> {
+        let lin = prior.linear().ok_or(LearnError::Unsupported)?;
+        let (w, d) = (lin.weights(), prior.dim());
+        let centring = prior.feature_centring();
+        let w0 = |j: usize| match centring {
+            None => w.at(j),
+            Some((_, scale)) => w.at(j) / scale.at(j),
+        };
+        let shift: f64 = match centring {
+            None => 0.0,
+            Some((mean, _)) => (0..d).map(|j| w0(j) * mean.at(j)).sum(),
+        };
+        let offset = lin.offset() - shift;
+        if !offset.is_finite() {
+            return Err(err(LinalgError::NonFinite));
+        }
+        let s = Self::new_with(storage, d, |j| R::from_f64(w0(j)), lambda, prior_id)?;
+        Ok((s, offset))
+    }
+
+    /// Restores a saved state (a parsed `ONLINE_STATE`) into `storage`,
+    /// recomputing `w` from the saved factor and right-hand side; with the
+    /// saved compensation of `b`, the restored learner's later updates are
+    /// bit for bit those the saved one would have made.
+    ///
+    /// # Errors
+    /// Those of [`OnlineRankRls::from_parts`].
+    pub fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<Self, LearnError> {
+        let (l, b, c, w0) = (saved.factor_packed(), saved.rhs(), saved.rhs_compensation(), saved.prior());
+        Self::from_parts_with(
+            storage,
+            saved.weights().len(),
+            R::from_f64(saved.lambda()),
+            saved.count(),
+            saved.prior_id(),
+            |i| R::from_f64(l.at(i)),
+            |i| R::from_f64(b.at(i)),
+            |i| R::from_f64(c.at(i)),
+            |i| R::from_f64(w0.at(i)),
+        )
+    }
+
+    /// The learner's state as a model to write (kind 5), with the prior's
+    /// `offset`. Written as `f32`, an `f32` learner's state is stored bit
+    /// for bit.
+    pub fn to_model(&self, offset: f64) -> Model<'_> {
+        Model::Online(OnlineModel {
+            lambda: self.lambda().to_f64(),
+            count: self.count(),
+            prior_id: self.prior_id(),
+            offset,
+            w: R::values(self.weights()),
+            b: R::values(self.rhs()),
+            b_comp: R::values(self.rhs_compensation()),
+            w0: R::values(self.prior()),
+            l_packed: R::values(self.factor_packed()),
+        })
     }
 }

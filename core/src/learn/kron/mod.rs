@@ -77,21 +77,8 @@ use crate::{scratch, LinalgError, MatMut, MatRef};
 
 pub mod iterative;
 
+pub use crate::kernel::PairKernel;
 pub use iterative::{edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len};
-
-/// The pair kernel over edges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PairKernel {
-    /// `k_u(u, ū)·k_v(v, v̄)` (004 eq. 7): any relation.
-    #[default]
-    Kronecker,
-    /// `½(k(u, ū)k(v, v̄) + k(u, v̄)k(v, ū))` (004 eq. 8): symmetric
-    /// relations, `f(u, v) = f(v, u)`. One domain only.
-    Symmetric,
-    /// `½(k(u, ū)k(v, v̄) − k(u, v̄)k(v, ū))` (004 eq. 9): reciprocal
-    /// (antisymmetric) relations, `f(u, v) = −f(v, u)`. One domain only.
-    Reciprocal,
-}
 
 /// The least-squares loss over edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

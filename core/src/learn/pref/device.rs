@@ -106,7 +106,7 @@
 //! ```
 
 use crate::format::kind::pref_gp::packed_len;
-use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, Values};
+use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, ValuesReal};
 use crate::learn::next_pair::{offer, PairScore};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
@@ -374,7 +374,7 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// posterior is stored bit for bit.
     pub fn to_model(&self) -> Model<'_>
     where
-        R: PrefReal,
+        R: ValuesReal,
     {
         Model::PrefGp(PrefGpModel {
             sigma: self.sigma.to_f64(),
@@ -392,28 +392,11 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     }
 }
 
-/// The float types a device posterior is kept and saved in.
-pub trait PrefReal: Real {
-    /// The values as the writer borrows them.
-    fn values(s: &[Self]) -> Values<'_>;
-}
-
-impl PrefReal for f32 {
-    fn values(s: &[f32]) -> Values<'_> {
-        Values::F32(s)
-    }
-}
-
-impl PrefReal for f64 {
-    fn values(s: &[f64]) -> Values<'_> {
-        Values::F64(s)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
+    use crate::format::Values;
     use std::vec;
     use std::vec::Vec;
 
