@@ -78,9 +78,25 @@ pub const fn fits(region_len: usize, payload_len: usize) -> bool {
     region_len / 2 >= SLOT_HEADER_LEN && payload_len <= capacity(region_len) && payload_len <= u32::MAX as usize
 }
 
-/// Bytes a region needs to hold payloads of up to `payload_len` bytes.
-pub const fn region_len_for(payload_len: usize) -> usize {
-    2 * (payload_len + SLOT_HEADER_LEN)
+/// Bytes a region needs to hold payloads of up to `payload_len` bytes:
+/// `2·(payload_len + 16)`, or `None` where that overflows `usize` (on a
+/// 32-bit device, any payload over 2 GiB − 16).
+pub const fn region_len_for(payload_len: usize) -> Option<usize> {
+    match region_len_within(payload_len as u64, usize::MAX as u64) {
+        Some(r) => Some(r as usize),
+        None => None,
+    }
+}
+
+/// [`region_len_for`] in an address space whose largest size is `max`
+/// (`usize::MAX` of the target), in `u64`: so that a 64-bit host can test
+/// a 32-bit device's arithmetic (`max = u32::MAX`).
+pub const fn region_len_within(payload_len: u64, max: u64) -> Option<u64> {
+    let Some(slot) = payload_len.checked_add(SLOT_HEADER_LEN as u64) else { return None };
+    match slot.checked_mul(2) {
+        Some(r) if r <= max => Some(r),
+        _ => None,
+    }
 }
 
 /// A state found by [`load`].
@@ -291,6 +307,23 @@ mod tests {
         let mut r = [0u8; 32];
         assert_eq!(save(&mut r, &[]), Ok(1));
         assert_eq!(load(&r).map(|l| l.payload.len()), Some(0));
+    }
+
+    /// The region size is `2·(len + 16)` while that fits the target's
+    /// `usize`, `None` beyond, never a wrapped number: with a 32-bit
+    /// device's `usize` (`u32` arithmetic) and this target's.
+    #[test]
+    fn region_len_is_checked_for_32_and_64_bit_targets() {
+        let max32 = u64::from(u32::MAX);
+        let last = max32 / 2 - SLOT_HEADER_LEN as u64; // 2·(last + 16) = 2³² − 2
+        assert_eq!(region_len_within(last, max32), Some(max32 - 1));
+        assert_eq!(region_len_within(last + 1, max32), None);
+        assert_eq!(region_len_within(max32, max32), None);
+        assert_eq!(region_len_within(u64::MAX, u64::MAX), None);
+        assert_eq!(region_len_for(24), Some(80));
+        assert_eq!(region_len_for(usize::MAX), None);
+        assert_eq!(region_len_for(usize::MAX / 2 - SLOT_HEADER_LEN), Some(usize::MAX - 1));
+        assert_eq!(region_len_for(usize::MAX / 2 - SLOT_HEADER_LEN + 1), None);
     }
 
     #[test]

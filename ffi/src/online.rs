@@ -42,7 +42,7 @@ struct Slot {
 /// alignment; 0 if `d` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_online_storage_size(d: usize) -> usize {
-    storage_size(d).unwrap_or(0)
+    fence!(0 => usize, { storage_size(d).unwrap_or(0) })
 }
 
 fn storage_size(d: usize) -> Option<usize> {
@@ -321,7 +321,7 @@ pub unsafe extern "C" fn rk_online_weights(
 /// of the learner's dimension `d`; 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_online_next_pair_work_size(n: usize, d: usize) -> usize {
-    OnlineRankRls::<f32>::next_pair_workspace_len(n, d).checked_mul(size_of::<f32>()).unwrap_or(0)
+    fence!(0 => usize, { OnlineRankRls::<f32>::next_pair_workspace_len(n, d).checked_mul(size_of::<f32>()).unwrap_or(0) })
 }
 
 /// The pair of candidate rows to ask about next (paper 001 §5 under the
@@ -423,7 +423,9 @@ pub unsafe extern "C" fn rk_online_model_size(online: *const rk_online, out_len:
 /// dimension `d` ([`rk_online_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_online_store_size(d: usize) -> usize {
-    ranklet_core::format::OnlineModel::file_len(d, ElementType::F32).map_or(0, store::region_len_for)
+    fence!(0 => usize, {
+        ranklet_core::format::OnlineModel::file_len(d, ElementType::F32).and_then(store::region_len_for).unwrap_or(0)
+    })
 }
 
 /// Writes the learner's state as a `.rkl` file (kind 5, readable by

@@ -43,7 +43,7 @@ struct Slot {
 /// N = 64 on a 32-bit device); 0 if `n_items` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_pref_storage_size(n_items: usize) -> usize {
-    storage_size(n_items).unwrap_or(0)
+    fence!(0 => usize, { storage_size(n_items).unwrap_or(0) })
 }
 
 fn storage_size(n: usize) -> Option<usize> {
@@ -486,7 +486,7 @@ pub unsafe extern "C" fn rk_pref_write_model(
 /// `n_items` items ([`rk_pref_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_pref_store_size(n_items: usize) -> usize {
-    PrefGpModel::file_len(n_items, ElementType::F32).map_or(0, store::region_len_for)
+    fence!(0 => usize, { PrefGpModel::file_len(n_items, ElementType::F32).and_then(store::region_len_for).unwrap_or(0) })
 }
 
 /// Saves the posterior into a two-slot store `region` of `region_len`

@@ -265,8 +265,10 @@ impl OnlineModel<'_> {
     /// on overflow.
     pub const fn file_len(d: usize, et: ElementType) -> Option<usize> {
         use crate::format::field;
-        let Some(tri) = d.checked_mul(d + 1) else { return None };
-        let Some(n) = (tri / 2).checked_add(4 * d) else { return None };
+        let Some(d1) = d.checked_add(1) else { return None };
+        let Some(tri) = d.checked_mul(d1) else { return None };
+        let Some(d4) = d.checked_mul(4) else { return None };
+        let Some(n) = (tri / 2).checked_add(d4) else { return None };
         let Some(arrays) = n.checked_mul(et.size()) else { return None };
         let head = field::HEADER_LEN + field::section::ENTRY_LEN;
         let start = head.div_ceil(field::SECTION_ALIGN) * field::SECTION_ALIGN;
