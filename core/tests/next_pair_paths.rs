@@ -21,7 +21,7 @@ fn three_paths(learner: &OnlineRankRls<'_, f64>, rows: &[f64], n: usize) -> [Opt
     let online = learner.next_pair(rows, n, &mut work).unwrap();
 
     // The same posterior over the n items: μ = X·w, Σ = ZᵀZ with Z = L⁻¹Xᵀ.
-    let mean: Vec<f64> = rows.chunks(d).map(|x| learner.score(x)).collect();
+    let mean: Vec<f64> = rows.chunks(d).map(|x| learner.score(x).unwrap()).collect();
     let z: Vec<Vec<f64>> = rows
         .chunks(d)
         .map(|x| {

@@ -269,7 +269,7 @@ pub unsafe extern "C" fn rk_online_score_rows(
             return rk_status::NonFiniteInput;
         }
         for (row, o) in x.chunks_exact(d).zip(out.iter_mut()) {
-            let v = s.offset + s.learner.score(row) as f64;
+            let v = s.offset + f64::from(tri!(s.learner.score(row).map_err(learn_status)));
             if !(v as f32).is_finite() {
                 return rk_status::ScoreOverflow;
             }
@@ -508,6 +508,7 @@ pub unsafe extern "C" fn rk_online_save(
         let len = spec.buffer_len();
         let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
             store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            store::StoreError::Write(e) => emit_status(e),
             _ => rk_status::FormatOther,
         }));
         // Safety: checked non-NULL and aligned.

@@ -527,6 +527,7 @@ pub unsafe extern "C" fn rk_pref_save(
         let len = spec.buffer_len();
         let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
             store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            store::StoreError::Write(e) => emit_status(e),
             _ => rk_status::FormatOther,
         }));
         // Safety: checked non-NULL and aligned.

@@ -269,7 +269,7 @@ fn online_fixtures(prior: &[u8]) -> String {
         l.observe(&ROWS[w], &ROWS[lo], m).unwrap();
     }
     let flat: Vec<f32> = ROWS.iter().flatten().copied().collect();
-    let scores: Vec<f32> = ROWS.iter().map(|r| (offset + l.score(r) as f64) as f32).collect();
+    let scores: Vec<f32> = ROWS.iter().map(|r| (offset + f64::from(l.score(r).unwrap())) as f32).collect();
     let mut work = vec![0f32; OnlineRankRls::<f32>::next_pair_workspace_len(ROWS.len(), DIM)];
     let (i, j, _) = l.next_pair(&flat, ROWS.len(), &mut work).unwrap().unwrap();
     let mut h = String::new();

@@ -53,7 +53,7 @@
 //! // Item 0 beats item 1, item 1 beats item 2.
 //! learner.observe(&items[0..3], &items[3..6], 1.0).unwrap();
 //! learner.observe(&items[3..6], &items[6..9], 1.0).unwrap();
-//! assert!(learner.score(&items[0..3]) > learner.score(&items[3..6]));
+//! assert!(learner.score(&items[0..3]).unwrap() > learner.score(&items[3..6]).unwrap());
 //! // What to ask next among the three items.
 //! let mut work = vec![0.0f32; OnlineRankRls::<f32>::next_pair_workspace_len(3, 3)];
 //! let (i, j, _ratio) = learner.next_pair(&items, 3, &mut work).unwrap().unwrap();
@@ -537,14 +537,17 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         self.count = self.count.saturating_add(1);
     }
 
-    /// The current score `wᵀx` of one row (`x.len() == d`; any other
-    /// length gives NaN). No offset: the prior's intercept, if it had one,
-    /// is not part of the state (it changes no ranking).
-    pub fn score(&self, x: &[R]) -> R {
+    /// The current score `wᵀx` of one row. No offset: the prior's
+    /// intercept, if it had one, is not part of the state (it changes no
+    /// ranking).
+    ///
+    /// # Errors
+    /// `Numerics(DimensionMismatch)` unless `x.len() == d`.
+    pub fn score(&self, x: &[R]) -> Result<R, LearnError> {
         if x.len() != self.d {
-            return R::from_f64(f64::NAN);
+            return Err(err(LinalgError::DimensionMismatch));
         }
-        dot_unchecked(self.weights(), x)
+        Ok(dot_unchecked(self.weights(), x))
     }
 
     /// Scores `n = out.len()` rows (`rows`: `n × d` row-major) into `out`.

@@ -342,7 +342,7 @@ pub fn train<B: Backend>(
             RelationKind::Groups(g) => xpgp::Relation::Groups(g),
         })
         .collect();
-    let fail = |e: LearnError| CliError::failure(format!("--algo {}: {e}", algo.name()));
+    let fail = |e: LearnError| CliError::learn(format_args!("--algo {}", algo.name()), e);
     let x = if d > 0 {
         Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
     } else {
@@ -538,7 +538,7 @@ pub struct Scored {
 /// dimensions that differ from the model's, only ties.
 pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
     let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
-    let bad = |e: LearnError| CliError::failure(format!("{}: {e}", path.display()));
+    let bad = |e: LearnError| CliError::learn(path.display(), e);
     match model {
         PrefModel::Fixed(v) => {
             let ids: Vec<String> = (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect();
@@ -622,7 +622,7 @@ pub struct Suggestion {
 /// A failed eigendecomposition or update.
 pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliError> {
     let n = view.items();
-    let bad = |e: LearnError| CliError::failure(format!("suggest: {e}"));
+    let bad = |e: LearnError| CliError::learn("suggest", e);
     let mean: Vec<f64> = view.mean().iter().collect();
     let cov: Vec<f64> = view.cov_packed().iter().collect();
     let candidates: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();

@@ -105,7 +105,7 @@ fn clip(v: f64, lo: f64, hi: f64) -> f64 {
 /// found.
 ///
 /// # Errors
-/// Shapes, workspace, `lo > hi` or non-finite bounds (`BadLambda`), or the
+/// Shapes, workspace, `lo > hi` or non-finite bounds (`BadBounds`), or the
 /// error of the first evaluation.
 pub fn minimize<F>(
     mut f: F,
@@ -124,7 +124,7 @@ where
         return Err(LinalgError::DimensionMismatch.into());
     }
     if lo.iter().zip(hi.iter()).any(|(a, b)| !(a.is_finite() && b.is_finite() && a <= b)) {
-        return Err(LearnError::BadLambda);
+        return Err(LearnError::BadBounds);
     }
     let (OptScratch { s, y, rho, al, g, d, xt, gt }, _) = OptScratch::split(work, p, mem)?;
     for i in 0..p {

@@ -134,8 +134,10 @@
 //!
 //! [`LearnError::BadGraph`]: a pair index out of range or a self-pair; a
 //! non-finite magnitude for the Gaussian likelihood.
-//! [`LearnError::BadLambda`]: `σ` or `noise` not finite and `> 0`, or EP
-//! parameters outside their domain. `Numerics(..)`: shapes, workspace,
+//! [`LearnError::BadNoise`]: `σ` or `noise` not finite and `> 0`;
+//! [`LearnError::BadDamping`], [`LearnError::BadTolerance`],
+//! [`LearnError::NoIterations`]: EP parameters outside their domain.
+//! `Numerics(..)`: shapes, workspace,
 //! non-finite `K`, a kernel not positive semi-definite even with the
 //! largest jitter, `NoConvergence`. A failed fit leaves no half-valid
 //! posterior: the storage is only handed out as a [`PrefPosterior`] on
@@ -200,7 +202,7 @@ impl Likelihood {
         if s.is_finite() && s > 0.0 && self.diff_noise_var() > 0.0 && self.diff_noise_var().is_finite() {
             Ok(())
         } else {
-            Err(LearnError::BadLambda)
+            Err(LearnError::BadNoise)
         }
     }
 }
@@ -234,10 +236,14 @@ impl EpParams {
     }
 
     fn check(&self) -> Result<(), LearnError> {
-        if self.damping > 0.0 && self.damping <= 1.0 && self.tol > 0.0 && self.tol.is_finite() && self.max_iter >= 1 {
-            Ok(())
+        if !(self.damping > 0.0 && self.damping <= 1.0) {
+            Err(LearnError::BadDamping)
+        } else if !(self.tol > 0.0 && self.tol.is_finite()) {
+            Err(LearnError::BadTolerance)
+        } else if self.max_iter == 0 {
+            Err(LearnError::NoIterations)
         } else {
-            Err(LearnError::BadLambda)
+            Ok(())
         }
     }
 }
@@ -740,23 +746,25 @@ impl<'s> PrefPosterior<'s> {
 
     /// Mean and variance of `f_i − f_j` (001 eqs. 13–14).
     ///
-    /// # Panics
-    /// Never for `i, j < n`; indices are the caller's responsibility and
-    /// out-of-range ones return `(NaN, NaN)` instead of panicking.
-    pub fn pair(&self, i: usize, j: usize) -> (f64, f64) {
+    /// # Errors
+    /// `BadGraph` if `i` or `j` is not a fitted item.
+    pub fn pair(&self, i: usize, j: usize) -> Result<(f64, f64), LearnError> {
         if i >= self.n || j >= self.n {
-            return (f64::NAN, f64::NAN);
+            return Err(LearnError::BadGraph);
         }
-        self.marginal(i, j)
+        Ok(self.marginal(i, j))
     }
 
     /// Predictive `P(i ≻ j)` for two training items under the fitted
     /// likelihood's noise ([`prob_prefer`]; for the Gaussian likelihood
     /// the probability that the noisy difference is positive).
-    pub fn prob(&self, i: usize, j: usize) -> f64 {
-        let (m, v) = self.pair(i, j);
+    ///
+    /// # Errors
+    /// `BadGraph` if `i` or `j` is not a fitted item.
+    pub fn prob(&self, i: usize, j: usize) -> Result<f64, LearnError> {
+        let (m, v) = self.pair(i, j)?;
         let extra = self.lik.diff_noise_var();
-        norm_cdf(m / libm::sqrt(extra + v.max(0.0)))
+        Ok(norm_cdf(m / libm::sqrt(extra + v.max(0.0))))
     }
 
     /// Mean and variance of `f_i − f_j`: the variance as `‖C(e_i − e_j)‖²`,
