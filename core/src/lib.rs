@@ -66,9 +66,9 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-// Numerical kernels take many buffers; index loops mirror the formulas they
+// Index loops mirror the formulas they
 // implement; `!(x > tol)` is the deliberate NaN-catching form of a test.
-#![allow(clippy::too_many_arguments, clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
+#![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod backend;
 pub mod eigen;

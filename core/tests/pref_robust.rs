@@ -11,7 +11,8 @@ use ranklet_core::backend::Portable;
 use ranklet_core::graph::Pair;
 use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len, Pick};
 use ranklet_core::learn::pref::hyper::{
-    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len, OptParams,
+    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len,
+    HyperProblem, OptParams,
 };
 use ranklet_core::learn::pref::xpgp::{relation_kernel, theta_len, Relation, XpgpPrior};
 use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
@@ -397,7 +398,8 @@ fn fit_hyper_raises_the_evidence_to_a_stationary_point() {
     let mut work = vec![0.0; evidence_workspace_len(&prior) + minimize_workspace_len(3, opt.memory)];
     let mut g = [0.0; 3];
     let start = evidence_gradient(&mut be, &prior, &pairs, lik, &theta, &ep, &mut post, &mut g, &mut work).unwrap();
-    let rep = fit_hyper(&mut be, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work).unwrap();
+    let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let rep = fit_hyper(&mut be, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work).unwrap();
     assert!(-rep.f > start + 0.01, "evidence {start} → {}", -rep.f);
     assert!((post.log_evidence() + rep.f).abs() < 1e-9);
     assert_eq!(theta[2], lik.scale().ln(), "the noise stays fixed");

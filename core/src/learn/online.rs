@@ -351,7 +351,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             Self::check_setup(storage.len(), d, lambda)?;
             return Err(err(LinalgError::DimensionMismatch));
         }
-        Self::from_parts_with(storage, d, lambda, count, prior_id, |i| l_packed[i], |i| b[i], |_| R::ZERO, |i| w0[i])
+        let parts = StateParts { l_packed: |i| l_packed[i], b: |i| b[i], comp: |_| R::ZERO, w0: |i| w0[i] };
+        Self::from_parts_with(storage, d, lambda, count, prior_id, parts)
     }
 
     /// The feature dimension `d`.
@@ -828,6 +829,21 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
 
 // ----------------------------------------- construction without a copy
 
+/// The arrays of a saved state, element by element (so that they can come
+/// straight from a model file, without a second buffer):
+/// [`OnlineRankRls::from_parts_with`] reads each index once or more.
+#[derive(Clone, Copy, Debug)]
+pub struct StateParts<L, B, C, W> {
+    /// `L`, packed row-major lower triangle (`d(d+1)/2`).
+    pub l_packed: L,
+    /// `b` (`d`).
+    pub b: B,
+    /// The compensation of `b` (`d`; zero when it was not saved).
+    pub comp: C,
+    /// The prior `w₀` (`d`).
+    pub w0: W,
+}
+
 impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// [`new`](Self::new) with `w0` given element by element (so that it
     /// can come straight from a model file, without a second buffer).
@@ -860,7 +876,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     }
 
     /// [`from_parts`](Self::from_parts) with the parts given element by
-    /// element, and the compensation `c` of `b`
+    /// element ([`StateParts`]), and the compensation `c` of `b`
     /// ([`rhs_compensation`](Self::rhs_compensation); `|_| 0` when it was
     /// not saved), so that a restored learner continues exactly as the
     /// saved one would have.
@@ -868,17 +884,21 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// # Errors
     /// As [`from_parts`](Self::from_parts); a non-finite `c` is
     /// `Numerics(NonFinite)`.
-    pub fn from_parts_with(
+    pub fn from_parts_with<L, B, C, W>(
         storage: &'s mut [R],
         d: usize,
         lambda: R,
         count: u64,
         prior_id: u32,
-        l_packed: impl Fn(usize) -> R,
-        b: impl Fn(usize) -> R,
-        comp: impl Fn(usize) -> R,
-        w0: impl Fn(usize) -> R,
-    ) -> Result<Self, LearnError> {
+        parts: StateParts<L, B, C, W>,
+    ) -> Result<Self, LearnError>
+    where
+        L: Fn(usize) -> R,
+        B: Fn(usize) -> R,
+        C: Fn(usize) -> R,
+        W: Fn(usize) -> R,
+    {
+        let StateParts { l_packed, b, comp, w0 } = parts;
         Self::check_setup(storage.len(), d, lambda)?;
         let tri = Self::factor_len(d);
         if !((0..tri).all(|i| l_packed(i).is_finite())
@@ -955,17 +975,14 @@ impl<'s, R: ValuesReal> OnlineRankRls<'s, R> {
     /// Those of [`OnlineRankRls::from_parts`].
     pub fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<Self, LearnError> {
         let (l, b, c, w0) = (saved.factor_packed(), saved.rhs(), saved.rhs_compensation(), saved.prior());
-        Self::from_parts_with(
-            storage,
-            saved.weights().len(),
-            R::from_f64(saved.lambda()),
-            saved.count(),
-            saved.prior_id(),
-            |i| R::from_f64(l.at(i)),
-            |i| R::from_f64(b.at(i)),
-            |i| R::from_f64(c.at(i)),
-            |i| R::from_f64(w0.at(i)),
-        )
+        let parts = StateParts {
+            l_packed: |i| R::from_f64(l.at(i)),
+            b: |i| R::from_f64(b.at(i)),
+            comp: |i| R::from_f64(c.at(i)),
+            w0: |i| R::from_f64(w0.at(i)),
+        };
+        let (d, lambda) = (saved.weights().len(), R::from_f64(saved.lambda()));
+        Self::from_parts_with(storage, d, lambda, saved.count(), saved.prior_id(), parts)
     }
 
     /// The learner's state as a model to write (kind 5), with the prior's

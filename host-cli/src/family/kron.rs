@@ -315,11 +315,7 @@ impl EdgeProblem {
                 }
                 let info = kron::kron_cg(
                     backend,
-                    &domains,
-                    loss,
-                    &edges,
-                    &y,
-                    lam,
+                    &kron::KronSystem { domains, loss, edges: &edges, y: &y, lambda: lam },
                     &CgParams::new(max_iter, 1e-10),
                     &mut a,
                     MatMut::from_col_major(&mut coef, pu, pv).expect("shape"),

@@ -389,7 +389,8 @@ pub fn train<B: Backend>(
         algo.name(),
         free_count(&lo, &hi)
     ));
-    let report = hyper::fit_hyper(backend, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work);
+    let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let report = hyper::fit_hyper(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work);
     bar.finish_and_clear();
     let report = report.map_err(fail)?;
 

@@ -79,7 +79,9 @@ use crate::{scratch, LinalgError, MatMut, MatRef};
 pub mod iterative;
 
 pub use crate::kernel::PairKernel;
-pub use iterative::{edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len};
+pub use iterative::{
+    edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len, KronSystem,
+};
 
 /// The least-squares loss over edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
