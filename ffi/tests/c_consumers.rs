@@ -295,7 +295,7 @@ fn quant_fixtures() -> String {
     let lo: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::INFINITY, f32::min) - 1.0).collect();
     let hi: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::NEG_INFINITY, f32::max) + 1.0).collect();
     let (mut a, mut z, mut wq) = ([0f32; DIM], [0f32; DIM], [0i16; DIM]);
-    let q = quantize_linear(&w, 0.25, centring, &lo, &hi, QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
+    let q = quantize_linear(&w, 0.25, centring, (&lo, &hi), QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
     let model = QuantModel {
         width: QuantWidth::I16,
         scale: q.scale,
