@@ -843,16 +843,18 @@ size_t rk_online_next_pair_work_size(size_t n, size_t d);
  The pair of candidate rows to ask about next (paper 001 §5 under the
  learner's Bayesian linear model): among the `n` rows of `x` (`n × d`,
  row-major), the pair `i < j` with the largest ratio of the predictive
- variance of the score difference to its squared mean. Writes `*out_i`,
- `*out_j` and the ratio (`INFINITY` when the current weights score the
- two equal). `work` is caller scratch of
+ variance of the score difference to its squared mean; on equal ratios
+ the larger variance, then the first pair in `(i, j)` order (the tie
+ rule of `rk_pref_next_pair` too); identical rows are never chosen.
+ Writes `*out_i`, `*out_j` and the ratio (`INFINITY` when the current
+ weights score the two equal). `work` is caller scratch of
  `rk_online_next_pair_work_size(n, d)` bytes, aligned for `float`.
 
  # Errors
 
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
- or `n < 2`), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
+ `n < 2`, or no two rows differ), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
  `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
 
  # Safety
@@ -1170,14 +1172,17 @@ rk_status rk_pref_posterior(const struct rk_pref *pref,
 /*
  The pair to ask about next (paper 001 §5): over all pairs `i < j` of
  the N items, the largest ratio `v_ij/(μ_i − μ_j)²` of the variance of
- the difference to its squared mean, exactly (O(N²)); the first such
- pair in `(i, j)` order on ties. Writes `*out_i < *out_j` and the ratio
- (`INFINITY` where the means are equal and `v_ij > 0`).
+ the difference to its squared mean, exactly (O(N²)); on equal ratios
+ the larger `v_ij`, then the first pair in `(i, j)` order (the tie rule
+ of `rk_online_next_pair` too); pairs with `v_ij = 0` are never chosen.
+ Writes `*out_i < *out_j` and the ratio (`INFINITY` where the means are
+ equal and `v_ij > 0`).
 
  # Errors
 
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
- `RK_STATUS_LENGTH_MISMATCH` (N < 2: there is no pair).
+ `RK_STATUS_LENGTH_MISMATCH` (N < 2, or every difference is certain:
+ there is no pair).
 
  # Safety
 

@@ -509,6 +509,22 @@ pub fn center_test_kernel_in_place(mut kt: MatMut<'_, f64>, colmean: &[f64], gra
     Ok(())
 }
 
+/// The pair kernel over edges of conditional ranking (004 §3), built from
+/// node kernels: what the Kronecker learners ([`crate::learn::kron`]) fit
+/// with and the pair model kinds ([`crate::format`]) store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PairKernel {
+    /// `k_u(u, ū)·k_v(v, v̄)` (004 eq. 7): any relation.
+    #[default]
+    Kronecker,
+    /// `½(k(u, ū)k(v, v̄) + k(u, v̄)k(v, ū))` (004 eq. 8): symmetric
+    /// relations, `f(u, v) = f(v, u)`. One domain only.
+    Symmetric,
+    /// `½(k(u, ū)k(v, v̄) − k(u, v̄)k(v, ū))` (004 eq. 9): reciprocal
+    /// (antisymmetric) relations, `f(u, v) = −f(v, u)`. One domain only.
+    Reciprocal,
+}
+
 #[cfg(test)]
 mod tests {
     extern crate std;

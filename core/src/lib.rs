@@ -24,6 +24,9 @@
 //!   implicit QL (full), cyclic Jacobi (tiny matrices, high relative
 //!   accuracy), a top-k solver costing O(n²k), and fixed-capacity wrappers
 //!   whose capacity is a const generic.
+//! - [`special`]: the standard normal's `Φ`, `log Φ` and inverse Mills
+//!   ratio, stable for every `z`, shared by the preference learners and
+//!   the preference model kinds.
 //! - [`backend`]: the small trait every learner is written against (gemm,
 //!   syrk, full and top-k symmetric eigen, Cholesky, solves), with
 //!   [`backend::Portable`] as core's own implementation. The host CLI plugs
@@ -63,9 +66,9 @@
 #![no_std]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
-// Numerical kernels take many buffers; index loops mirror the formulas they
+// Index loops mirror the formulas they
 // implement; `!(x > tol)` is the deliberate NaN-catching form of a test.
-#![allow(clippy::too_many_arguments, clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
+#![allow(clippy::needless_range_loop, clippy::neg_cmp_op_on_partial_ord)]
 
 pub mod backend;
 pub mod eigen;
@@ -80,6 +83,7 @@ pub mod metrics;
 pub mod rank;
 pub mod real;
 mod sort;
+pub mod special;
 pub mod store;
 pub mod workspace;
 

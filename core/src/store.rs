@@ -32,6 +32,8 @@
 //! caller's `write(offset, bytes)` in the same order; the region passed to
 //! it is only read.
 
+use core::convert::Infallible;
+
 use crate::format::crc32::Crc32;
 
 /// The magic bytes that mark a complete slot.
@@ -39,10 +41,13 @@ pub const SLOT_MAGIC: [u8; 4] = *b"RKAB";
 /// Bytes of a slot's header.
 pub const SLOT_HEADER_LEN: usize = 16;
 
-/// Why a save was refused (nothing was written).
+/// Why a save failed: refused (nothing written), or the caller's `fill`
+/// or `write` failed with its own error `E` (the store is then as after a
+/// torn write: the previous state still loads). [`save`], which calls
+/// nothing of the caller's, has `E = Infallible`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum StoreError {
+pub enum StoreError<E = Infallible> {
     /// The payload does not fit a slot of this region.
     TooLarge {
         /// Payload bytes.
@@ -50,21 +55,22 @@ pub enum StoreError {
         /// The most a slot of this region holds.
         capacity: usize,
     },
-    /// The caller's write function failed (the store is then as after a
-    /// torn write: the previous state still loads).
-    Write,
+    /// The caller's fill or write function failed, with its error.
+    Write(E),
 }
 
-impl core::fmt::Display for StoreError {
+impl<E: core::fmt::Display> core::fmt::Display for StoreError<E> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         match self {
             StoreError::TooLarge { len, capacity } => {
                 write!(f, "payload of {len} bytes does not fit a slot of {capacity} bytes")
             }
-            StoreError::Write => f.write_str("the write to the store failed"),
+            StoreError::Write(e) => write!(f, "the write to the store failed: {e}"),
         }
     }
 }
+
+impl<E: core::fmt::Debug + core::fmt::Display> core::error::Error for StoreError<E> {}
 
 /// Payload bytes a slot of a region of `region_len` bytes can hold.
 pub const fn capacity(region_len: usize) -> usize {
@@ -78,9 +84,25 @@ pub const fn fits(region_len: usize, payload_len: usize) -> bool {
     region_len / 2 >= SLOT_HEADER_LEN && payload_len <= capacity(region_len) && payload_len <= u32::MAX as usize
 }
 
-/// Bytes a region needs to hold payloads of up to `payload_len` bytes.
-pub const fn region_len_for(payload_len: usize) -> usize {
-    2 * (payload_len + SLOT_HEADER_LEN)
+/// Bytes a region needs to hold payloads of up to `payload_len` bytes:
+/// `2·(payload_len + 16)`, or `None` where that overflows `usize` (on a
+/// 32-bit device, any payload over 2 GiB − 16).
+pub const fn region_len_for(payload_len: usize) -> Option<usize> {
+    match region_len_within(payload_len as u64, usize::MAX as u64) {
+        Some(r) => Some(r as usize),
+        None => None,
+    }
+}
+
+/// [`region_len_for`] in an address space whose largest size is `max`
+/// (`usize::MAX` of the target), in `u64`: so that a 64-bit host can test
+/// a 32-bit device's arithmetic (`max = u32::MAX`).
+pub const fn region_len_within(payload_len: u64, max: u64) -> Option<u64> {
+    let Some(slot) = payload_len.checked_add(SLOT_HEADER_LEN as u64) else { return None };
+    match slot.checked_mul(2) {
+        Some(r) if r <= max => Some(r),
+        _ => None,
+    }
 }
 
 /// A state found by [`load`].
@@ -146,7 +168,7 @@ pub fn load(region: &[u8]) -> Option<Loaded<'_>> {
 pub fn save(region: &mut [u8], payload: &[u8]) -> Result<u32, StoreError> {
     save_by(region, payload.len(), |dst| {
         dst.copy_from_slice(payload);
-        Ok::<(), ()>(())
+        Ok(())
     })
 }
 
@@ -158,20 +180,23 @@ pub fn save(region: &mut [u8], payload: &[u8]) -> Result<u32, StoreError> {
 ///
 /// # Errors
 ///
-/// [`StoreError::TooLarge`] (nothing written), [`StoreError::Write`] if
-/// `fill` failed.
+/// [`StoreError::TooLarge`] (nothing written), [`StoreError::Write`]
+/// with `fill`'s error if it failed.
 pub fn save_by<E>(
     region: &mut [u8],
     len: usize,
     fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
-) -> Result<u32, StoreError> {
+) -> Result<u32, StoreError<E>> {
     let (target, seq) = target_of(region, len)?;
     let half = region.len() / 2;
-    let slot = region.get_mut(target * half..(target + 1) * half).ok_or(StoreError::Write)?;
+    // `target_of` checked that a slot holds its header and `len` bytes.
+    let cap = capacity(region.len());
+    let too_large = || StoreError::TooLarge { len, capacity: cap };
+    let slot = region.get_mut(target * half..(target + 1) * half).ok_or_else(too_large)?;
     let (head, rest) = slot.split_at_mut(SLOT_HEADER_LEN);
     head[..4].fill(0);
-    let payload = rest.get_mut(..len).ok_or(StoreError::Write)?;
-    fill(payload).map_err(|_| StoreError::Write)?;
+    let payload = rest.get_mut(..len).ok_or_else(too_large)?;
+    fill(payload).map_err(StoreError::Write)?;
     head[4..].copy_from_slice(&fields(seq, payload));
     head[..4].copy_from_slice(&SLOT_MAGIC);
     Ok(seq)
@@ -184,15 +209,16 @@ pub fn save_by<E>(
 ///
 /// # Errors
 ///
-/// [`StoreError::TooLarge`], or [`StoreError::Write`] if `write` failed.
+/// [`StoreError::TooLarge`], or [`StoreError::Write`] with `write`'s
+/// error if it failed.
 pub fn save_with<E>(
     region: &[u8],
     payload: &[u8],
     mut write: impl FnMut(usize, &[u8]) -> Result<(), E>,
-) -> Result<u32, StoreError> {
+) -> Result<u32, StoreError<E>> {
     let (offset, parts) = plan(region, payload)?;
     for (at, bytes) in parts.steps(payload) {
-        write(offset + at, bytes).map_err(|_| StoreError::Write)?;
+        write(offset + at, bytes).map_err(StoreError::Write)?;
     }
     Ok(parts.seq)
 }
@@ -214,7 +240,7 @@ fn fields(seq: u32, payload: &[u8]) -> [u8; 12] {
 }
 
 /// The slot a save of `len` bytes goes to and its sequence number.
-fn target_of(region: &[u8], len: usize) -> Result<(usize, u32), StoreError> {
+fn target_of<E>(region: &[u8], len: usize) -> Result<(usize, u32), StoreError<E>> {
     let cap = capacity(region.len());
     // A slot must hold its header even for an empty payload (capacity()
     // saturates at 0 for slots shorter than the header).
@@ -234,7 +260,7 @@ impl Plan {
     }
 }
 
-fn plan(region: &[u8], payload: &[u8]) -> Result<(usize, Plan), StoreError> {
+fn plan<E>(region: &[u8], payload: &[u8]) -> Result<(usize, Plan), StoreError<E>> {
     let (target, seq) = target_of(region, payload.len())?;
     Ok((target * (region.len() / 2), Plan { seq, fields: fields(seq, payload) }))
 }
@@ -291,6 +317,23 @@ mod tests {
         let mut r = [0u8; 32];
         assert_eq!(save(&mut r, &[]), Ok(1));
         assert_eq!(load(&r).map(|l| l.payload.len()), Some(0));
+    }
+
+    /// The region size is `2·(len + 16)` while that fits the target's
+    /// `usize`, `None` beyond, never a wrapped number: with a 32-bit
+    /// device's `usize` (`u32` arithmetic) and this target's.
+    #[test]
+    fn region_len_is_checked_for_32_and_64_bit_targets() {
+        let max32 = u64::from(u32::MAX);
+        let last = max32 / 2 - SLOT_HEADER_LEN as u64; // 2·(last + 16) = 2³² − 2
+        assert_eq!(region_len_within(last, max32), Some(max32 - 1));
+        assert_eq!(region_len_within(last + 1, max32), None);
+        assert_eq!(region_len_within(max32, max32), None);
+        assert_eq!(region_len_within(u64::MAX, u64::MAX), None);
+        assert_eq!(region_len_for(24), Some(80));
+        assert_eq!(region_len_for(usize::MAX), None);
+        assert_eq!(region_len_for(usize::MAX / 2 - SLOT_HEADER_LEN), Some(usize::MAX - 1));
+        assert_eq!(region_len_for(usize::MAX / 2 - SLOT_HEADER_LEN + 1), None);
     }
 
     #[test]
@@ -378,11 +421,12 @@ mod tests {
             assert_eq!((sa, a), (sb, b));
         }
         let before = a;
+        // The caller's error comes back as it was given.
         let res = save_by(&mut a, 10, |dst| {
             dst[0] = 9;
-            Err(())
+            Err("value does not fit")
         });
-        assert_eq!(res, Err(StoreError::Write));
+        assert_eq!(res, Err(StoreError::Write("value does not fit")));
         assert_eq!(load(&a), load(&before));
         assert_eq!(save_by(&mut a, 25, |_| Ok::<(), ()>(())), Err(StoreError::TooLarge { len: 25, capacity: 24 }));
     }
@@ -396,12 +440,12 @@ mod tests {
         let res = save_with(&r, &payload(2, 24), |at, bytes: &[u8]| {
             calls += 1;
             if calls == 3 {
-                return Err(());
+                return Err(calls);
             }
             copy[at..at + bytes.len()].copy_from_slice(bytes);
             Ok(())
         });
-        assert_eq!(res, Err(StoreError::Write));
+        assert_eq!(res, Err(StoreError::Write(3)));
         assert_eq!(load(&copy).map(|l| l.seq), Some(1));
     }
 }

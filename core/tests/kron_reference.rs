@@ -9,7 +9,8 @@ use ranklet_core::backend::Portable;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::learn::kron::{
     edge_coefficients, fit, fit_workspace_len, kron_cg, kron_cg_workspace_len, predict_block,
-    predict_block_workspace_len, predict_pairs, predict_pairs_workspace_len, Domains, KronEigen, Loss, PairKernel,
+    predict_block_workspace_len, predict_pairs, predict_pairs_workspace_len, Domains, KronEigen, KronSystem, Loss,
+    PairKernel,
 };
 use ranklet_core::learn::LearnError;
 use ranklet_core::linalg::cg::{CgControl, CgParams};
@@ -519,11 +520,7 @@ fn run_cg(
     let mut w = vec![0.0; kron_cg_workspace_len(p_u, p_v, q)];
     let info = kron_cg(
         &mut be,
-        domains,
-        loss,
-        edges,
-        y,
-        lambda,
+        &KronSystem { domains: *domains, loss, edges, y, lambda },
         params,
         &mut a,
         mm(&mut coef, p_u, p_v),
@@ -645,11 +642,7 @@ fn cg_stops_on_budget_and_callback_and_reports() {
     let mut last = Vec::new();
     let info = kron_cg(
         &mut be,
-        &domains,
-        Loss::Ranking(QueryWeight::Equal),
-        &edges,
-        &y,
-        0.1,
+        &KronSystem { domains, loss: Loss::Ranking(QueryWeight::Equal), edges: &edges, y: &y, lambda: 0.1 },
         &CgParams::default(),
         &mut a,
         mm(&mut coef, p, p),
@@ -777,8 +770,8 @@ fn bad_inputs_are_errors_not_panics() {
               a: &mut [f64],
               coef: &mut [f64],
               cw: &mut [f64]| {
-        kron_cg(be, &one, Loss::Regression, e, y, lambda, &params, a, mm(coef, p, p), cw, |_, _, _| CgControl::Continue)
-            .map(|_| ())
+        let sys = KronSystem { domains: one, loss: Loss::Regression, edges: e, y, lambda };
+        kron_cg(be, &sys, &params, a, mm(coef, p, p), cw, |_, _, _| CgControl::Continue).map(|_| ())
     };
     assert_eq!(go(&mut be, &edges, &[1.0, 2.0, 3.0], -1.0, &mut a, &mut coef, &mut cw), Err(bad));
     assert_eq!(go(&mut be, &edges, &[1.0, 2.0, 3.0], f64::NAN, &mut a, &mut coef, &mut cw), Err(bad));

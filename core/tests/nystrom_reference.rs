@@ -194,7 +194,8 @@ fn nystrom_kpcr_and_kpcrank_match_the_symmetric_feature_map() {
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
             let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, m, p)];
             let (r, offset) = with_backend(|be| {
-                nystrom::kpc_fit(be, &KERNEL, &x, &graph, s, lam, p, 0.0, &mut piv, &mut alpha, &mut work)
+                let data = nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s };
+                nystrom::kpc_fit(be, &data, lam, p, 0.0, &mut piv, &mut alpha, &mut work)
             })
             .unwrap();
             assert_eq!(r, m);
@@ -210,11 +211,8 @@ fn nystrom_kpcr_and_kpcrank_match_the_symmetric_feature_map() {
         with_backend(|be| {
             nystrom::kpc_cv_fold(
                 be,
-                &KERNEL,
-                &x,
+                &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
                 &xt,
-                &graph,
-                s,
                 &grid,
                 0.0,
                 &mut piv,
@@ -275,7 +273,8 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
             let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
             let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, n, p)];
             let (r, offset) = with_backend(|be| {
-                nystrom::kpc_fit(be, &KERNEL, &x, &graph, s, lam, p, tol, &mut piv, &mut alpha, &mut work)
+                let data = nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s };
+                nystrom::kpc_fit(be, &data, lam, p, tol, &mut piv, &mut alpha, &mut work)
             })
             .unwrap();
             assert_eq!(r, n);
@@ -300,7 +299,8 @@ fn bad_requests_are_refused() {
         }
         // More components than landmarks; a negative pivot tolerance.
         let (mut piv, mut alpha) = (vec![0; 2], vec![0.0; 2]);
-        let e = nystrom::kpc_fit(be, &KERNEL, &x, &graph, s, 0.0, 3, 0.0, &mut piv, &mut alpha, &mut work);
+        let data = nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s };
+        let e = nystrom::kpc_fit(be, &data, 0.0, 3, 0.0, &mut piv, &mut alpha, &mut work);
         assert!(matches!(e, Err(ranklet_core::learn::LearnError::TooManyComponents { requested: 3, .. })), "{e:?}");
         let e = nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, -1.0, &mut piv, &mut alpha, &mut work);
         assert!(e.is_err());

@@ -447,8 +447,8 @@ fn near_duplicate_pairs_keep_a_small_backward_error() {
 }
 
 /// Brute force of the next-pair rule on the explicit `A⁻¹` and `w`: the
-/// best `(i, j, ratio)` under the documented order (zero mean difference
-/// first, larger variance first; then larger ratio; ties to the smaller
+/// best `(i, j, ratio)` under the documented order (larger ratio, `+∞` for
+/// a zero mean difference; then larger variance; ties to the smaller
 /// pair). Returns every pair's key too, so near-ties can be recognised.
 fn brute_next_pair(inv: &[f64], w: &[f64], rows: &[f64], n: usize) -> Option<(usize, usize, f64, f64)> {
     let d = w.len();
@@ -461,7 +461,7 @@ fn brute_next_pair(inv: &[f64], w: &[f64], rows: &[f64], n: usize) -> Option<(us
             if var <= 0.0 {
                 continue;
             }
-            let key = |var: f64, m2: f64| if m2 == 0.0 { (1, var) } else { (0, var / m2) };
+            let key = |var: f64, m2: f64| (if m2 == 0.0 { f64::INFINITY } else { var / m2 }, var);
             let better = match best {
                 None => true,
                 Some((_, _, bv, bm2)) => key(var, mu * mu) > key(bv, bm2),
@@ -585,9 +585,8 @@ fn next_pair_screened_equals_exact_on_larger_sets() {
         let a = learner.next_pair(&rows, n, &mut work).unwrap();
         let b = learner.next_pair_screened(&rows, n, &mut work, &mut order).unwrap();
         assert_eq!(a, b);
-        assert!(order
-            .windows(2)
-            .all(|p| learner.score(&rows[p[0] as usize * d..][..d]) <= learner.score(&rows[p[1] as usize * d..][..d])));
+        assert!(order.windows(2).all(|p| learner.score(&rows[p[0] as usize * d..][..d]).unwrap()
+            <= learner.score(&rows[p[1] as usize * d..][..d]).unwrap()));
 
         let mut s32 = vec![0.0f32; OnlineRankRls::<f32>::storage_len(d)];
         let mut l32 = OnlineRankRls::from_parts(
@@ -674,7 +673,7 @@ fn errors_leave_the_state_untouched() {
     assert_eq!(l.score_rows(&[0.0; 9], &mut out), Err(LearnError::Numerics(nm)));
     assert_eq!(out, [7.0; 2]);
     assert_eq!(l.score_rows(&[f32::NAN; 10], &mut out), Err(LearnError::Numerics(LinalgError::NonFinite)));
-    assert!(l.score(&ok[..4]).is_nan());
+    assert_eq!(l.score(&ok[..4]), Err(LearnError::Numerics(nm)));
     let mut w = vec![0.0f32; OnlineRankRls::<f32>::next_pair_screened_workspace_len(3, d)];
     assert_eq!(l.next_pair(&[0.0; 14], 3, &mut w), Err(LearnError::Numerics(nm)));
     assert_eq!(
@@ -818,7 +817,7 @@ fn scores_and_rankings_use_the_current_weights() {
     let mut scores = [0.0f32; 4];
     l.score_rows(&rows, &mut scores).unwrap();
     for i in 0..4 {
-        assert_eq!(scores[i], l.score(&rows[2 * i..2 * i + 2]));
+        assert_eq!(scores[i], l.score(&rows[2 * i..2 * i + 2]).unwrap());
         assert!((scores[i] - (w[0] * rows[2 * i] + w[1] * rows[2 * i + 1])).abs() <= 1e-6);
     }
     let mut order = [0u32; 4];

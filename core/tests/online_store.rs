@@ -55,7 +55,7 @@ fn bits(w: &[f32]) -> Vec<u32> {
 #[test]
 fn a_restored_state_is_the_saved_one_bit_for_bit() {
     let (file, w, count) = state_after(40);
-    let mut region = vec![0u8; store::region_len_for(file.len())];
+    let mut region = vec![0u8; store::region_len_for(file.len()).unwrap()];
     store::save(&mut region, &file).unwrap();
     let (w2, c2) = restore(&region);
     assert_eq!((bits(&w2), c2), (bits(&w), count));
@@ -69,7 +69,7 @@ fn a_save_torn_after_any_byte_restores_the_previous_or_the_new_state() {
     // Two earlier saves, so the slot being overwritten holds an older valid
     // state that a torn write must not bring back.
     let (older, _, _) = state_after(24);
-    let mut base = vec![0u8; store::region_len_for(new.len().max(old.len()))];
+    let mut base = vec![0u8; store::region_len_for(new.len().max(old.len())).unwrap()];
     store::save(&mut base, &older).unwrap();
     store::save(&mut base, &old).unwrap();
     let mut writes = Vec::new();
@@ -94,7 +94,7 @@ fn a_save_torn_after_any_byte_restores_the_previous_or_the_new_state() {
 fn any_flipped_bit_in_the_newest_slot_restores_the_previous_state() {
     let (old, w_old, c_old) = state_after(30);
     let (new, _, _) = state_after(31);
-    let mut base = vec![0u8; store::region_len_for(new.len())];
+    let mut base = vec![0u8; store::region_len_for(new.len()).unwrap()];
     store::save(&mut base, &old).unwrap();
     store::save(&mut base, &new).unwrap();
     let newest = store::load(&base).unwrap().slot;

@@ -9,9 +9,10 @@
 
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::Pair;
-use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len};
+use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len, Pick};
 use ranklet_core::learn::pref::hyper::{
-    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len, OptParams,
+    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len,
+    HyperProblem, OptParams,
 };
 use ranklet_core::learn::pref::xpgp::{relation_kernel, theta_len, Relation, XpgpPrior};
 use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
@@ -217,7 +218,8 @@ fn bad_arguments_are_errors() {
     let nan_mag = [Pair { winner: 0, loser: 1, magnitude: f64::NAN }];
     assert_eq!(try_fit(&k, 3, &nan_mag, Likelihood::Gaussian { noise: 1.0 }).err(), Some(LearnError::BadGraph));
     for s in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-        assert_eq!(try_fit(&k, 3, &ok, Likelihood::Probit { sigma: s }).err(), Some(LearnError::BadLambda));
+        assert_eq!(try_fit(&k, 3, &ok, Likelihood::Probit { sigma: s }).err(), Some(LearnError::BadNoise));
+        assert_eq!(try_fit(&k, 3, &ok, Likelihood::Gaussian { noise: s }).err(), Some(LearnError::BadNoise));
     }
     let mut bad = k.clone();
     bad[1] = f64::NAN;
@@ -245,11 +247,18 @@ fn bad_arguments_are_errors() {
         PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &EpParams::default(), &mut storage, &mut short),
         Err(LearnError::Numerics(LinalgError::WorkspaceTooSmall { .. }))
     ));
-    // EP parameters out of domain; a round budget too small is NoConvergence.
-    assert_eq!(
-        PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &EpParams::new(0.0, 1e-8, 10), &mut storage, &mut work).err(),
-        Some(LearnError::BadLambda)
-    );
+    // EP parameters out of domain, each its own error; a round budget too
+    // small is NoConvergence.
+    for (ep, want) in [
+        (EpParams::new(0.0, 1e-8, 10), LearnError::BadDamping),
+        (EpParams::new(1.5, 1e-8, 10), LearnError::BadDamping),
+        (EpParams::new(0.5, 0.0, 10), LearnError::BadTolerance),
+        (EpParams::new(0.5, f64::NAN, 10), LearnError::BadTolerance),
+        (EpParams::new(0.5, 1e-8, 0), LearnError::NoIterations),
+    ] {
+        assert_eq!(PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &ep, &mut storage, &mut work).err(), Some(want));
+        assert!(want.is_bad_input());
+    }
     assert!(matches!(
         PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &EpParams::new(0.5, 1e-12, 2), &mut storage, &mut work).err(),
         Some(LearnError::Numerics(LinalgError::NoConvergence { .. }))
@@ -267,16 +276,19 @@ fn bad_arguments_are_errors() {
         relation_kernel(&mut be, 3, &Relation::Groups(&[(3, 0)]), 1.0, &mut kr, &mut w).err(),
         Some(LearnError::BadGraph)
     );
-    assert_eq!(
-        relation_kernel(&mut be, 3, &Relation::Edges(&[]), 0.0, &mut kr, &mut w).err(),
-        Some(LearnError::BadLambda)
-    );
+    for iota in [0.0, -1.0, f64::NAN, 1e-200] {
+        assert_eq!(
+            relation_kernel(&mut be, 3, &Relation::Edges(&[]), iota, &mut kr, &mut w).err(),
+            Some(LearnError::BadRelationScale),
+            "ι = {iota}"
+        );
+    }
     // Active selection: bad candidates.
     let post = PrefPosterior::fit(&mut be, kv, &ok, PROBIT, &EpParams::default(), &mut storage, &mut work).unwrap();
     let mut sw = vec![0.0; select_workspace_len(3)];
-    let (mut out, mut ratio) = ([0usize; 1], [0.0; 1]);
-    assert_eq!(select_pairs(&post, &[(0, 0)], &mut out, &mut ratio, &mut sw).err(), Some(LearnError::BadGraph));
-    assert_eq!(select_pairs(&post, &[(0, 5)], &mut out, &mut ratio, &mut sw).err(), Some(LearnError::BadGraph));
+    let mut picks = [Pick::default(); 1];
+    assert_eq!(select_pairs(&post, &[(0, 0)], &mut picks, &mut sw).err(), Some(LearnError::BadGraph));
+    assert_eq!(select_pairs(&post, &[(0, 5)], &mut picks, &mut sw).err(), Some(LearnError::BadGraph));
 }
 
 /// `log Z_EP(θ)` and its gradient for a small XPGP problem with every
@@ -349,6 +361,10 @@ fn projected_lbfgs_finds_the_bounded_minimum_of_rosenbrock() {
     let r = minimize(f, &mut x, &[-5.0, -5.0], &[0.5, 5.0], &opt, &mut work).unwrap();
     // On x = 0.5: minimise (0.5)² + 100(b − 0.25)² → b = 0.25.
     assert!(r.converged && x[0] == 0.5 && (x[1] - 0.25).abs() < 1e-6, "{x:?} {r:?}");
+    // Bounds crossed or not finite: their own error.
+    for (lo, hi) in [([1.0, -5.0], [0.5, 5.0]), ([-5.0, f64::NEG_INFINITY], [5.0, 5.0])] {
+        assert_eq!(minimize(f, &mut x, &lo, &hi, &opt, &mut work).err(), Some(LearnError::BadBounds));
+    }
 }
 
 #[test]
@@ -382,7 +398,8 @@ fn fit_hyper_raises_the_evidence_to_a_stationary_point() {
     let mut work = vec![0.0; evidence_workspace_len(&prior) + minimize_workspace_len(3, opt.memory)];
     let mut g = [0.0; 3];
     let start = evidence_gradient(&mut be, &prior, &pairs, lik, &theta, &ep, &mut post, &mut g, &mut work).unwrap();
-    let rep = fit_hyper(&mut be, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work).unwrap();
+    let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let rep = fit_hyper(&mut be, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work).unwrap();
     assert!(-rep.f > start + 0.01, "evidence {start} → {}", -rep.f);
     assert!((post.log_evidence() + rep.f).abs() < 1e-9);
     assert_eq!(theta[2], lik.scale().ln(), "the noise stays fixed");
@@ -416,7 +433,7 @@ fn active_choice_matches_refits_for_the_gaussian_likelihood() {
             if skip.contains(&c) {
                 continue;
             }
-            let (m, v) = post.pair(i, j);
+            let (m, v) = post.pair(i, j).unwrap();
             let r = v / (m * m);
             if r > best.1 {
                 best = (c, r);
@@ -429,28 +446,28 @@ fn active_choice_matches_refits_for_the_gaussian_likelihood() {
     let kv = MatRef::from_col_major(&k, n, n).unwrap();
     let post = PrefPosterior::fit(&mut be, kv, &pairs, lik, &EpParams::default(), &mut storage, &mut work).unwrap();
     let mut sw = vec![0.0; select_workspace_len(n)];
-    let (mut out, mut ratio) = ([0usize; 2], [0.0; 2]);
-    assert_eq!(select_pairs(&post, &cands, &mut out, &mut ratio, &mut sw).unwrap(), 2);
-    assert_eq!(out[0], ratios(&post, &[]));
-    let (i, j) = cands[out[0]];
-    let (m, _) = post.pair(i, j);
+    let mut picks = [Pick::default(); 2];
+    assert_eq!(select_pairs(&post, &cands, &mut picks, &mut sw).unwrap(), 2);
+    assert_eq!(picks[0].candidate, ratios(&post, &[]));
+    let (i, j) = cands[picks[0].candidate];
+    let (m, _) = post.pair(i, j).unwrap();
     let mut pairs2 = pairs.clone();
     pairs2.push(Pair { winner: i, loser: j, magnitude: m });
     let mut storage2 = vec![0.0; PrefPosterior::storage_len(n, pairs2.len())];
     let post2 = PrefPosterior::fit(&mut be, kv, &pairs2, lik, &EpParams::default(), &mut storage2, &mut work).unwrap();
-    assert_eq!(out[1], ratios(&post2, &[out[0]]));
-    let (m2, v2) = post2.pair(cands[out[1]].0, cands[out[1]].1);
-    assert!((ratio[1] - v2 / (m2 * m2)).abs() <= 1e-9 * ratio[1].abs());
+    assert_eq!(picks[1].candidate, ratios(&post2, &[picks[0].candidate]));
+    let (m2, v2) = post2.pair(cands[picks[1].candidate].0, cands[picks[1].candidate].1).unwrap();
+    assert!((picks[1].ratio() - v2 / (m2 * m2)).abs() <= 1e-9 * picks[1].ratio().abs());
     // The probit: distinct picks, finite ratios, posterior unchanged.
     let lik = Likelihood::Probit { sigma: 0.5 };
     let post = PrefPosterior::fit(&mut be, kv, &pairs, lik, &EpParams::default(), &mut storage, &mut work).unwrap();
     let before = post.cov().to_vec();
-    let (mut out, mut ratio) = ([0usize; 5], [0.0; 5]);
-    assert_eq!(select_pairs(&post, &cands, &mut out, &mut ratio, &mut sw).unwrap(), 5);
+    let mut picks = [Pick::default(); 5];
+    assert_eq!(select_pairs(&post, &cands, &mut picks, &mut sw).unwrap(), 5);
     for a in 0..5 {
-        assert!(ratio[a] > 0.0);
+        assert!(picks[a].ratio() > 0.0);
         for b in 0..a {
-            assert_ne!(out[a], out[b]);
+            assert_ne!(picks[a].candidate, picks[b].candidate);
         }
     }
     assert_eq!(post.cov(), &before[..]);

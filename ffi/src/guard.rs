@@ -15,19 +15,24 @@ fn panic(_: &core::panic::PanicInfo<'_>) -> ! {
     loop {}
 }
 
-/// Runs the body, turning a panic into `RK_STATUS_PANIC` under `std`.
+/// Runs the body, turning a panic into `RK_STATUS_PANIC` under `std`;
+/// `fence!(0 => usize, { … })` for an entry point that returns a size
+/// instead of a status (a panic then returns that value, 0: "no size").
 macro_rules! fence {
-    ($body:block) => {{
+    ($body:block) => {
+        fence!(rk_status::Panic => rk_status, $body)
+    };
+    ($on_panic:expr => $ty:ty, $body:block) => {{
         #[cfg(feature = "std")]
         {
-            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> rk_status { $body })) {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| -> $ty { $body })) {
                 Ok(s) => s,
-                Err(_) => rk_status::Panic,
+                Err(_) => $on_panic,
             }
         }
         #[cfg(not(feature = "std"))]
         {
-            (|| -> rk_status { $body })()
+            (|| -> $ty { $body })()
         }
     }};
 }

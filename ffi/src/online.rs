@@ -42,7 +42,7 @@ struct Slot {
 /// alignment; 0 if `d` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_online_storage_size(d: usize) -> usize {
-    storage_size(d).unwrap_or(0)
+    fence!(0 => usize, { storage_size(d).unwrap_or(0) })
 }
 
 fn storage_size(d: usize) -> Option<usize> {
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn rk_online_score_rows(
             return rk_status::NonFiniteInput;
         }
         for (row, o) in x.chunks_exact(d).zip(out.iter_mut()) {
-            let v = s.offset + s.learner.score(row) as f64;
+            let v = s.offset + f64::from(tri!(s.learner.score(row).map_err(learn_status)));
             if !(v as f32).is_finite() {
                 return rk_status::ScoreOverflow;
             }
@@ -321,22 +321,24 @@ pub unsafe extern "C" fn rk_online_weights(
 /// of the learner's dimension `d`; 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_online_next_pair_work_size(n: usize, d: usize) -> usize {
-    OnlineRankRls::<f32>::next_pair_workspace_len(n, d).checked_mul(size_of::<f32>()).unwrap_or(0)
+    fence!(0 => usize, { OnlineRankRls::<f32>::next_pair_workspace_len(n, d).checked_mul(size_of::<f32>()).unwrap_or(0) })
 }
 
 /// The pair of candidate rows to ask about next (paper 001 §5 under the
 /// learner's Bayesian linear model): among the `n` rows of `x` (`n × d`,
 /// row-major), the pair `i < j` with the largest ratio of the predictive
-/// variance of the score difference to its squared mean. Writes `*out_i`,
-/// `*out_j` and the ratio (`INFINITY` when the current weights score the
-/// two equal). `work` is caller scratch of
+/// variance of the score difference to its squared mean; on equal ratios
+/// the larger variance, then the first pair in `(i, j)` order (the tie
+/// rule of `rk_pref_next_pair` too); identical rows are never chosen.
+/// Writes `*out_i`, `*out_j` and the ratio (`INFINITY` when the current
+/// weights score the two equal). `work` is caller scratch of
 /// `rk_online_next_pair_work_size(n, d)` bytes, aligned for `float`.
 ///
 /// # Errors
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
-/// or `n < 2`), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
+/// `n < 2`, or no two rows differ), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
 /// `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
 ///
 /// # Safety
@@ -421,7 +423,9 @@ pub unsafe extern "C" fn rk_online_model_size(online: *const rk_online, out_len:
 /// dimension `d` ([`rk_online_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_online_store_size(d: usize) -> usize {
-    ranklet_core::format::OnlineModel::file_len(d, ElementType::F32).map_or(0, store::region_len_for)
+    fence!(0 => usize, {
+        ranklet_core::format::OnlineModel::file_len(d, ElementType::F32).and_then(store::region_len_for).unwrap_or(0)
+    })
 }
 
 /// Writes the learner's state as a `.rkl` file (kind 5, readable by
@@ -504,6 +508,7 @@ pub unsafe extern "C" fn rk_online_save(
         let len = spec.buffer_len();
         let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
             store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            store::StoreError::Write(e) => emit_status(e),
             _ => rk_status::FormatOther,
         }));
         // Safety: checked non-NULL and aligned.

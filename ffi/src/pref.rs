@@ -43,7 +43,7 @@ struct Slot {
 /// N = 64 on a 32-bit device); 0 if `n_items` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_pref_storage_size(n_items: usize) -> usize {
-    storage_size(n_items).unwrap_or(0)
+    fence!(0 => usize, { storage_size(n_items).unwrap_or(0) })
 }
 
 fn storage_size(n: usize) -> Option<usize> {
@@ -344,14 +344,17 @@ pub unsafe extern "C" fn rk_pref_posterior(
 
 /// The pair to ask about next (paper 001 §5): over all pairs `i < j` of
 /// the N items, the largest ratio `v_ij/(μ_i − μ_j)²` of the variance of
-/// the difference to its squared mean, exactly (O(N²)); the first such
-/// pair in `(i, j)` order on ties. Writes `*out_i < *out_j` and the ratio
-/// (`INFINITY` where the means are equal and `v_ij > 0`).
+/// the difference to its squared mean, exactly (O(N²)); on equal ratios
+/// the larger `v_ij`, then the first pair in `(i, j)` order (the tie rule
+/// of `rk_online_next_pair` too); pairs with `v_ij = 0` are never chosen.
+/// Writes `*out_i < *out_j` and the ratio (`INFINITY` where the means are
+/// equal and `v_ij > 0`).
 ///
 /// # Errors
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`, `RK_STATUS_MISALIGNED`,
-/// `RK_STATUS_LENGTH_MISMATCH` (N < 2: there is no pair).
+/// `RK_STATUS_LENGTH_MISMATCH` (N < 2, or every difference is certain:
+/// there is no pair).
 ///
 /// # Safety
 ///
@@ -483,7 +486,7 @@ pub unsafe extern "C" fn rk_pref_write_model(
 /// `n_items` items ([`rk_pref_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_pref_store_size(n_items: usize) -> usize {
-    PrefGpModel::file_len(n_items, ElementType::F32).map_or(0, store::region_len_for)
+    fence!(0 => usize, { PrefGpModel::file_len(n_items, ElementType::F32).and_then(store::region_len_for).unwrap_or(0) })
 }
 
 /// Saves the posterior into a two-slot store `region` of `region_len`
@@ -524,6 +527,7 @@ pub unsafe extern "C" fn rk_pref_save(
         let len = spec.buffer_len();
         let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
             store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            store::StoreError::Write(e) => emit_status(e),
             _ => rk_status::FormatOther,
         }));
         // Safety: checked non-NULL and aligned.

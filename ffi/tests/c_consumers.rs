@@ -269,7 +269,7 @@ fn online_fixtures(prior: &[u8]) -> String {
         l.observe(&ROWS[w], &ROWS[lo], m).unwrap();
     }
     let flat: Vec<f32> = ROWS.iter().flatten().copied().collect();
-    let scores: Vec<f32> = ROWS.iter().map(|r| (offset + l.score(r) as f64) as f32).collect();
+    let scores: Vec<f32> = ROWS.iter().map(|r| (offset + f64::from(l.score(r).unwrap())) as f32).collect();
     let mut work = vec![0f32; OnlineRankRls::<f32>::next_pair_workspace_len(ROWS.len(), DIM)];
     let (i, j, _) = l.next_pair(&flat, ROWS.len(), &mut work).unwrap().unwrap();
     let mut h = String::new();
@@ -295,7 +295,7 @@ fn quant_fixtures() -> String {
     let lo: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::INFINITY, f32::min) - 1.0).collect();
     let hi: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::NEG_INFINITY, f32::max) + 1.0).collect();
     let (mut a, mut z, mut wq) = ([0f32; DIM], [0f32; DIM], [0i16; DIM]);
-    let q = quantize_linear(&w, 0.25, centring, &lo, &hi, QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
+    let q = quantize_linear(&w, 0.25, centring, (&lo, &hi), QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
     let model = QuantModel {
         width: QuantWidth::I16,
         scale: q.scale,

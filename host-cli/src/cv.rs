@@ -327,7 +327,10 @@ pub fn cross_validate_edges<B: Backend>(
         let fits = prob.fit_subset(backend, &train_u, &train_v, lambdas, max_iter, None);
         for (point, fit) in points.iter_mut().zip(fits) {
             let value = fit
-                .and_then(|f| predict_problem_edges(backend, prob, &f, &train_u, &train_v, &val_edges))
+                .and_then(|f| {
+                    predict_problem_edges(backend, prob, &f, &train_u, &train_v, &val_edges).map_err(CliError::from)
+                })
+                .map_err(|e| e.to_string())
                 .and_then(|p| metric.eval(&val_u, &val_labels, &p).map(|(v, _)| v));
             match value {
                 Ok(v) => point.folds.push(v),

@@ -7,6 +7,8 @@
 use std::fmt;
 use std::process::ExitCode;
 
+use ranklet_core::learn::LearnError;
+
 use crate::data::DataError;
 
 /// An error that ends a command.
@@ -26,6 +28,23 @@ impl CliError {
     /// Any other failure (exit code 1).
     pub fn failure(msg: impl Into<String>) -> Self {
         CliError { code: 1, msg: msg.into() }
+    }
+}
+
+impl CliError {
+    /// A learner's error after `context` (`"{context}: {e}"`): bad input
+    /// (2) where the learner refused the caller's parameters or data,
+    /// otherwise a failure (1: a singular system, no convergence, an
+    /// overflow), as [`LearnError::is_bad_input`] tells.
+    pub fn learn(context: impl fmt::Display, e: LearnError) -> Self {
+        let code = if e.is_bad_input() { 2 } else { 1 };
+        CliError { code, msg: format!("{context}: {e}") }
+    }
+}
+
+impl From<LearnError> for CliError {
+    fn from(e: LearnError) -> Self {
+        CliError { code: if e.is_bad_input() { 2 } else { 1 }, msg: e.to_string() }
     }
 }
 
@@ -109,4 +128,32 @@ pub fn write_atomic(path: &std::path::Path, bytes: &[u8]) -> Result<(), CliError
         let _ = std::fs::remove_file(&tmp);
         CliError::failure(format!("{}: cannot write: {e}", path.display()))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use ranklet_core::learn::LearnError;
+    use ranklet_core::LinalgError;
+
+    use super::CliError;
+
+    /// A learner's error keeps its cause to the exit code: bad parameters
+    /// and data exit 2, numerical failures 1 (the Kronecker driver used to
+    /// turn every one into a string, and then into 2).
+    #[test]
+    fn learner_errors_keep_their_exit_code() {
+        for e in [LearnError::BadLambda, LearnError::BadNoise, LearnError::BadGraph, LearnError::Unsupported] {
+            assert_eq!(CliError::from(e).code, 2, "{e:?}");
+        }
+        for e in [
+            LinalgError::NotPositiveDefinite { index: 0 },
+            LinalgError::Singular { index: 1 },
+            LinalgError::NoConvergence { iterations: 9 },
+            LinalgError::NonFinite,
+        ] {
+            assert_eq!(CliError::from(LearnError::Numerics(e)).code, 1, "{e:?}");
+        }
+        let e = CliError::learn("final fit", LearnError::BadDamping);
+        assert_eq!((e.code, e.msg.as_str()), (2, "final fit: the EP damping must be in (0, 1]"));
+    }
 }

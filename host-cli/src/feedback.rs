@@ -155,7 +155,11 @@ impl Setup<'_> {
     /// Held-out disagreement of the learner's current weights.
     fn test_error(&self, learner: &OnlineRankRls<'_, f32>, test: &[usize]) -> Result<f64, CliError> {
         let labels: Vec<f64> = test.iter().map(|&i| self.oracle[i]).collect();
-        let preds: Vec<f64> = test.iter().map(|&i| learner.score(self.row(i)) as f64).collect();
+        let preds = test
+            .iter()
+            .map(|&i| learner.score(self.row(i)).map(f64::from))
+            .collect::<Result<Vec<f64>, _>>()
+            .map_err(CliError::from)?;
         Metric::Disagreement.eval_labels(&labels, &preds, &[0, test.len()])
     }
 

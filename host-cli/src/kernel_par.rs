@@ -24,6 +24,7 @@ use rayon::prelude::*;
 
 use ranklet_core::graph::{sqrt_sandwich_block, Graph};
 use ranklet_core::kernel::{check_kernel_values, Kernel};
+use ranklet_core::linalg::blas;
 use ranklet_core::{LinalgError, MatMut};
 
 use crate::vexp::exp_nonpos;
@@ -226,22 +227,21 @@ pub fn sqrt_sandwich_in_place(par: bool, graph: &Graph<'_>, mut a: MatMut<'_, f6
 }
 
 /// Copies the strict lower triangle of the square column-major `a` onto
-/// its upper triangle, column blocks in parallel when `par`. Safe Rust:
-/// every column is split at the diagonal into its upper part (written)
-/// and its lower part (only read), so tasks never share a written element.
-/// Views of other layouts are mirrored serially.
+/// its upper triangle: core's `blas::mirror_lower`, with its tiles of
+/// destination columns spread over threads when `par` and the matrix is
+/// large. Safe Rust: every column is split at the diagonal into its upper
+/// part (written) and its lower part (only read), so tasks never share a
+/// written element. Other layouts, and small or serial calls, go to core.
 pub fn mirror_lower(par: bool, mut a: MatMut<'_, f64>) {
     let n = a.nrows();
     if n < 2 || a.ncols() != n {
         return;
     }
+    if !(par && n * n > SMALL) {
+        return blas::mirror_lower(a, 1.0);
+    }
     let Some((data, cs)) = col_major(&mut a) else {
-        for j in 1..n {
-            for i in 0..j {
-                *a.at_mut(i, j) = a.at(j, i);
-            }
-        }
-        return;
+        return blas::mirror_lower(a, 1.0);
     };
     let mut upper: Vec<&mut [f64]> = Vec::with_capacity(n);
     let mut lower: Vec<&[f64]> = Vec::with_capacity(n);
@@ -266,11 +266,7 @@ pub fn mirror_lower(par: bool, mut a: MatMut<'_, f64>) {
             }
         }
     };
-    if par && n * n > SMALL {
-        upper.par_chunks_mut(MIRROR_COLS).enumerate().for_each(job);
-    } else {
-        upper.chunks_mut(MIRROR_COLS).enumerate().for_each(job);
-    }
+    upper.par_chunks_mut(MIRROR_COLS).enumerate().for_each(job);
 }
 
 /// Whether the lower triangle (with the diagonal) of the square `a` is

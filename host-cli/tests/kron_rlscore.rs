@@ -194,41 +194,16 @@ impl Problem {
         }
         let (mut a, mut coef) = (vec![0.0; q], vec![0.0; nu * nv]);
         let domains = self.domains();
+        let sys = kron::KronSystem { domains, loss: Loss::Regression, edges: &edges, y: &labels, lambda };
         let coef_view = MatMut::from_col_major(&mut coef, nu, nv).unwrap();
         let go = |_: usize, _: &[f64], _: f64| CgControl::Continue;
         let (its, stop) = if minres {
             let mut work = vec![0.0; kron::kron_minres_workspace_len(nu, nv, q)];
-            let info = kron::kron_minres(
-                b,
-                &domains,
-                Loss::Regression,
-                &edges,
-                &labels,
-                lambda,
-                &params,
-                &mut a,
-                coef_view,
-                &mut work,
-                go,
-            )
-            .unwrap();
+            let info = kron::kron_minres(b, &sys, &params, &mut a, coef_view, &mut work, go).unwrap();
             (info.iterations, Some(info.stop))
         } else {
             let mut work = vec![0.0; kron::kron_cg_workspace_len(nu, nv, q)];
-            let info = kron::kron_cg(
-                b,
-                &domains,
-                Loss::Regression,
-                &edges,
-                &labels,
-                lambda,
-                &params,
-                &mut a,
-                coef_view,
-                &mut work,
-                go,
-            )
-            .unwrap();
+            let info = kron::kron_cg(b, &sys, &params, &mut a, coef_view, &mut work, go).unwrap();
             (info.iterations, None)
         };
         if reverse {

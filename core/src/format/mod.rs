@@ -146,7 +146,7 @@ pub use kind::quant::{
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};
 pub use view::ModelView;
-pub use write::{ModelSpec, Values};
+pub use write::{ModelSpec, Values, ValuesReal};
 
 /// The kernel type of the `KERNEL` section is the crate's one [`Kernel`],
 /// with its one domain: a file whose kernel is outside it is rejected by
@@ -166,7 +166,7 @@ pub const FORMAT_VERSION: Version = Version { major: 1, minor: 4 };
 /// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
 /// `(u, v)` relates to the score of `(v, u)`. The same type the Kronecker
 /// learners take ([`crate::learn::kron`]).
-pub use crate::learn::kron::PairKernel;
+pub use crate::kernel::PairKernel;
 
 /// The version of this crate, written into the header as the producer.
 pub const CRATE_VERSION: [u16; 3] = [

@@ -51,6 +51,26 @@ pub enum Values<'a> {
     F32(&'a [f32]),
 }
 
+/// The float types whose slices the writer borrows as [`Values`]: those a
+/// device learner (online RankRLS, the device preference GP) keeps its
+/// state in and saves.
+pub trait ValuesReal: crate::Real {
+    /// The values as the writer borrows them.
+    fn values(s: &[Self]) -> Values<'_>;
+}
+
+impl ValuesReal for f32 {
+    fn values(s: &[f32]) -> Values<'_> {
+        Values::F32(s)
+    }
+}
+
+impl ValuesReal for f64 {
+    fn values(s: &[f64]) -> Values<'_> {
+        Values::F64(s)
+    }
+}
+
 impl Values<'_> {
     /// Number of values.
     pub fn len(&self) -> usize {

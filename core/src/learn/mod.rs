@@ -11,6 +11,7 @@
 //! | [`expansion`] | kernel-expansion models: prediction, folding a linear-kernel expansion into `w` | — |
 //! | [`ordering`] | supervised ordering: ERR, Kendall/Spearman RCDR, PCA | 003 §2–3, eqs. 1–7 |
 //! | [`pref`] | preference GPs: pairwise probit GP by EP (rank-one sites, parallel damped updates, EP evidence), score-difference GP in closed form, XPGP prior with relational graph kernels, evidence gradients and a projected L-BFGS, greedy active pair choice; `device`: the posterior over a fixed item set on a device (ADF update per preference, `P(i ≻ j)`, next pair) | 000 §5 eq. 10–11; 001 §3–5, §7, eqs. 1–2, 5–14 |
+//! | [`next_pair`] | the next pair to ask: one score `v/m²` and one tie rule for the online learner, the device GP and active exploration | 001 §5 |
 //! | [`online`] | online RankRLS: one preference per O(D²) Cholesky update in caller storage; posterior variance and next-pair choice | 000 eq. 5, 004 eq. 6 (normal equations), 000 §5 (Bayesian reading), 001 §5 (next pair) |
 //!
 //! Each family exposes a **fit-to-model** entry point (one call from data
@@ -38,6 +39,7 @@ pub mod kpc;
 pub mod kron;
 pub mod ls;
 pub mod ls_stats;
+pub mod next_pair;
 pub mod nystrom;
 pub mod online;
 pub mod ordering;
@@ -70,6 +72,32 @@ pub enum LearnError {
     /// The learner cannot use this kind of supervision (e.g. a closed-form
     /// leave-out over explicit pairs, whose loss is not block-diagonal).
     Unsupported,
+    /// The likelihood's noise (the probit `σ`, or the Gaussian noise of
+    /// score differences) is not finite and `> 0`.
+    BadNoise,
+    /// EP's damping is not in `(0, 1]`.
+    BadDamping,
+    /// A convergence tolerance is not finite and `> 0`.
+    BadTolerance,
+    /// An iteration budget is 0.
+    NoIterations,
+    /// A relation kernel's scale `ι` is not finite and `> 0`, or so small
+    /// that `1/ι²` overflows.
+    BadRelationScale,
+    /// An optimiser's box bounds are not finite, or a lower bound exceeds
+    /// its upper bound.
+    BadBounds,
+}
+
+impl LearnError {
+    /// Whether the error is the caller's input (a parameter outside the
+    /// learner's domain, a malformed graph, supervision the learner cannot
+    /// use), as opposed to a numerical failure on valid input (a singular
+    /// system, no convergence, an overflow) or a wrong call (shapes,
+    /// workspace). The host maps the first to exit code 2, the rest to 1.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, LearnError::Numerics(e) if !matches!(e, LinalgError::InvalidParameter))
+    }
 }
 
 impl From<LinalgError> for LearnError {
@@ -92,6 +120,14 @@ impl fmt::Display for LearnError {
             }
             LearnError::BadGraph => f.write_str("the preference graph is malformed"),
             LearnError::Unsupported => f.write_str("the learner cannot use this kind of supervision"),
+            LearnError::BadNoise => f.write_str("the noise (sigma) must be finite and > 0"),
+            LearnError::BadDamping => f.write_str("the EP damping must be in (0, 1]"),
+            LearnError::BadTolerance => f.write_str("the convergence tolerance must be finite and > 0"),
+            LearnError::NoIterations => f.write_str("the iteration budget must be at least 1"),
+            LearnError::BadRelationScale => {
+                f.write_str("the relation scale iota must be finite and > 0 (and 1/iota^2 finite)")
+            }
+            LearnError::BadBounds => f.write_str("the optimiser's bounds must be finite with lower <= upper"),
         }
     }
 }

@@ -393,6 +393,20 @@ scratch! {
     }
 }
 
+/// The training data of a Nyström KPCR / KPCRank fit: the kernel, the
+/// rows, the preference graph (the identity for KPCR) and the targets `s`.
+#[derive(Clone, Copy, Debug)]
+pub struct Training<'a> {
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// The training rows.
+    pub rows: &'a Rows<'a>,
+    /// The preference graph over the rows.
+    pub graph: &'a Graph<'a>,
+    /// One target per row.
+    pub s: &'a [f64],
+}
+
 /// Scratch for [`kpc_fit`] with `n` rows, at most `m` landmarks and `p`
 /// components.
 pub fn kpc_fit_workspace_len(n: usize, m: usize, p: usize) -> usize {
@@ -412,10 +426,7 @@ pub fn kpc_fit_workspace_len(n: usize, m: usize, p: usize) -> usize {
 /// definite; as [`ls_fit`] otherwise.
 pub fn kpc_fit<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     p: usize,
     tol: f64,
@@ -423,6 +434,7 @@ pub fn kpc_fit<B: Backend>(
     alpha: &mut [f64],
     work: &mut [f64],
 ) -> Result<(usize, f64), LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     let m = piv.len();
     if p == 0 {
         return Err(LearnError::NoComponents);
@@ -477,18 +489,15 @@ pub fn kpc_cv_fold_workspace_len(n: usize, nt: usize, m: usize, grid: &KpcGrid<'
 
 /// One cross-validation fold of Nyström KPCR / KPCRank for every (λ, p) of
 /// `grid` from one landmark factorisation (chosen from the fold's training
-/// rows) and one `m × m` eigendecomposition. Output layout, NaN points and
+/// rows, `data`; `val` the validation rows) and one `m × m` eigendecomposition. Output layout, NaN points and
 /// `usable` as [`super::kpc::cv_fold`]; returns the landmarks taken.
 ///
 /// # Errors
 /// As [`super::kpc::cv_fold`] and [`ls_fit`].
 pub fn kpc_cv_fold<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    train: &Rows<'_>,
+    data: &Training<'_>,
     val: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
     grid: &KpcGrid<'_>,
     tol: f64,
     piv: &mut [usize],
@@ -496,6 +505,7 @@ pub fn kpc_cv_fold<B: Backend>(
     usable: &mut [usize],
     work: &mut [f64],
 ) -> Result<usize, LearnError> {
+    let Training { kernel, rows: train, graph, s } = *data;
     let m = piv.len();
     let nt = val.nrows();
     if grid.components.contains(&0) || grid.components.is_empty() {

@@ -53,7 +53,7 @@
 //! // Item 0 beats item 1, item 1 beats item 2.
 //! learner.observe(&items[0..3], &items[3..6], 1.0).unwrap();
 //! learner.observe(&items[3..6], &items[6..9], 1.0).unwrap();
-//! assert!(learner.score(&items[0..3]) > learner.score(&items[3..6]));
+//! assert!(learner.score(&items[0..3]).unwrap() > learner.score(&items[3..6]).unwrap());
 //! // What to ask next among the three items.
 //! let mut work = vec![0.0f32; OnlineRankRls::<f32>::next_pair_workspace_len(3, 3)];
 //! let (i, j, _ratio) = learner.next_pair(&items, 3, &mut work).unwrap().unwrap();
@@ -163,7 +163,9 @@
 
 use core::cmp::Ordering;
 
+use super::next_pair::{offer, PairScore};
 use super::LearnError;
+use crate::format::{Model, ModelView, OnlineModel, OnlineView, ValuesReal};
 use crate::linalg::blas::{axpy_unchecked, dot_unchecked};
 use crate::rank::{RankError, Score};
 use crate::{scratch, LinalgError, Real};
@@ -218,12 +220,6 @@ fn err(e: LinalgError) -> LearnError {
 #[inline]
 const fn row_start(i: usize) -> usize {
     i * (i + 1) / 2
-}
-
-/// `+∞` in `R`.
-#[inline]
-fn infinity<R: Real>() -> R {
-    R::ONE / R::ZERO
 }
 
 /// `*sum += v`, compensated (Kahan): `comp` carries minus the low-order
@@ -313,49 +309,6 @@ fn diff_sq<R: Real>(a: &[R], b: &[R]) -> R {
     acc
 }
 
-/// A candidate pair of the next-pair search.
-#[derive(Clone, Copy, Debug)]
-struct Cand<R> {
-    i: usize,
-    j: usize,
-    var: R,
-    /// Squared mean difference.
-    m2: R,
-}
-
-impl<R: Real> Cand<R> {
-    /// The ratio `var / m2`, `+∞` when `m2 == 0`.
-    fn ratio(&self) -> R {
-        if self.m2 == R::ZERO {
-            infinity()
-        } else {
-            self.var / self.m2
-        }
-    }
-
-    /// `Greater` if `self` should be asked before `other`: a zero mean
-    /// difference first (larger variance first among those), then the
-    /// larger ratio, then the smaller `(i, j)`.
-    fn cmp_priority(&self, other: &Self) -> Ordering {
-        let (za, zb) = (self.m2 == R::ZERO, other.m2 == R::ZERO);
-        let by_value = match (za, zb) {
-            (true, false) => Ordering::Greater,
-            (false, true) => Ordering::Less,
-            (true, true) => self.var.partial_cmp(&other.var).unwrap_or(Ordering::Equal),
-            (false, false) => self.ratio().partial_cmp(&other.ratio()).unwrap_or(Ordering::Equal),
-        };
-        by_value.then_with(|| (other.i, other.j).cmp(&(self.i, self.j)))
-    }
-}
-
-/// Keeps the better of `best` and `c` (pairs with zero variance never
-/// count).
-fn offer<R: Real>(best: &mut Option<Cand<R>>, c: Cand<R>) {
-    if c.var > R::ZERO && best.as_ref().is_none_or(|b| c.cmp_priority(b) == Ordering::Greater) {
-        *best = Some(c);
-    }
-}
-
 impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// Elements of caller storage for dimension `d`: `d(d+1)/2` for `L`
     /// (packed row-major lower triangle), then `d` each for `b`, `w`, `w0`
@@ -431,7 +384,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             Self::check_setup(storage.len(), d, lambda)?;
             return Err(err(LinalgError::DimensionMismatch));
         }
-        Self::from_parts_with(storage, d, lambda, count, prior_id, |i| l_packed[i], |i| b[i], |_| R::ZERO, |i| w0[i])
+        let parts = StateParts { l_packed: |i| l_packed[i], b: |i| b[i], comp: |_| R::ZERO, w0: |i| w0[i] };
+        Self::from_parts_with(storage, d, lambda, count, prior_id, parts)
     }
 
     /// The feature dimension `d`.
@@ -615,14 +569,17 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         self.count = self.count.saturating_add(1);
     }
 
-    /// The current score `wᵀx` of one row (`x.len() == d`; any other
-    /// length gives NaN). No offset: the prior's intercept, if it had one,
-    /// is not part of the state (it changes no ranking).
-    pub fn score(&self, x: &[R]) -> R {
+    /// The current score `wᵀx` of one row. No offset: the prior's
+    /// intercept, if it had one, is not part of the state (it changes no
+    /// ranking).
+    ///
+    /// # Errors
+    /// `Numerics(DimensionMismatch)` unless `x.len() == d`.
+    pub fn score(&self, x: &[R]) -> Result<R, LearnError> {
         if x.len() != self.d {
-            return R::from_f64(f64::NAN);
+            return Err(err(LinalgError::DimensionMismatch));
         }
-        dot_unchecked(self.weights(), x)
+        Ok(dot_unchecked(self.weights(), x))
     }
 
     /// Scores `n = out.len()` rows (`rows`: `n × d` row-major) into `out`.
@@ -771,12 +728,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// [`difference_variance`](Self::difference_variance)) and mean
     /// difference `μᵢⱼ = wᵀ(xᵢ − xⱼ)`. Returns `(i, j, ratio)`.
     ///
-    /// Precisely, pairs are ordered by: a zero `μᵢⱼ²` (equal scores, or a
-    /// square that underflows) first, with `ratio = +∞`, the larger
-    /// variance first among those; then the larger ratio; ties by the
-    /// smaller `(i, j)` lexicographically. Pairs with `vᵢⱼ = 0` (identical
-    /// rows) are never chosen; `None` if no pair is left (`n < 2`, or all
-    /// rows equal).
+    /// Precisely, the pair [`next_pair`](super::next_pair)'s one rule
+    /// chooses: the larger ratio (`+∞` for a zero `μᵢⱼ²`: equal scores, or
+    /// a square that underflows), then the larger variance, then the
+    /// smaller `(i, j)`. Pairs with `vᵢⱼ = 0` (identical rows) are never
+    /// chosen; `None` if no pair is left (`n < 2`, or all rows equal).
     ///
     /// Cost: `zᵢ = L⁻¹xᵢ` for every row (O(n·d²)), then every pair
     /// (O(n²·d)). [`next_pair_screened`](Self::next_pair_screened) returns
@@ -792,13 +748,13 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         let d = self.d;
         let (PairScratch { z, s }, _) = PairScratch::split(work, n, d)?;
         self.project(rows, n, z, s)?;
-        let mut best: Option<Cand<R>> = None;
+        let mut best: Option<PairScore<R>> = None;
         for i in 0..n {
             let zi = &z[i * d..(i + 1) * d];
             for j in i + 1..n {
                 let mu = s[i] - s[j];
                 let var = diff_sq(zi, &z[j * d..(j + 1) * d]);
-                offer(&mut best, Cand { i, j, var, m2: mu * mu });
+                offer(&mut best, PairScore::new(i, j, var, mu * mu));
             }
         }
         Ok(best.map(|c| (c.i, c.j, c.ratio())))
@@ -815,8 +771,9 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// sorted order, so once `(‖zᵢ‖ + maxₖ‖zₖ‖)²/μᵢⱼ²` falls below the best
     /// ratio so far the scan of row `i` stops; a single pair whose own
     /// bound `(‖zᵢ‖ + ‖zⱼ‖)²/μᵢⱼ²` is below it is skipped without its O(d)
-    /// variance. Once a zero-mean-difference pair is found, each scan stops
-    /// at the first nonzero difference.
+    /// variance (a bound equal to it is not: an equal ratio with a larger
+    /// variance would win). Once a zero-mean-difference pair is found
+    /// (ratio `+∞`), each scan stops at the first finite bound.
     ///
     /// The neighbours in score order are evaluated first, so the bound
     /// prunes from the first scan on.
@@ -868,11 +825,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         });
         let pair = |a: usize, b: usize, m2: R| {
             let (i, j) = if a < b { (a, b) } else { (b, a) };
-            Cand { i, j, var: diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2 }
+            PairScore::new(i, j, diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2)
         };
         // Seed the best with the neighbours in score order (where the
         // winner usually is), so the bound prunes from the first scan on.
-        let mut best: Option<Cand<R>> = None;
+        let mut best: Option<PairScore<R>> = None;
         for ab in order.windows(2) {
             let (a, b) = (ab[0] as usize, ab[1] as usize);
             let mu = s[b] - s[a];
@@ -886,7 +843,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
                 let mu = s[b] - s[a];
                 let m2 = mu * mu;
                 if let (Some(bc), true) = (&best, m2 > R::ZERO) {
-                    if bc.m2 == R::ZERO || reach / m2 < bc.ratio() {
+                    if reach / m2 < bc.ratio() {
                         break;
                     }
                     let own = (zn[a] + zn[b]) * (zn[a] + zn[b]) * margin;
@@ -902,6 +859,21 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
 }
 
 // ----------------------------------------- construction without a copy
+
+/// The arrays of a saved state, element by element (so that they can come
+/// straight from a model file, without a second buffer):
+/// [`OnlineRankRls::from_parts_with`] reads each index once or more.
+#[derive(Clone, Copy, Debug)]
+pub struct StateParts<L, B, C, W> {
+    /// `L`, packed row-major lower triangle (`d(d+1)/2`).
+    pub l_packed: L,
+    /// `b` (`d`).
+    pub b: B,
+    /// The compensation of `b` (`d`; zero when it was not saved).
+    pub comp: C,
+    /// The prior `w₀` (`d`).
+    pub w0: W,
+}
 
 impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// [`new`](Self::new) with `w0` given element by element (so that it
@@ -935,7 +907,7 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     }
 
     /// [`from_parts`](Self::from_parts) with the parts given element by
-    /// element, and the compensation `c` of `b`
+    /// element ([`StateParts`]), and the compensation `c` of `b`
     /// ([`rhs_compensation`](Self::rhs_compensation); `|_| 0` when it was
     /// not saved), so that a restored learner continues exactly as the
     /// saved one would have.
@@ -943,17 +915,21 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// # Errors
     /// As [`from_parts`](Self::from_parts); a non-finite `c` is
     /// `Numerics(NonFinite)`.
-    pub fn from_parts_with(
+    pub fn from_parts_with<L, B, C, W>(
         storage: &'s mut [R],
         d: usize,
         lambda: R,
         count: u64,
         prior_id: u32,
-        l_packed: impl Fn(usize) -> R,
-        b: impl Fn(usize) -> R,
-        comp: impl Fn(usize) -> R,
-        w0: impl Fn(usize) -> R,
-    ) -> Result<Self, LearnError> {
+        parts: StateParts<L, B, C, W>,
+    ) -> Result<Self, LearnError>
+    where
+        L: Fn(usize) -> R,
+        B: Fn(usize) -> R,
+        C: Fn(usize) -> R,
+        W: Fn(usize) -> R,
+    {
+        let StateParts { l_packed, b, comp, w0 } = parts;
         Self::check_setup(storage.len(), d, lambda)?;
         let tri = Self::factor_len(d);
         if !((0..tri).all(|i| l_packed(i).is_finite())
@@ -981,5 +957,83 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
             return Err(err(LinalgError::NonFinite));
         }
         Ok(s)
+    }
+}
+
+// ----------------------------------------- from and to the model format
+
+impl<'s, R: ValuesReal> OnlineRankRls<'s, R> {
+    /// Starts a learner from a parsed linear model (the prior `w₀`) with
+    /// ridge `lambda`, in `storage`; returns it and the prior's offset (add
+    /// it to the learner's scores to reproduce the prior's). A model with
+    /// feature centring `x' = (x − μ)/σ` is folded into raw-feature weights
+    /// first (`w₀_j = w_j/σ_j`, offset `b − Σ_j w_j μ_j/σ_j`): the same
+    /// scores, but the ridge is then isotropic in the raw features, so give
+    /// the learner standardised features where their scales differ widely.
+    ///
+    /// # Errors
+    /// [`LearnError::Unsupported`] if the model is not linear, and the
+    /// errors of [`OnlineRankRls::new`].
+    pub fn from_linear_model(
+        storage: &'s mut [R],
+        prior: &ModelView<'_>,
+        lambda: R,
+        prior_id: u32,
+    ) -> Result<(Self, f64), LearnError> {
+        let lin = prior.linear().ok_or(LearnError::Unsupported)?;
+        let (w, d) = (lin.weights(), prior.dim());
+        let centring = prior.feature_centring();
+        let w0 = |j: usize| match centring {
+            None => w.at(j),
+            Some((_, scale)) => w.at(j) / scale.at(j),
+        };
+        let shift: f64 = match centring {
+            None => 0.0,
+            Some((mean, _)) => (0..d).map(|j| w0(j) * mean.at(j)).sum(),
+        };
+        let offset = lin.offset() - shift;
+        if !offset.is_finite() {
+            return Err(err(LinalgError::NonFinite));
+        }
+        let s = Self::new_with(storage, d, |j| R::from_f64(w0(j)), lambda, prior_id)?;
+        Ok((s, offset))
+    }
+
+    /// Restores a saved state (a parsed `ONLINE_STATE`) into `storage`,
+    /// recomputing `w` from the saved factor and right-hand side; with the
+    /// saved compensation of `b`, the restored learner's later `b` is bit
+    /// for bit the saved one's; its factor differs by the compensation of
+    /// `L`, which the file does not hold (at most half an ulp of each entry,
+    /// not growing; see "Accuracy and drift" in this module's docs).
+    ///
+    /// # Errors
+    /// Those of [`OnlineRankRls::from_parts`].
+    pub fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<Self, LearnError> {
+        let (l, b, c, w0) = (saved.factor_packed(), saved.rhs(), saved.rhs_compensation(), saved.prior());
+        let parts = StateParts {
+            l_packed: |i| R::from_f64(l.at(i)),
+            b: |i| R::from_f64(b.at(i)),
+            comp: |i| R::from_f64(c.at(i)),
+            w0: |i| R::from_f64(w0.at(i)),
+        };
+        let (d, lambda) = (saved.weights().len(), R::from_f64(saved.lambda()));
+        Self::from_parts_with(storage, d, lambda, saved.count(), saved.prior_id(), parts)
+    }
+
+    /// The learner's state as a model to write (kind 5), with the prior's
+    /// `offset`. Written as `f32`, an `f32` learner's state is stored bit
+    /// for bit.
+    pub fn to_model(&self, offset: f64) -> Model<'_> {
+        Model::Online(OnlineModel {
+            lambda: self.lambda().to_f64(),
+            count: self.count(),
+            prior_id: self.prior_id(),
+            offset,
+            w: R::values(self.weights()),
+            b: R::values(self.rhs()),
+            b_comp: R::values(self.rhs_compensation()),
+            w0: R::values(self.prior()),
+            l_packed: R::values(self.factor_packed()),
+        })
     }
 }

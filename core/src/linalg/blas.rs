@@ -291,7 +291,7 @@ pub fn syrk<T: Real>(alpha: T, a: MatRef<'_, T>, beta: T, mut c: MatMut<'_, T>) 
         return Err(LinalgError::DimensionMismatch);
     }
     level3_stack(alpha, a, a.t(), beta, c.rb_mut(), true);
-    mirror_lower(&mut c);
+    mirror_lower(c.rb_mut(), T::ONE);
     Ok(())
 }
 
@@ -317,7 +317,7 @@ pub fn syrk_with_workspace<T: Real>(
         return Err(LinalgError::WorkspaceTooSmall { needed, got: work.len() });
     }
     level3_work(alpha, a, a.t(), beta, c.rb_mut(), work, true);
-    mirror_lower(&mut c);
+    mirror_lower(c.rb_mut(), T::ONE);
     Ok(())
 }
 
@@ -328,13 +328,37 @@ pub(crate) fn gemm_lower_unchecked<T: Real>(alpha: T, a: MatRef<'_, T>, b: MatRe
     level3_stack(alpha, a, b, beta, c, true);
 }
 
-/// Copies the strict lower triangle of the square `C` onto the upper one.
-fn mirror_lower<T: Real>(c: &mut MatMut<'_, T>) {
+/// Tile edge of [`mirror_lower`].
+const MIRROR_TILE: usize = 32;
+
+/// Copies the strict lower triangle of the square `c` onto its upper
+/// triangle times `sign`: `C[i][j] = sign·C[j][i]` for `i < j`. With
+/// `sign < 0` (an antisymmetric matrix) the diagonal is set to zero too.
+/// Walks destination columns in tiles of 32 source columns, so a tile's
+/// source rows stay in cache. A non-square `c` is left alone.
+///
+/// The one mirror of the crate (symmetric products, the Kronecker
+/// learners' symmetric and reciprocal solves); the host's parallel
+/// version splits the same walk over column blocks.
+pub fn mirror_lower<T: Real>(mut c: MatMut<'_, T>, sign: T) {
     let n = c.nrows();
-    for j in 0..n {
-        for i in j + 1..n {
-            let v = c.at(i, j);
-            *c.at_mut(j, i) = v;
+    if c.ncols() != n {
+        return;
+    }
+    for j0 in (0..n).step_by(MIRROR_TILE) {
+        let j1 = (j0 + MIRROR_TILE).min(n);
+        for i0 in (0..j1).step_by(MIRROR_TILE) {
+            for j in j0..j1 {
+                for i in i0..(i0 + MIRROR_TILE).min(j) {
+                    let v = c.at(j, i);
+                    *c.at_mut(i, j) = sign * v;
+                }
+            }
+        }
+    }
+    if sign < T::ZERO {
+        for j in 0..n {
+            *c.at_mut(j, j) = T::ZERO;
         }
     }
 }
@@ -595,6 +619,33 @@ mod tests {
             s ^= s << 25;
             s ^= s >> 27;
             *v = (s.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) as f64 * 2f64.powi(-52) - 1.0;
+        }
+    }
+
+    /// `mirror_lower` across tile edges (n = 70 > 2 tiles), both signs,
+    /// row- and column-major: the upper triangle is `sign ×` the lower,
+    /// the lower untouched, the diagonal zero for `sign < 0`.
+    #[test]
+    fn mirror_lower_copies_the_lower_triangle() {
+        let n = 70;
+        let mut src = [0.0; 70 * 70];
+        fill(3, &mut src);
+        for sign in [1.0, -1.0] {
+            for row_major in [false, true] {
+                let mut a = src;
+                let m =
+                    if row_major { MatMut::from_row_major(&mut a, n, n) } else { MatMut::from_col_major(&mut a, n, n) };
+                mirror_lower(m.unwrap(), sign);
+                let at = |i: usize, j: usize| if row_major { a[i * n + j] } else { a[i + j * n] };
+                let orig = |i: usize, j: usize| if row_major { src[i * n + j] } else { src[i + j * n] };
+                for j in 0..n {
+                    assert_eq!(at(j, j), if sign < 0.0 { 0.0 } else { orig(j, j) });
+                    for i in j + 1..n {
+                        assert_eq!(at(i, j), orig(i, j));
+                        assert_eq!(at(j, i), sign * orig(i, j));
+                    }
+                }
+            }
         }
     }
 

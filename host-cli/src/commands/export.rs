@@ -267,7 +267,7 @@ pub fn quantize(
     };
     let centring = v.feature_centring().map(|_| FeatureCentring { mean: &mean, scale: &scale });
     let (mut a, mut z, mut wq) = (vec![0.0f32; d], vec![0.0f32; d], vec![0i16; d]);
-    let q = quantize_linear(&w, l.offset(), centring, &lo, &hi, width, &mut a, &mut z, &mut wq)
+    let q = quantize_linear(&w, l.offset(), centring, (&lo, &hi), width, &mut a, &mut z, &mut wq)
         .map_err(|e| CliError::input(format!("--quantize: {e}")))?;
     let model = QuantModel { width, scale: q.scale, bias: q.bias, input_scale: &a, zero_point: &z, weights: &wq };
     let mut meta = v.metadata().to_string();

@@ -564,7 +564,7 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
     if let Some(b) = &bar {
         b.finish_and_clear();
     }
-    let fit = fit.unwrap_or_else(|| Err("no fit".into())).map_err(CliError::input)?;
+    let fit = fit.unwrap_or_else(|| Err(CliError::failure("no fit")))?;
     let mut meta = format!(
         "algorithm={}\ntraining_edges={}\nedges={}\nn_u={}\nn_v={}\ndomains={}\ncomplete={}\npair_kernel={}\nnode_kernel={}\nquery_weight={}\nlambda={lambda}\n",
         algo.name(),

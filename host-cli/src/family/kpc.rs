@@ -98,12 +98,10 @@ impl Family for Kpc {
             let m = m.min(n);
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
             let mut work = try_zeros(nystrom::kpc_fit_workspace_len(n, m, p.components))?;
+            let data = nystrom::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
             let (r, offset) = nystrom::kpc_fit(
                 backend,
-                &p.kernel,
-                &x,
-                &g,
-                &table.labels,
+                &data,
                 p.lambda,
                 p.components,
                 default_pivot_tol(n),
@@ -201,20 +199,8 @@ impl Kpc {
             let mut piv = vec![0; m];
             let mut work = try_zeros(nystrom::kpc_cv_fold_workspace_len(n, nt, m, &grid))?;
             let tol = default_pivot_tol(n);
-            nystrom::kpc_cv_fold(
-                backend,
-                kernel,
-                &x,
-                &xv,
-                &g,
-                &train.labels,
-                &grid,
-                tol,
-                &mut piv,
-                &mut preds,
-                &mut usable,
-                &mut work,
-            )?;
+            let data = nystrom::Training { kernel, rows: &x, graph: &g, s: &train.labels };
+            nystrom::kpc_cv_fold(backend, &data, &xv, &grid, tol, &mut piv, &mut preds, &mut usable, &mut work)?;
         } else {
             let mut work = try_zeros(kpc::cv_fold_workspace_len(&x, &xv, &grid))?;
             kpc::cv_fold(backend, kernel, &x, &xv, &g, &train.labels, &grid, &mut preds, &mut usable, &mut work)?;

@@ -44,7 +44,7 @@ use ranklet_core::learn::LearnError;
 use ranklet_core::linalg::cg::{CgControl, CgInfo, CgParams};
 use ranklet_core::linalg::Rows;
 use ranklet_core::metrics;
-use ranklet_core::{MatMut, MatRef};
+use ranklet_core::{LinalgError, MatMut, MatRef};
 
 use crate::data::nodes::{read_kernel_rows, KernelOptions};
 use crate::data::{
@@ -231,10 +231,6 @@ pub struct SubFit {
     pub cg: Option<CgInfo>,
 }
 
-fn learn_err(e: LearnError) -> String {
-    e.to_string()
-}
-
 impl EdgeProblem {
     /// The loss of the learner.
     pub fn loss(&self) -> Loss {
@@ -256,7 +252,7 @@ impl EdgeProblem {
         lambdas: &[f64],
         max_iter: usize,
         bar: Option<&ProgressBar>,
-    ) -> Vec<Result<SubFit, String>> {
+    ) -> Vec<Result<SubFit, CliError>> {
         let (pu, pv) = (train_u.len(), train_v.len());
         let mut pos_u = vec![usize::MAX; self.n_u];
         train_u.iter().enumerate().for_each(|(i, &u)| pos_u[u] = i);
@@ -271,7 +267,7 @@ impl EdgeProblem {
             }
         }
         if edges.is_empty() {
-            return lambdas.iter().map(|_| Err("no training edges in this fold".to_string())).collect();
+            return lambdas.iter().map(|_| Err(CliError::input("no training edges in this fold"))).collect();
         }
         let k_u = sub(&self.g_u, self.n_u, train_u, train_u);
         let k_v = if self.one_domain { Vec::new() } else { sub(&self.g_v, self.n_v, train_v, train_v) };
@@ -279,7 +275,7 @@ impl EdgeProblem {
             MatRef::from_col_major(&k_u, pu, pu),
             MatRef::from_col_major(if self.one_domain { &k_u } else { &k_v }, pv, pv),
         ) else {
-            return lambdas.iter().map(|_| Err("kernel shape".to_string())).collect();
+            return lambdas.iter().map(|_| Err(LearnError::from(LinalgError::DimensionMismatch).into())).collect();
         };
         let domains =
             if self.one_domain { Domains::One { k: ku, pair: self.pair } } else { Domains::Two { k_u: ku, k_v: kv } };
@@ -295,15 +291,14 @@ impl EdgeProblem {
             let mut work = vec![0.0; KronEigen::new_workspace_len(pv).max(pu * pv)];
             let eig = match KronEigen::new(backend, &domains, loss, &mut store, &mut work) {
                 Ok(e) => e,
-                Err(e) => return lambdas.iter().map(|_| Err(learn_err(e))).collect(),
+                Err(e) => return lambdas.iter().map(|_| Err(e.into())).collect(),
             };
             let ym = MatRef::from_col_major(&ymat, pu, pv).expect("shape");
             return lambdas
                 .iter()
                 .map(|&lam| {
                     let mut coef = vec![0.0; pu * pv];
-                    eig.solve(backend, lam, ym, MatMut::from_col_major(&mut coef, pu, pv).expect("shape"), &mut work)
-                        .map_err(learn_err)?;
+                    eig.solve(backend, lam, ym, MatMut::from_col_major(&mut coef, pu, pv).expect("shape"), &mut work)?;
                     Ok(SubFit { coef, cg: None })
                 })
                 .collect();
@@ -321,11 +316,7 @@ impl EdgeProblem {
                 }
                 let info = kron::kron_cg(
                     backend,
-                    &domains,
-                    loss,
-                    &edges,
-                    &y,
-                    lam,
+                    &kron::KronSystem { domains, loss, edges: &edges, y: &y, lambda: lam },
                     &CgParams::new(max_iter, 1e-10),
                     &mut a,
                     MatMut::from_col_major(&mut coef, pu, pv).expect("shape"),
@@ -337,8 +328,7 @@ impl EdgeProblem {
                         }
                         CgControl::Continue
                     },
-                )
-                .map_err(learn_err)?;
+                )?;
                 Ok(SubFit { coef, cg: Some(info) })
             })
             .collect()
@@ -369,13 +359,13 @@ pub fn predict_edges<B: Backend>(
     k_b: &[f64],
     m_b: usize,
     pairs: &[(usize, usize)],
-) -> Result<Vec<f64>, String> {
-    let c = MatRef::from_col_major(coef, pu, pv).map_err(|e| e.to_string())?;
-    let ka = MatRef::from_col_major(k_a, m_a, pu).map_err(|e| e.to_string())?;
-    let kb = MatRef::from_col_major(k_b, m_b, pv).map_err(|e| e.to_string())?;
+) -> Result<Vec<f64>, LearnError> {
+    let c = MatRef::from_col_major(coef, pu, pv)?;
+    let ka = MatRef::from_col_major(k_a, m_a, pu)?;
+    let kb = MatRef::from_col_major(k_b, m_b, pv)?;
     let mut out = vec![0.0; pairs.len()];
     let mut work = vec![0.0; kron::predict_pairs_workspace_len(pair, pv, m_a, m_b)];
-    kron::predict_pairs(backend, pair, c, ka, kb, pairs, &mut out, &mut work).map_err(learn_err)?;
+    kron::predict_pairs(backend, pair, c, ka, kb, pairs, &mut out, &mut work)?;
     Ok(out)
 }
 
@@ -388,7 +378,7 @@ pub fn predict_problem_edges<B: Backend>(
     train_u: &[usize],
     train_v: &[usize],
     edges: &[(usize, usize)],
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, LearnError> {
     // The distinct first and second nodes of the edges.
     let (mut us, mut vs) = (Vec::new(), Vec::new());
     let (mut iu, mut iv) = (vec![usize::MAX; prob.n_u], vec![usize::MAX; prob.n_v]);

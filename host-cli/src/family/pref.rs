@@ -31,6 +31,7 @@ use ranklet_core::format::kind::pref_gp::packed_len;
 use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView};
 use ranklet_core::graph::Pair;
 use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::pref::active::{select_cov_workspace_len, select_pairs_cov, Pick};
 use ranklet_core::learn::pref::device::DevicePrefGp;
 use ranklet_core::learn::pref::hyper::{self, OptParams};
 use ranklet_core::learn::pref::{xpgp, EpParams, Likelihood, PrefPosterior};
@@ -43,6 +44,7 @@ use crate::args::KernelArg;
 use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind, Ties};
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
+use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::input::DataArgs;
 
 /// The preference learners.
@@ -347,7 +349,7 @@ pub fn train<B: Backend>(
             RelationKind::Groups(g) => xpgp::Relation::Groups(g),
         })
         .collect();
-    let fail = |e: LearnError| CliError::failure(format!("--algo {}: {e}", algo.name()));
+    let fail = |e: LearnError| CliError::learn(format_args!("--algo {}", algo.name()), e);
     let x = if d > 0 {
         Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
     } else {
@@ -394,7 +396,8 @@ pub fn train<B: Backend>(
         algo.name(),
         free_count(&lo, &hi)
     ));
-    let report = hyper::fit_hyper(backend, &prior, &pairs, lik, &mut theta, &lo, &hi, &ep, &opt, &mut post, &mut work);
+    let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let report = hyper::fit_hyper(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work);
     bar.finish_and_clear();
     let report = report.map_err(fail)?;
 
@@ -543,7 +546,7 @@ pub struct Scored {
 /// dimensions that differ from the model's, only ties.
 pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
     let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
-    let bad = |e: LearnError| CliError::failure(format!("{}: {e}", path.display()));
+    let bad = |e: LearnError| CliError::learn(path.display(), e);
     match model {
         PrefModel::Fixed(v) => {
             let ids: Vec<String> = (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect();
@@ -601,7 +604,7 @@ pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored
 
 /// `log P(w ≻ l) = log Φ(m/√(2σ² + v))` by core's tail-stable `log Φ`.
 fn log_prob_of(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
-    ranklet_core::learn::pref::log_phi_ratio(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt()).0
+    ranklet_core::special::log_norm_cdf(mean_diff / (2.0 * sigma * sigma + var_diff.max(0.0)).sqrt())
 }
 
 /// One suggested question.
@@ -618,35 +621,31 @@ pub struct Suggestion {
 }
 
 /// The next `k` pairs to ask of a kind-8 model (001 §5): core's
-/// `DevicePrefGp::next_pair_excluding` (the pair of highest `v/m²` not yet
-/// asked), then the posterior updated by `observe` as if the more probable
-/// answer had been given (the "pretend-answered" rule of core's
-/// `learn::pref::active`), and again; O(k²·N²). The device posterior is
-/// used because a model file holds `μ`, `Σ` and σ, not the fitted
-/// `PrefPosterior` that `active::select_pairs` works on; its `observe` is
-/// `select_pairs`' update for the more probable answer.
+/// `active::select_pairs_cov` over every pair `i < j` of the stored
+/// posterior (the pair of highest `v/m²` by the one rule of
+/// `learn::next_pair`, then the posterior updated as if the more probable
+/// answer had been given, and again).
 ///
 /// # Errors
-/// A failed update.
+/// A failed eigendecomposition or update.
 pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliError> {
     let n = view.items();
-    let bad = |e: LearnError| CliError::failure(format!("suggest: {e}"));
-    let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
-    let mut gp = DevicePrefGp::<f64>::from_view(&mut storage, view).map_err(bad)?;
-    let mut out: Vec<Suggestion> = Vec::with_capacity(k);
-    let mut asked: Vec<(usize, usize)> = Vec::with_capacity(k);
-    while out.len() < k {
-        let Some((i, j, _)) = gp.next_pair_excluding(&asked) else { break };
-        let (_, v) = gp.prob(i, j).map_err(bad)?;
-        let m = gp.mean()[i] - gp.mean()[j];
-        asked.push((i, j));
-        out.push(Suggestion { i, j, mean_diff: m, var_diff: v });
-        // Pretend the more probable answer was given (001 §5), so the next
-        // question accounts for this one.
-        let (w, l) = if m >= 0.0 { (i, j) } else { (j, i) };
-        gp.observe(w, l).map_err(bad)?;
-    }
-    Ok(out)
+    let bad = |e: LearnError| CliError::learn("suggest", e);
+    let mean: Vec<f64> = view.mean().iter().collect();
+    let cov: Vec<f64> = view.cov_packed().iter().collect();
+    let candidates: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
+    let mut picks = vec![Pick::default(); k.min(candidates.len())];
+    let mut work = vec![0.0; select_cov_workspace_len(n)];
+    let lik = Likelihood::Probit { sigma: view.sigma() };
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    let got = select_pairs_cov(&mut backend, &mean, &cov, lik, &candidates, &mut picks, &mut work).map_err(bad)?;
+    Ok(picks[..got]
+        .iter()
+        .map(|p| {
+            let (i, j) = candidates[p.candidate];
+            Suggestion { i, j, mean_diff: p.mean_diff, var_diff: p.var }
+        })
+        .collect())
 }
 
 /// A metric on held-out judgements `w ≻ l` (ties dropped).

@@ -1,6 +1,7 @@
-//! Model kind 5, online RankRLS state: the learned state of
-//! [`OnlineRankRls`](crate::learn::online::OnlineRankRls), saved on a
-//! device and read back by it or by the host.
+//! Model kind 5, online RankRLS state: the learned state of the online
+//! learner (`learn::online`, which builds itself from this view and writes
+//! itself as this model), saved on a device and read back by it or by the
+//! host.
 //!
 //! One `ONLINE_STATE` section: a 32-byte record (λ, the number of
 //! observations, the prior's id, the prior's offset), then five arrays in
@@ -25,14 +26,10 @@ use crate::format::array::{le_f64, le_u32, le_u64};
 use crate::format::centring::FeatureCentring;
 use crate::format::header::{all_finite, bytes_for, expect_len, finite, Header, Sections};
 use crate::format::input::Centred;
-use crate::format::kind::Model;
 use crate::format::section_id as sid;
 use crate::format::sum::Arith;
 use crate::format::write::{check_dim, storable, Payload, SectionSink, Values, MAX_FIXED};
 use crate::format::{Array, ElementType, EmitError, ModelView, ParseError, ScoreError, Version};
-use crate::learn::online::OnlineRankRls;
-use crate::learn::LearnError;
-use crate::real::Real;
 
 /// The `ONLINE_STATE` section (offsets relative to the section); also
 /// reachable as `format::field::online`.
@@ -262,34 +259,16 @@ impl<'a> Kind<'a> for OnlineView<'a> {
     }
 }
 
-// ------------------------------------------------------------ the learner
-
-/// The float types a learner state is kept and saved in.
-pub trait StateReal: Real {
-    /// The values as the writer borrows them.
-    fn values(s: &[Self]) -> Values<'_>;
-}
-
-impl StateReal for f32 {
-    fn values(s: &[f32]) -> Values<'_> {
-        Values::F32(s)
-    }
-}
-
-impl StateReal for f64 {
-    fn values(s: &[f64]) -> Values<'_> {
-        Values::F64(s)
-    }
-}
-
 impl OnlineModel<'_> {
     /// Bytes of the file of a state of dimension `d` stored as `et`,
     /// without metadata (what `ModelSpec::buffer_len` gives for it); `None`
     /// on overflow.
     pub const fn file_len(d: usize, et: ElementType) -> Option<usize> {
         use crate::format::field;
-        let Some(tri) = d.checked_mul(d + 1) else { return None };
-        let Some(n) = (tri / 2).checked_add(4 * d) else { return None };
+        let Some(d1) = d.checked_add(1) else { return None };
+        let Some(tri) = d.checked_mul(d1) else { return None };
+        let Some(d4) = d.checked_mul(4) else { return None };
+        let Some(n) = (tri / 2).checked_add(d4) else { return None };
         let Some(arrays) = n.checked_mul(et.size()) else { return None };
         let head = field::HEADER_LEN + field::section::ENTRY_LEN;
         let start = head.div_ceil(field::SECTION_ALIGN) * field::SECTION_ALIGN;
@@ -297,84 +276,5 @@ impl OnlineModel<'_> {
             Some(total) if total <= u32::MAX as usize => Some(total),
             _ => None,
         }
-    }
-}
-
-impl<'s, R: StateReal> OnlineRankRls<'s, R> {
-    /// Starts a learner from a parsed linear model (the prior `w₀`) with
-    /// ridge `lambda`, in `storage`; returns it and the prior's offset (add
-    /// it to the learner's scores to reproduce the prior's). A model with
-    /// feature centring `x' = (x − μ)/σ` is folded into raw-feature weights
-    /// first (`w₀_j = w_j/σ_j`, offset `b − Σ_j w_j μ_j/σ_j`): the same
-    /// scores, but the ridge is then isotropic in the raw features, so give
-    /// the learner standardised features where their scales differ widely.
-    ///
-    /// # Errors
-    /// [`LearnError::Unsupported`] if the model is not linear, and the
-    /// errors of [`OnlineRankRls::new`].
-    pub fn from_linear_model(
-        storage: &'s mut [R],
-        prior: &ModelView<'_>,
-        lambda: R,
-        prior_id: u32,
-    ) -> Result<(Self, f64), LearnError> {
-        let lin = prior.linear().ok_or(LearnError::Unsupported)?;
-        let (w, d) = (lin.weights(), prior.dim());
-        let centring = prior.feature_centring();
-        let w0 = |j: usize| match centring {
-            None => w.at(j),
-            Some((_, scale)) => w.at(j) / scale.at(j),
-        };
-        let shift: f64 = match centring {
-            None => 0.0,
-            Some((mean, _)) => (0..d).map(|j| w0(j) * mean.at(j)).sum(),
-        };
-        let offset = lin.offset() - shift;
-        if !offset.is_finite() {
-            return Err(LearnError::Numerics(crate::LinalgError::NonFinite));
-        }
-        let s = Self::new_with(storage, d, |j| R::from_f64(w0(j)), lambda, prior_id)?;
-        Ok((s, offset))
-    }
-
-    /// Restores a saved state (a parsed `ONLINE_STATE`) into `storage`,
-    /// recomputing `w` from the saved factor and right-hand side; with the
-    /// saved compensation of `b`, the restored learner's later `b` is bit
-    /// for bit the saved one's; its factor differs by the compensation of
-    /// `L`, which the file does not hold (at most half an ulp of each entry,
-    /// not growing; see `learn::online`, "Accuracy and drift").
-    ///
-    /// # Errors
-    /// Those of [`OnlineRankRls::from_parts`].
-    pub fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<Self, LearnError> {
-        let (l, b, c, w0) = (saved.l_packed, saved.b, saved.b_comp, saved.w0);
-        Self::from_parts_with(
-            storage,
-            saved.w.len(),
-            R::from_f64(saved.lambda),
-            saved.count,
-            saved.prior_id,
-            |i| R::from_f64(l.at(i)),
-            |i| R::from_f64(b.at(i)),
-            |i| R::from_f64(c.at(i)),
-            |i| R::from_f64(w0.at(i)),
-        )
-    }
-
-    /// The learner's state as a model to write (kind 5), with the prior's
-    /// `offset`. Written as `f32`, an `f32` learner's state is stored bit
-    /// for bit.
-    pub fn to_model(&self, offset: f64) -> Model<'_> {
-        Model::Online(OnlineModel {
-            lambda: self.lambda().to_f64(),
-            count: self.count(),
-            prior_id: self.prior_id(),
-            offset,
-            w: R::values(self.weights()),
-            b: R::values(self.rhs()),
-            b_comp: R::values(self.rhs_compensation()),
-            w0: R::values(self.prior()),
-            l_packed: R::values(self.factor_packed()),
-        })
     }
 }

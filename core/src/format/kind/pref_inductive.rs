@@ -278,7 +278,7 @@ impl<'a> PrefInductiveView<'a> {
             *a -= b;
         }
         let v = (prior - self.quad(kx, kx)).max(0.0);
-        let p = crate::learn::pref::device::probit_prob(mx - my, 2.0 * self.sigma * self.sigma + v);
+        let p = crate::special::probit_prob(mx - my, 2.0 * self.sigma * self.sigma + v);
         if p.is_finite() && v.is_finite() {
             Ok((p, v))
         } else {

@@ -123,9 +123,8 @@ pub fn edge_coefficients(
     Ok(())
 }
 
-/// Trains on the `q` labelled edges `edges[e] = (u, v)` (indices into
-/// `K_u`, `K_v`; any order, duplicates allowed) with labels `y` by
-/// conjugate gradient (see the module docs for the systems). Writes the
+/// Trains on the system `sys` ([`KronSystem`]: the labelled edges, the
+/// loss and λ) by conjugate gradient (see the module docs for the systems). Writes the
 /// dual coefficients `a` (`q`, output only: CG starts from zero) and the
 /// model's coefficient matrix `coef` (`p_u × p_v`, as from
 /// [`edge_coefficients`]), and returns the iterations and the final
@@ -146,11 +145,7 @@ pub fn edge_coefficients(
 /// system meets a null direction (only possible with `λ = 0`).
 pub fn kron_cg<B, C>(
     backend: &mut B,
-    domains: &Domains<'_>,
-    loss: Loss,
-    edges: &[(usize, usize)],
-    y: &[f64],
-    lambda: f64,
+    sys: &KronSystem<'_>,
     params: &CgParams,
     a: &mut [f64],
     coef: MatMut<'_, f64>,
@@ -161,8 +156,8 @@ where
     B: Backend,
     C: FnMut(usize, &[f64], f64) -> CgControl,
 {
-    let len = cg_workspace_len(edges.len());
-    kron_krylov(backend, domains, loss, edges, y, lambda, a, coef, work, len, callback, |mv, b, x, w, hook| {
+    let len = cg_workspace_len(sys.edges.len());
+    kron_krylov(backend, sys, (a, coef, work), len, callback, |mv, b, x, w, hook| {
         cg_solve_with_callback(mv, b, x, w, params, hook)
     })
 }
@@ -184,11 +179,7 @@ where
 /// breakdown (it stops on its own tests, [`MinresInfo::stop`]).
 pub fn kron_minres<B, C>(
     backend: &mut B,
-    domains: &Domains<'_>,
-    loss: Loss,
-    edges: &[(usize, usize)],
-    y: &[f64],
-    lambda: f64,
+    sys: &KronSystem<'_>,
     params: &CgParams,
     a: &mut [f64],
     coef: MatMut<'_, f64>,
@@ -199,10 +190,29 @@ where
     B: Backend,
     C: FnMut(usize, &[f64], f64) -> CgControl,
 {
-    let len = minres_workspace_len(edges.len());
-    kron_krylov(backend, domains, loss, edges, y, lambda, a, coef, work, len, callback, |mv, b, x, w, hook| {
+    let len = minres_workspace_len(sys.edges.len());
+    kron_krylov(backend, sys, (a, coef, work), len, callback, |mv, b, x, w, hook| {
         minres_solve(mv, b, x, w, params, hook)
     })
+}
+
+/// One training problem of the iterative Kronecker learners: the node
+/// kernels, the loss, the `q` labelled edges `edges[e] = (u, v)` (indices
+/// into `K_u`, `K_v`; any order, duplicates allowed) with labels `y`, and
+/// the ridge `λ ≥ 0`. What [`kron_cg`] and [`kron_minres`] solve; the host
+/// (CLI or Python) builds one per fit.
+#[derive(Clone, Copy, Debug)]
+pub struct KronSystem<'a> {
+    /// Node kernels (and the pair kernel for one domain).
+    pub domains: Domains<'a>,
+    /// Regression or conditional ranking.
+    pub loss: Loss,
+    /// The labelled edges.
+    pub edges: &'a [(usize, usize)],
+    /// One label per edge.
+    pub y: &'a [f64],
+    /// Ridge `λ`.
+    pub lambda: f64,
 }
 
 /// A matrix-vector product as the Krylov solvers take it.
@@ -212,16 +222,11 @@ type Hook<'a> = dyn FnMut(usize, &[f64], f64) -> CgControl + 'a;
 
 /// The body of [`kron_cg`] and [`kron_minres`]: checks, right-hand side,
 /// the edge-kernel product, then `solve(matvec, b, a, solver_work, hook)`.
+/// `out` is `(a, coef, work)` of [`kron_cg`].
 fn kron_krylov<B, C, R, S>(
     backend: &mut B,
-    domains: &Domains<'_>,
-    loss: Loss,
-    edges: &[(usize, usize)],
-    y: &[f64],
-    lambda: f64,
-    a: &mut [f64],
-    coef: MatMut<'_, f64>,
-    work: &mut [f64],
+    sys: &KronSystem<'_>,
+    (a, coef, work): (&mut [f64], MatMut<'_, f64>, &mut [f64]),
     solver_len: usize,
     mut callback: C,
     solve: S,
@@ -231,6 +236,7 @@ where
     C: FnMut(usize, &[f64], f64) -> CgControl,
     S: FnOnce(&mut MatVec<'_>, &[f64], &mut [f64], &mut [f64], &mut Hook<'_>) -> Result<R, LinalgError>,
 {
+    let KronSystem { domains, loss, edges, y, lambda } = *sys;
     check_lambda(lambda, false)?;
     let (p_u, p_v) = domains.check()?;
     let q = edges.len();

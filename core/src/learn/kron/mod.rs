@@ -71,27 +71,17 @@
 //! closed form.
 
 use super::{check_lambda, LearnError};
-use crate::backend::Backend;
+use crate::backend::{Backend, Tri};
 use crate::graph::QueryWeight;
+use crate::linalg::blas::mirror_lower;
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 pub mod iterative;
 
-pub use iterative::{edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len};
-
-/// The pair kernel over edges.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum PairKernel {
-    /// `k_u(u, ū)·k_v(v, v̄)` (004 eq. 7): any relation.
-    #[default]
-    Kronecker,
-    /// `½(k(u, ū)k(v, v̄) + k(u, v̄)k(v, ū))` (004 eq. 8): symmetric
-    /// relations, `f(u, v) = f(v, u)`. One domain only.
-    Symmetric,
-    /// `½(k(u, ū)k(v, v̄) − k(u, v̄)k(v, ū))` (004 eq. 9): reciprocal
-    /// (antisymmetric) relations, `f(u, v) = −f(v, u)`. One domain only.
-    Reciprocal,
-}
+pub use crate::kernel::PairKernel;
+pub use iterative::{
+    edge_coefficients, kron_cg, kron_cg_workspace_len, kron_minres, kron_minres_workspace_len, KronSystem,
+};
 
 /// The least-squares loss over edges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -392,7 +382,7 @@ impl KronEigen<'_> {
         let p = self.p_u;
         let sign = if self.pair == PairKernel::Symmetric { 1.0 } else { -1.0 };
         backend.gemm(1.0, u.t(), coef.rb(), 0.0, t.rb_mut())?;
-        gemm_lower(backend, t.rb(), u, coef.rb_mut())?;
+        backend.gemm_lower(1.0, t.rb(), Tri::Full, u, Tri::Full, 0.0, coef.rb_mut())?;
         for j in 0..p {
             for i in j..p {
                 let den = self.vals_u[i] * self.vals_u[j] + lam;
@@ -402,56 +392,11 @@ impl KronEigen<'_> {
                 *coef.at_mut(i, j) /= den;
             }
         }
-        mirror_lower(sign, coef.rb_mut());
+        mirror_lower(coef.rb_mut(), sign);
         backend.gemm(1.0, u, coef.rb(), 0.0, t.rb_mut())?;
-        gemm_lower(backend, t.rb(), u.t(), coef.rb_mut())?;
-        mirror_lower(sign, coef);
+        backend.gemm_lower(1.0, t.rb(), Tri::Full, u.t(), Tri::Full, 0.0, coef.rb_mut())?;
+        mirror_lower(coef, sign);
         Ok(())
-    }
-}
-
-/// The lower triangle (diagonal included) of `C ← A·B` for square `C`,
-/// by column blocks `C[j₀.., j₀..j₁] = A[j₀.., :]·B[:, j₀..j₁]` through the
-/// backend's gemm: about half the work of the full product. Entries above
-/// the diagonal inside the diagonal blocks are written too; the others are
-/// left alone (callers mirror the lower triangle).
-fn gemm_lower<B: Backend>(
-    backend: &mut B,
-    a: MatRef<'_, f64>,
-    b: MatRef<'_, f64>,
-    mut c: MatMut<'_, f64>,
-) -> Result<(), LearnError> {
-    let n = c.nrows();
-    if c.ncols() != n || a.nrows() != n || b.ncols() != n || a.ncols() != b.nrows() {
-        return Err(LinalgError::DimensionMismatch.into());
-    }
-    // At least four blocks (so small problems take the blocked path too),
-    // at most 128 columns each.
-    let nb = n.div_ceil(4).clamp(1, 128);
-    let k = a.ncols();
-    let mut j0 = 0;
-    while j0 < n {
-        let w = nb.min(n - j0);
-        let lhs = a.submatrix(j0, 0, n - j0, k)?;
-        let rhs = b.submatrix(0, j0, k, w)?;
-        backend.gemm(1.0, lhs, rhs, 0.0, c.submatrix_mut(j0, j0, n - j0, w)?)?;
-        j0 += w;
-    }
-    Ok(())
-}
-
-/// Copies the strict lower triangle of the square `x` onto the upper one,
-/// times `sign` (`-1`: antisymmetric, with the diagonal set to zero).
-fn mirror_lower(sign: f64, mut x: MatMut<'_, f64>) {
-    let n = x.nrows();
-    for j in 0..n {
-        if sign < 0.0 {
-            *x.at_mut(j, j) = 0.0;
-        }
-        for i in j + 1..n {
-            let v = x.at(i, j);
-            *x.at_mut(j, i) = sign * v;
-        }
     }
 }
 

@@ -4,10 +4,17 @@
 //! time. Each round takes the unpicked candidate with the highest ratio
 //! `v/m²` of the posterior variance `v` of `f_i − f_j` (001 eq. 14) to its
 //! squared mean `m²` (eq. 13) — "the preference with closest latent
-//! preference values that we are most uncertain about". Ties in the ratio
-//! (e.g. several `m = 0`) go to the larger `v`, then to the earlier
-//! candidate; candidates with `v = 0` (nothing left to learn) are picked
-//! only when nothing else remains.
+//! preference values that we are most uncertain about" — by the one rule
+//! of [`crate::learn::next_pair`] that the online learner and the device
+//! GP use too: ties in the ratio (e.g. several `m = 0`) go to the larger
+//! `v`, then to the smaller pair, then to the earlier candidate; candidates
+//! with `v = 0` (nothing left to learn) are never picked.
+//!
+//! Two entry points: [`select_pairs`] on a fitted [`PrefPosterior`], and
+//! [`select_pairs_cov`] on a posterior given by its mean and packed
+//! covariance (a kind-8 model: what `ranklet suggest` reads), whose factor
+//! it takes from a symmetric eigendecomposition (`C = Λ^½Vᵀ`, negative
+//! eigenvalues of rounding clamped to 0, so a semidefinite `Σ` is fine).
 //!
 //! **The "pretend-answered" update** (answers are not available while the
 //! `k` questions are chosen): after a pick, the posterior gets one more
@@ -34,79 +41,162 @@
 //! a copy of `Σ` and `μ` in the caller's workspace.
 
 use super::{probit_site, LearnError, Likelihood, PrefPosterior};
-use crate::LinalgError;
+use crate::backend::Backend;
+use crate::learn::next_pair::{offer, PairScore};
+use crate::{LinalgError, MatMut, MatRef};
+
+/// One pick of [`select_pairs`]: the candidate and the moments of its
+/// difference `f_i − f_j` when it was picked (after the pretend answers to
+/// the earlier picks).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Pick {
+    /// Index into the candidates.
+    pub candidate: usize,
+    /// Posterior variance `v` of `f_i − f_j`.
+    pub var: f64,
+    /// Posterior mean `m` of `f_i − f_j`.
+    pub mean_diff: f64,
+}
+
+impl Pick {
+    /// `v/m²`, `+∞` for `m = 0`.
+    pub fn ratio(&self) -> f64 {
+        PairScore::new(0, 1, self.var, self.mean_diff * self.mean_diff).ratio()
+    }
+}
 
 /// Scratch of [`select_pairs`] for `n` items: `n² + 3n`.
 pub fn select_workspace_len(n: usize) -> usize {
     n.saturating_mul(n).saturating_add(3 * n)
 }
 
-/// Picks up to `out.len()` candidates (see the module docs); writes their
-/// indices into `candidates` to `out` in the order picked and the `v/m²`
-/// ratio each had when picked to `ratio` (`+∞` for `m = 0`, same length as
-/// `out`). Returns how many were picked (fewer than `out.len()` only when
-/// the candidates run out).
+/// Scratch of [`select_pairs_cov`] for `n` items: `2n² + 4n`.
+pub fn select_cov_workspace_len(n: usize) -> usize {
+    select_workspace_len(n).saturating_add(n.saturating_mul(n)).saturating_add(n)
+}
+
+/// Picks up to `picks.len()` candidates (see the module docs) of a fitted
+/// posterior, writing them in the order picked. Returns how many were
+/// picked (fewer than `picks.len()` only when no unpicked candidate with
+/// `v > 0` remains).
 ///
 /// # Errors
 /// `BadGraph` for a candidate out of range or `i = j`; shapes, workspace.
 pub fn select_pairs(
     post: &PrefPosterior<'_>,
     candidates: &[(usize, usize)],
-    out: &mut [usize],
-    ratio: &mut [f64],
+    picks: &mut [Pick],
     work: &mut [f64],
 ) -> Result<usize, LearnError> {
     let n = post.n();
-    if ratio.len() != out.len() {
+    check(n, candidates, work.len(), select_workspace_len(n))?;
+    let (cf, rest) = work.split_at_mut(n * n);
+    let (mu, rest) = rest.split_at_mut(n);
+    cf.copy_from_slice(post.cov_factor());
+    mu.copy_from_slice(post.mean());
+    select_on(cf, mu, post.likelihood(), candidates, picks, &mut rest[..2 * n])
+}
+
+/// [`select_pairs`] on the posterior `N(mean, Σ)` with `Σ` given as its
+/// lower triangle packed row by row (`Σ[i][j]`, `j ≤ i`, at
+/// `i(i+1)/2 + j`: a kind-8 model's layout) and the likelihood `lik`.
+/// One symmetric eigendecomposition by `backend` (O(n³)), then as
+/// [`select_pairs`].
+///
+/// # Errors
+/// As [`select_pairs`], with [`select_cov_workspace_len`]; `Numerics`
+/// `DimensionMismatch` if `cov_packed` is not `n(n+1)/2` long,
+/// `NonFinite` for a non-finite input, and the eigensolver's.
+pub fn select_pairs_cov<B: Backend>(
+    backend: &mut B,
+    mean: &[f64],
+    cov_packed: &[f64],
+    lik: Likelihood,
+    candidates: &[(usize, usize)],
+    picks: &mut [Pick],
+    work: &mut [f64],
+) -> Result<usize, LearnError> {
+    let n = mean.len();
+    if n.checked_mul(n + 1).map(|t| t / 2) != Some(cov_packed.len()) {
         return Err(LinalgError::DimensionMismatch.into());
     }
+    if !mean.iter().chain(cov_packed).all(|x| x.is_finite()) {
+        return Err(LinalgError::NonFinite.into());
+    }
+    lik.check()?;
+    check(n, candidates, work.len(), select_cov_workspace_len(n))?;
+    if n == 0 {
+        return Ok(0);
+    }
+    let (cf, rest) = work.split_at_mut(n * n);
+    let (sigma, rest) = rest.split_at_mut(n * n);
+    let (vals, rest) = rest.split_at_mut(n);
+    let (mu, rest) = rest.split_at_mut(n);
+    for i in 0..n {
+        for j in 0..=i {
+            let c = cov_packed[i * (i + 1) / 2 + j];
+            sigma[i * n + j] = c;
+            sigma[j * n + i] = c;
+        }
+    }
+    let a = MatRef::from_row_major(sigma, n, n)?;
+    backend.sym_eigen(a, vals, MatMut::from_row_major(cf, n, n)?)?;
+    // Row i of V·Λ^½: Σ_ij = Σ_k V_ik λ_k V_jk is the dot of rows i and j.
+    for row in cf.chunks_exact_mut(n.max(1)) {
+        for (c, &l) in row.iter_mut().zip(vals.iter()) {
+            *c *= libm::sqrt(l.max(0.0));
+        }
+    }
+    mu.copy_from_slice(mean);
+    select_on(cf, mu, lik, candidates, picks, &mut rest[..2 * n])
+}
+
+/// The checks both entry points share.
+fn check(n: usize, candidates: &[(usize, usize)], got: usize, needed: usize) -> Result<(), LearnError> {
     if candidates.iter().any(|&(i, j)| i >= n || j >= n || i == j) {
         return Err(LearnError::BadGraph);
     }
-    let need = select_workspace_len(n);
-    if work.len() < need {
-        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    if got < needed {
+        return Err(LinalgError::WorkspaceTooSmall { needed, got }.into());
     }
-    let (cf, rest) = work.split_at_mut(n * n);
-    let (mu, rest) = rest.split_at_mut(n);
-    let (g, sd) = rest.split_at_mut(n);
-    let sd = &mut sd[..n];
-    cf.copy_from_slice(post.cov_factor());
-    mu.copy_from_slice(post.mean());
+    Ok(())
+}
+
+/// The greedy picks on a factor `cf` (`n × n`, row `i` such that
+/// `Σ_ij = ⟨row i, row j⟩`) and mean `mu`, both overwritten by the pretend
+/// answers; `tmp` holds `2n`.
+fn select_on(
+    cf: &mut [f64],
+    mu: &mut [f64],
+    lik: Likelihood,
+    candidates: &[(usize, usize)],
+    picks: &mut [Pick],
+    tmp: &mut [f64],
+) -> Result<usize, LearnError> {
+    let n = mu.len();
+    let (g, sd) = tmp.split_at_mut(n);
     let var =
         |cf: &[f64], i: usize, j: usize| -> f64 { super::sq_dist(&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n]) };
-    let lik = post.likelihood();
     let mut picked = 0;
-    while picked < out.len() {
-        // (index, v, m²) of the best candidate so far.
-        let mut best: Option<(usize, f64, f64)> = None;
+    while picked < picks.len() {
+        let mut best: Option<PairScore<f64>> = None;
+        let mut best_c = 0;
         for (c, &(i, j)) in candidates.iter().enumerate() {
-            if out[..picked].contains(&c) {
+            if picks[..picked].iter().any(|p| p.candidate == c) {
                 continue;
             }
-            let v = var(cf, i, j);
             let m = mu[i] - mu[j];
-            let m2 = m * m;
-            let better = match best {
-                None => true,
-                Some((_, bv, bm2)) => {
-                    // v/m² > bv/bm², cross-multiplied (handles m² = 0).
-                    let (l, r) = (v * bm2, bv * m2);
-                    l > r || (l == r && v > bv)
-                }
-            };
-            if better {
-                best = Some((c, v, m2));
+            if offer(&mut best, PairScore::new(i, j, var(cf, i, j), m * m)) {
+                best_c = c;
             }
         }
-        let Some((c, v, m2)) = best else {
+        let Some(PairScore { var: v, .. }) = best else {
             break;
         };
-        out[picked] = c;
-        ratio[picked] = if m2 > 0.0 { v / m2 } else { f64::INFINITY };
+        let (i, j) = candidates[best_c];
+        picks[picked] = Pick { candidate: best_c, var: v, mean_diff: mu[i] - mu[j] };
         picked += 1;
         // Pretend-answered update with the more probable answer.
-        let (i, j) = candidates[c];
         let (a, b) = if mu[i] >= mu[j] { (i, j) } else { (j, i) };
         let md = mu[a] - mu[b];
         let (tau, nu) = match lik {

@@ -22,7 +22,8 @@
 //!
 //! The next pair to ask (001 §5): over all pairs `i < j`, the largest
 //! `v_ij / m_ij²`, "the preference with closest latent preference values
-//! that we are most uncertain about"; exact, O(N²).
+//! that we are most uncertain about", with the one tie rule of
+//! [`crate::learn::next_pair`]; exact, O(N²).
 //!
 //! # One observation: ADF, not iterated EP
 //!
@@ -54,13 +55,12 @@
 //! precision `τ̃ = β/(1 − β·v)` and shift `ν̃ = (τ̃ + 1/v)·E[dᵀf] − m/v` on
 //! `dᵀf`, with `β = r(z + r)/(2σ² + v)`; the device needs neither.
 //!
-//! `r` and `z + r` are computed in `f64` whatever `R` (they cost O(1)):
-//! directly from `erfc` for `z ≥ −4`, and for `z < −4`, where `Φ(z)`
-//! underflows eventually and `z + r` cancels, from Laplace's continued
-//! fraction of the Mills ratio, `r = x + u`, `z + r = u`,
-//! `u = 1/(x + 2/(x + 3/(x + …)))` with `x = −z` (40 terms, relative
-//! error below 1e-13 for `x ≥ 4`). No NaN for any finite `z`; `z = −1e30`
-//! gives `r ≈ 1e30`, `β ≈ 1/(2σ² + v)`.
+//! `r` and `z + r` are computed in `f64` whatever `R` (they cost O(1)) by
+//! [`crate::special::probit_ratio`], the function host EP uses too: from
+//! `erfc` for `z ≥ −4`, and below, where `Φ(z)` underflows eventually and
+//! `z + r` would cancel, from the continued fraction of the Mills ratio.
+//! No NaN for any finite `z`; `z = −1e30` gives `r ≈ 1e30`,
+//! `β ≈ 1/(2σ² + v)`.
 //!
 //! # Storage
 //!
@@ -106,49 +106,12 @@
 //! ```
 
 use crate::format::kind::pref_gp::packed_len;
-use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, Values};
+use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, ValuesReal};
+use crate::learn::next_pair::{offer, PairScore};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
+use crate::special::norm_cdf;
 use crate::{LinalgError, Real};
-
-/// `1/√(2π)`.
-const INV_SQRT_2PI: f64 = 0.398_942_280_401_432_7;
-
-/// Below this `z`, `r = N(z)/Φ(z)` comes from the continued fraction.
-const CF_BELOW: f64 = -4.0;
-
-/// Terms of the continued fraction.
-const CF_TERMS: u32 = 40;
-
-/// `Φ(z) = ½·erfc(−z/√2)`.
-fn std_normal_cdf(z: f64) -> f64 {
-    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
-}
-
-/// `(r, z + r)` with `r = N(z)/Φ(z)`, for finite `z` (see the module doc):
-/// both finite and positive, `r(z + r) ∈ (0, 1)`.
-pub fn probit_ratio(z: f64) -> (f64, f64) {
-    if z >= CF_BELOW {
-        let r = INV_SQRT_2PI * libm::exp(-0.5 * z * z) / std_normal_cdf(z);
-        (r, z + r)
-    } else {
-        let x = -z;
-        let mut acc = 0.0;
-        let mut k = CF_TERMS;
-        while k >= 2 {
-            acc = f64::from(k) / (x + acc);
-            k -= 1;
-        }
-        let u = 1.0 / (x + acc);
-        (x + u, u)
-    }
-}
-
-/// `Φ(m/√s2)`, the probit probability of a difference with mean `m` and
-/// total variance `s2 = 2σ² + v > 0` (001 eq. 13).
-pub fn probit_prob(m: f64, s2: f64) -> f64 {
-    std_normal_cdf(m / libm::sqrt(s2))
-}
 
 /// `2⁻⁶⁰⁰`: the rescaling of [`prob_moments`] when a moment overflows.
 const MOMENT_SCALE: f64 = f64::from_bits((1023 - 600) << 52);
@@ -174,22 +137,19 @@ fn prob_moments(mi: f64, mj: f64, cii: f64, cjj: f64, cij: f64, sigma: f64) -> f
     if z.is_nan() {
         return 0.5;
     }
-    std_normal_cdf(z)
+    norm_cdf(z)
 }
 
 /// The ADF step of one site on a difference with cavity mean `m` and
 /// variance `v ≥ 0` under noise σ: `(a, β)` with `μ ← μ + a·s`,
 /// `Σ ← Σ − β·s·sᵀ` (see the module doc). `None` if not finite.
 pub fn adf_step(m: f64, v: f64, sigma: f64) -> Option<(f64, f64)> {
-    let s2 = 2.0 * sigma * sigma + v;
-    let sq = libm::sqrt(s2);
-    let z = m / sq;
-    if !(z.is_finite() && s2 > 0.0) {
+    let c2 = 2.0 * sigma * sigma;
+    if !(c2 + v > 0.0) {
         return None;
     }
-    let (r, zr) = probit_ratio(z);
-    let (a, beta) = (r / sq, r * zr / s2);
-    (a.is_finite() && beta.is_finite()).then_some((a, beta))
+    let (a, beta, z) = super::probit_match(m, v, c2);
+    (z.is_finite() && a.is_finite() && beta.is_finite()).then_some((a, beta))
 }
 
 fn err(e: LinalgError) -> LearnError {
@@ -340,60 +300,21 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     }
 
     /// The next pair to ask (001 §5): `(i, j, v_ij/m_ij²)` with `i < j`
-    /// maximising `v_ij/m_ij²` over all pairs, exactly, in O(N²); the
-    /// first such pair in `(i, j)` order on ties. The ratio is `+∞` where
-    /// `m_ij = 0 < v_ij` (among several such pairs, the one of largest
-    /// `v_ij`), and `0` where `v_ij = 0`. `None` for N < 2.
+    /// chosen over all pairs, exactly, in O(N²), by the one rule of
+    /// [`learn::next_pair`](crate::learn::next_pair): the largest ratio
+    /// (`+∞` where `m_ij = 0 < v_ij`), then the largest `v_ij`, then the
+    /// first pair in `(i, j)` order. Pairs with `v_ij = 0` are never
+    /// chosen: `None` for N < 2 or when every difference is certain.
     pub fn next_pair(&self) -> Option<(usize, usize, R)> {
-        self.next_pair_excluding(&[])
-    }
-
-    /// [`next_pair`](Self::next_pair) over the pairs not in `asked` (in
-    /// either order): how a host asks for k questions at once, absorbing a
-    /// pretended answer to each before choosing the next, without asking
-    /// the same pair twice. O(N²·(1 + |asked|)). `None` when every pair
-    /// was asked.
-    pub fn next_pair_excluding(&self, asked: &[(usize, usize)]) -> Option<(usize, usize, R)> {
-        let n = self.n;
         let mu = self.mean();
-        // Whether (v, m²) has a larger ratio v/m² than (bv, bm²), compared by
-        // cross-multiplication, so that m² = 0 (an infinite ratio) needs no
-        // division; v = 0 is the ratio 0 whatever m².
-        let better = |v: R, m2: R, bv: R, bm2: R| {
-            if v == R::ZERO {
-                false
-            } else if bv == R::ZERO {
-                true
-            } else if m2 == R::ZERO && bm2 == R::ZERO {
-                v > bv
-            } else {
-                v * bm2 > bv * m2
-            }
-        };
-        let mut best: Option<(usize, usize, R, R)> = None;
-        for i in 0..n {
-            for j in i + 1..n {
-                if asked.iter().any(|&(a, b)| (a, b) == (i, j) || (b, a) == (i, j)) {
-                    continue;
-                }
-                let v = self.v(i, j);
+        let mut best: Option<PairScore<R>> = None;
+        for i in 0..self.n {
+            for j in i + 1..self.n {
                 let m = mu[i] - mu[j];
-                let m2 = m * m;
-                if best.is_none_or(|(_, _, bv, bm2)| better(v, m2, bv, bm2)) {
-                    best = Some((i, j, v, m2));
-                }
+                offer(&mut best, PairScore::new(i, j, self.v(i, j), m * m));
             }
         }
-        best.map(|(i, j, v, m2)| {
-            let ratio = if v == R::ZERO {
-                R::ZERO
-            } else if m2 == R::ZERO {
-                R::MAX + R::MAX
-            } else {
-                v / m2
-            };
-            (i, j, ratio)
-        })
+        best.map(|c| (c.i, c.j, c.ratio()))
     }
 
     /// Absorbs one observed preference `w ≻ l` by one ADF site update
@@ -453,7 +374,7 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// posterior is stored bit for bit.
     pub fn to_model(&self) -> Model<'_>
     where
-        R: PrefReal,
+        R: ValuesReal,
     {
         Model::PrefGp(PrefGpModel {
             sigma: self.sigma.to_f64(),
@@ -471,28 +392,11 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     }
 }
 
-/// The float types a device posterior is kept and saved in.
-pub trait PrefReal: Real {
-    /// The values as the writer borrows them.
-    fn values(s: &[Self]) -> Values<'_>;
-}
-
-impl PrefReal for f32 {
-    fn values(s: &[f32]) -> Values<'_> {
-        Values::F32(s)
-    }
-}
-
-impl PrefReal for f64 {
-    fn values(s: &[f64]) -> Values<'_> {
-        Values::F64(s)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     extern crate std;
     use super::*;
+    use crate::format::Values;
     use std::vec;
     use std::vec::Vec;
 
@@ -510,46 +414,14 @@ mod tests {
         // z = 2·MAX/√(2·MAX²) = √2.
         let m = f64::MAX;
         let p = prob_moments(m, -m, 0.0, 0.0, 0.0, m);
-        assert!((p - std_normal_cdf(core::f64::consts::SQRT_2)).abs() < 1e-12, "{p}");
+        assert!((p - norm_cdf(core::f64::consts::SQRT_2)).abs() < 1e-12, "{p}");
         // Both overflow with the difference dominating: z ≈ √MAX, P = 1.
         assert_eq!(prob_moments(m, -m, m, m, -m, 1.0), 1.0);
         // 0/0: no spread and no difference.
         assert_eq!(prob_moments(0.0, 0.0, 0.0, 0.0, 0.0, 1e-200), 0.5);
         // ordinary moments: Φ((1 − 0.5)/√(2·0.25 + 1 + 2 − 2·0.5)).
         let p = prob_moments(1.0, 0.5, 1.0, 2.0, 0.5, 0.5);
-        assert!((p - std_normal_cdf(0.5 / 2.5f64.sqrt())).abs() < 1e-15);
-    }
-
-    /// Reference values of `r = N(z)/Φ(z)` from scipy
-    /// (`exp(norm.logpdf(z) − log_ndtr(z))`, scipy 1.17.1), including the
-    /// range where `Φ(z)` underflows `f64`.
-    #[rustfmt::skip]
-    const RATIO: &[(f64, f64)] = &[
-        (3.0, 0.004_437_839_042_125_666),
-        (0.0, 0.797_884_560_802_865_4),
-        (-1.0, 1.525_135_276_160_981),
-        (-3.9, 4.130_365_320_908_12),
-        (-4.1, 4.321_027_583_581_166_5),
-        (-10.0, 10.098_093_233_962_564),
-        (-40.0, 40.024_968_847_210_886),
-    ];
-
-    #[test]
-    fn probit_ratio_matches_scipy_and_never_nans() {
-        for &(z, r_ref) in RATIO {
-            let (r, zr) = probit_ratio(z);
-            assert!(((r - r_ref) / r_ref).abs() < 1e-12, "z = {z}: {r} vs {r_ref}");
-            assert!(((zr - (z + r_ref)) / (z + r_ref)).abs() < 1e-9, "z = {z}");
-        }
-        for z in [-1e300, -1e30, -1e8, -38.0, -4.0 - 1e-12, -4.0, 1e8, 1e300] {
-            let (r, zr) = probit_ratio(z);
-            assert!(r.is_finite() && zr.is_finite() && r >= 0.0 && zr > 0.0 || z > 0.0, "z = {z}");
-            let b = r * zr;
-            assert!((0.0..=1.0).contains(&b), "z = {z}: r(z + r) = {b}");
-        }
-        // Continuity at the switch.
-        let (a, b) = (probit_ratio(-4.0 + 1e-13), probit_ratio(-4.0 - 1e-13));
-        assert!((a.0 - b.0).abs() < 1e-12 && (a.1 - b.1).abs() < 1e-12);
+        assert!((p - norm_cdf(0.5 / 2.5f64.sqrt())).abs() < 1e-15);
     }
 
     fn spec(n: usize, mean: &[f64], cov: &[f64]) -> Vec<u8> {

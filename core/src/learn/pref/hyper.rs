@@ -105,7 +105,7 @@ fn clip(v: f64, lo: f64, hi: f64) -> f64 {
 /// found.
 ///
 /// # Errors
-/// Shapes, workspace, `lo > hi` or non-finite bounds (`BadLambda`), or the
+/// Shapes, workspace, `lo > hi` or non-finite bounds (`BadBounds`), or the
 /// error of the first evaluation.
 pub fn minimize<F>(
     mut f: F,
@@ -124,7 +124,7 @@ where
         return Err(LinalgError::DimensionMismatch.into());
     }
     if lo.iter().zip(hi.iter()).any(|(a, b)| !(a.is_finite() && b.is_finite() && a <= b)) {
-        return Err(LearnError::BadLambda);
+        return Err(LearnError::BadBounds);
     }
     let (OptScratch { s, y, rho, al, g, d, xt, gt }, _) = OptScratch::split(work, p, mem)?;
     for i in 0..p {
@@ -320,26 +320,40 @@ pub fn evidence_gradient<B: Backend>(
     Ok(post.log_evidence())
 }
 
-/// Maximises `log Z_EP` over `θ` within `[lo, hi]` (see [`default_bounds`])
-/// by [`minimize`] on `−log Z_EP`, leaving the best `θ` in `theta` and its
-/// posterior in `post`. `work` holds [`evidence_workspace_len`] plus
+/// The evidence maximisation problem of [`fit_hyper`]: the XPGP prior,
+/// the preferences, the likelihood's kind (its noise is a hyperparameter,
+/// `θ[2]`) and the EP tuning of each evaluation. What the host (CLI or
+/// Python) builds once per fit.
+#[derive(Clone, Copy, Debug)]
+pub struct HyperProblem<'a> {
+    /// The prior over the items.
+    pub prior: &'a XpgpPrior<'a>,
+    /// The observed preferences.
+    pub pairs: &'a [Pair],
+    /// The likelihood (its noise parameter is replaced by `θ`'s).
+    pub lik: Likelihood,
+    /// EP tuning.
+    pub ep: EpParams,
+}
+
+/// Maximises `log Z_EP` of `problem` over `θ` within `[lo, hi]` (see
+/// [`default_bounds`]) by [`minimize`] on `−log Z_EP`, leaving the best `θ`
+/// in `theta` and its posterior in `post`. `work` holds
+/// [`evidence_workspace_len`] plus
 /// [`minimize_workspace_len`]`(θ.len(), opt.memory)`.
 ///
 /// # Errors
 /// Those of [`evidence_gradient`] at the starting point, shapes, bounds.
 pub fn fit_hyper<B: Backend>(
     backend: &mut B,
-    prior: &XpgpPrior<'_>,
-    pairs: &[Pair],
-    lik: Likelihood,
+    problem: &HyperProblem<'_>,
     theta: &mut [f64],
-    lo: &[f64],
-    hi: &[f64],
-    ep: &EpParams,
+    (lo, hi): (&[f64], &[f64]),
     opt: &OptParams,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
 ) -> Result<OptReport, LearnError> {
+    let HyperProblem { prior, pairs, lik, ref ep } = *problem;
     let p = theta.len();
     let need = minimize_workspace_len(p, opt.memory.max(1));
     if work.len() < need {
@@ -360,21 +374,19 @@ pub fn fit_hyper<B: Backend>(
     )?;
     // Leave the posterior at the returned θ (the last evaluation may have
     // been a rejected trial point).
-    refit_at(backend, prior, pairs, lik, theta, ep, post, ework)?;
+    refit_at(backend, problem, theta, post, ework)?;
     Ok(report)
 }
 
 /// Refits `post` at `θ` (no gradient).
 fn refit_at<B: Backend>(
     backend: &mut B,
-    prior: &XpgpPrior<'_>,
-    pairs: &[Pair],
-    lik: Likelihood,
+    problem: &HyperProblem<'_>,
     theta: &[f64],
-    ep: &EpParams,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let HyperProblem { prior, pairs, lik, ref ep } = *problem;
     let n = prior.n;
     let (EvalScratch { parts, k, rest, .. }, more) = EvalScratch::split(work, n, prior.parts_len())?;
     prior.build_parts(backend, theta, parts, more)?;

@@ -59,8 +59,9 @@
 //!   `τ̃ = b/(1 − v₋b)`, `ν̃ = (r/s + μ₋b)/(1 − v₋b)`. Since
 //!   `0 < r(z + r) < 1`, `1 − v₋b > c²/s² > 0`, so `τ̃ < 1/c²` always, and
 //!   nothing divides by `v₋` (a site in the null space of `K`, `v₋ = 0`, is
-//!   fine). `r` and `log Φ(z)` come from `erfc` for `z > −8` and from the
-//!   Mills-ratio continued fraction below (no underflow for any `z`).
+//!   fine). `r`, `z + r` (formed without cancellation) and `log Φ(z)` are
+//!   [`crate::special`]'s, the same the device ADF update uses (no
+//!   underflow for any `z`).
 //!
 //! # EP schedule and convergence
 //!
@@ -133,8 +134,10 @@
 //!
 //! [`LearnError::BadGraph`]: a pair index out of range or a self-pair; a
 //! non-finite magnitude for the Gaussian likelihood.
-//! [`LearnError::BadLambda`]: `σ` or `noise` not finite and `> 0`, or EP
-//! parameters outside their domain. `Numerics(..)`: shapes, workspace,
+//! [`LearnError::BadNoise`]: `σ` or `noise` not finite and `> 0`;
+//! [`LearnError::BadDamping`], [`LearnError::BadTolerance`],
+//! [`LearnError::NoIterations`]: EP parameters outside their domain.
+//! `Numerics(..)`: shapes, workspace,
 //! non-finite `K`, a kernel not positive semi-definite even with the
 //! largest jitter, `NoConvergence`. A failed fit leaves no half-valid
 //! posterior: the storage is only handed out as a [`PrefPosterior`] on
@@ -143,17 +146,13 @@
 use super::LearnError;
 use crate::backend::{Backend, Tri, TRI_BLOCK};
 use crate::graph::Pair;
+use crate::special::{log_norm_cdf, norm_cdf, probit_ratio, HALF_LN_2PI};
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 pub mod active;
 pub mod device;
 pub mod hyper;
 pub mod xpgp;
-
-/// `√(2π)`.
-const SQRT_2PI: f64 = 2.506_628_274_631_000_7;
-/// `½·ln(2π)`.
-const HALF_LN_2PI: f64 = 0.918_938_533_204_672_7;
 
 /// The smallest damping the adaptive rule goes down to.
 const MIN_DAMPING: f64 = 0.125;
@@ -203,7 +202,7 @@ impl Likelihood {
         if s.is_finite() && s > 0.0 && self.diff_noise_var() > 0.0 && self.diff_noise_var().is_finite() {
             Ok(())
         } else {
-            Err(LearnError::BadLambda)
+            Err(LearnError::BadNoise)
         }
     }
 }
@@ -237,10 +236,14 @@ impl EpParams {
     }
 
     fn check(&self) -> Result<(), LearnError> {
-        if self.damping > 0.0 && self.damping <= 1.0 && self.tol > 0.0 && self.tol.is_finite() && self.max_iter >= 1 {
-            Ok(())
+        if !(self.damping > 0.0 && self.damping <= 1.0) {
+            Err(LearnError::BadDamping)
+        } else if !(self.tol > 0.0 && self.tol.is_finite()) {
+            Err(LearnError::BadTolerance)
+        } else if self.max_iter == 0 {
+            Err(LearnError::NoIterations)
         } else {
-            Err(LearnError::BadLambda)
+            Ok(())
         }
     }
 }
@@ -259,36 +262,11 @@ pub fn check_pairs(n: usize, pairs: &[Pair], lik: &Likelihood) -> Result<(), Lea
     Ok(())
 }
 
-/// `(log Φ(z), N(z)/Φ(z))` for any finite `z`, without underflow: `erfc`
-/// for `z > −8` (where `Φ(z) > 6·10⁻¹⁶`), else the continued fraction of
-/// the Mills ratio `Φ(−x)/N(x) = 1/(x + 1/(x + 2/(x + 3/(x + …))))`,
-/// `x = −z ≥ 8`, 60 terms (converged to rounding for `x ≥ 8`).
-pub fn log_phi_ratio(z: f64) -> (f64, f64) {
-    if z > -8.0 {
-        let p = 0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2);
-        let pdf = libm::exp(-0.5 * z * z) / SQRT_2PI;
-        (libm::log(p), pdf / p)
-    } else {
-        let x = -z;
-        let mut t = x;
-        for k in (1..=60).rev() {
-            t = x + k as f64 / t;
-        }
-        // Φ(z) = N(z)/t, so log Φ = −z²/2 − ½ln2π − ln t and N/Φ = t.
-        (-0.5 * z * z - HALF_LN_2PI - libm::log(t), t)
-    }
-}
-
-/// `Φ(z)`, the standard normal distribution function.
-pub fn phi(z: f64) -> f64 {
-    0.5 * libm::erfc(-z * core::f64::consts::FRAC_1_SQRT_2)
-}
-
 /// `P(f(x¹) > f(x²)) = Φ(m/√v)` for a latent difference `N(m, v)`
 /// (000 eq. 11); `v = 0` gives 1, ½ or 0 by the sign of `m`.
 pub fn prob_latent(mean_diff: f64, var_diff: f64) -> f64 {
     if var_diff > 0.0 {
-        phi(mean_diff / libm::sqrt(var_diff))
+        norm_cdf(mean_diff / libm::sqrt(var_diff))
     } else if mean_diff > 0.0 {
         1.0
     } else if mean_diff < 0.0 {
@@ -301,20 +279,29 @@ pub fn prob_latent(mean_diff: f64, var_diff: f64) -> f64 {
 /// Predictive `P(x¹ ≻ x²) = Φ(m/√(2σ² + v))` under the probit likelihood
 /// for a latent difference `N(m, v)` (001 §4.2, eqs. 13–14).
 pub fn prob_prefer(mean_diff: f64, var_diff: f64, sigma: f64) -> f64 {
-    phi(mean_diff / libm::sqrt(2.0 * sigma * sigma + var_diff.max(0.0)))
+    norm_cdf(mean_diff / libm::sqrt(2.0 * sigma * sigma + var_diff.max(0.0)))
 }
 
 /// The tilted moments of one probit site: from the cavity `(μ₋, v₋)` and
 /// `c² = 2σ²`, the new `(τ̃, ν̃, log Ẑ)` (see the module docs).
 #[inline]
 pub(crate) fn probit_site(mu_c: f64, v_c: f64, c2: f64) -> (f64, f64, f64) {
+    let (a, b, z) = probit_match(mu_c, v_c, c2);
+    let den = 1.0 - v_c * b;
+    (b / den, (a + mu_c * b) / den, log_norm_cdf(z))
+}
+
+/// The moment match of one probit site on a difference with cavity mean
+/// `μ₋`, variance `v₋` and `c² = 2σ²` (module docs; the host's EP and the
+/// device's ADF step both use it): `(r/s, b, z)` with `s² = c² + v₋`,
+/// `z = μ₋/s`, `r = N(z)/Φ(z)` and `b = r(z + r)/s²`.
+#[inline]
+pub(crate) fn probit_match(mu_c: f64, v_c: f64, c2: f64) -> (f64, f64, f64) {
     let s2 = c2 + v_c;
     let s = libm::sqrt(s2);
     let z = mu_c / s;
-    let (log_z, r) = log_phi_ratio(z);
-    let b = r * (z + r) / s2;
-    let den = 1.0 - v_c * b;
-    (b / den, (r / s + mu_c * b) / den, log_z)
+    let (r, zr) = probit_ratio(z);
+    (r / s, r * zr / s2, z)
 }
 
 /// The cavity `(μ₋, v₋)` of a site `(τ̃, ν̃)` from the posterior marginal
@@ -680,7 +667,7 @@ impl<'s> PrefPosterior<'s> {
                 for (s, p) in pairs.iter().enumerate() {
                     let (mu, v) = self.marginal(p.winner, p.loser);
                     let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
-                    let (log_z, _) = log_phi_ratio(mu_c / libm::sqrt(c2 + v_c));
+                    let log_z = log_norm_cdf(mu_c / libm::sqrt(c2 + v_c));
                     acc += log_z + site_log_norm_rest(self.tau[s], self.nu[s], mu_c, v_c);
                 }
             }
@@ -759,23 +746,25 @@ impl<'s> PrefPosterior<'s> {
 
     /// Mean and variance of `f_i − f_j` (001 eqs. 13–14).
     ///
-    /// # Panics
-    /// Never for `i, j < n`; indices are the caller's responsibility and
-    /// out-of-range ones return `(NaN, NaN)` instead of panicking.
-    pub fn pair(&self, i: usize, j: usize) -> (f64, f64) {
+    /// # Errors
+    /// `BadGraph` if `i` or `j` is not a fitted item.
+    pub fn pair(&self, i: usize, j: usize) -> Result<(f64, f64), LearnError> {
         if i >= self.n || j >= self.n {
-            return (f64::NAN, f64::NAN);
+            return Err(LearnError::BadGraph);
         }
-        self.marginal(i, j)
+        Ok(self.marginal(i, j))
     }
 
     /// Predictive `P(i ≻ j)` for two training items under the fitted
     /// likelihood's noise ([`prob_prefer`]; for the Gaussian likelihood
     /// the probability that the noisy difference is positive).
-    pub fn prob(&self, i: usize, j: usize) -> f64 {
-        let (m, v) = self.pair(i, j);
+    ///
+    /// # Errors
+    /// `BadGraph` if `i` or `j` is not a fitted item.
+    pub fn prob(&self, i: usize, j: usize) -> Result<f64, LearnError> {
+        let (m, v) = self.pair(i, j)?;
         let extra = self.lik.diff_noise_var();
-        phi(m / libm::sqrt(extra + v.max(0.0)))
+        Ok(norm_cdf(m / libm::sqrt(extra + v.max(0.0))))
     }
 
     /// Mean and variance of `f_i − f_j`: the variance as `‖C(e_i − e_j)‖²`,
@@ -988,7 +977,7 @@ impl<'s> PrefPosterior<'s> {
                     let (mu, v) = self.marginal(p.winner, p.loser);
                     let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
                     let z = mu_c / libm::sqrt(c2 + v_c);
-                    let (_, r) = log_phi_ratio(z);
+                    let (r, _) = probit_ratio(z);
                     g += -r * z * c2 / (c2 + v_c);
                 }
                 Ok(g)
@@ -1093,4 +1082,27 @@ fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [
         }
     }
     Err(last.into())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The host EP site and the device ADF step are one moment match: from
+    /// the same cavity they give the same `β = r(z + r)/(2σ² + v)` and mean
+    /// step `r/√(2σ² + v)`, bit for bit, from the far lower tail (where the
+    /// continued fraction works) to the upper one.
+    #[test]
+    fn ep_site_and_device_adf_step_agree() {
+        let (sigma, v) = (0.7, 0.3);
+        let c2 = 2.0 * sigma * sigma;
+        let s2 = c2 + v;
+        for k in -400..=400 {
+            let z = f64::from(k) / 10.0;
+            let m = z * libm::sqrt(s2);
+            let (tau, nu, _) = super::probit_site(m, v, c2);
+            let (a, beta) = super::device::adf_step(m, v, sigma).expect("finite");
+            let den = 1.0 - v * beta;
+            assert_eq!(tau.to_bits(), (beta / den).to_bits(), "z = {z}");
+            assert_eq!(nu.to_bits(), ((a + m * beta) / den).to_bits(), "z = {z}");
+        }
+    }
 }

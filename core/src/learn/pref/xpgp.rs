@@ -266,7 +266,8 @@ pub fn relation_kernel_workspace_len(n: usize) -> usize {
 /// the module docs).
 ///
 /// # Errors
-/// `BadLambda` unless `ι` is finite and `> 0`; `BadGraph` for a bad edge;
+/// `BadRelationScale` unless `ι` is finite and `> 0` (and `1/ι²` finite);
+/// `BadGraph` for a bad edge;
 /// shapes, workspace; `NotPositiveDefinite` only if `1/ι²` is lost to
 /// rounding against the degrees (`ι` beyond `~10⁸·√(max degree)`).
 pub fn relation_kernel<B: Backend>(
@@ -278,7 +279,7 @@ pub fn relation_kernel<B: Backend>(
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     if !(iota.is_finite() && iota > 0.0) {
-        return Err(LearnError::BadLambda);
+        return Err(LearnError::BadRelationScale);
     }
     let nn = n * n;
     if out.len() != nn {
@@ -319,7 +320,7 @@ pub fn relation_kernel<B: Backend>(
     }
     let eps = 1.0 / (iota * iota);
     if !eps.is_finite() {
-        return Err(LearnError::BadLambda);
+        return Err(LearnError::BadRelationScale);
     }
     for i in 0..n {
         p[i * n + i] += eps;

@@ -334,11 +334,7 @@ fn fit_once(
             let mut a = vec![0.0; q];
             let info = kron::kron_cg(
                 backend,
-                &domains,
-                Loss::Regression,
-                &data.edges,
-                y_e,
-                data.lambda,
+                &kron::KronSystem { domains, loss: Loss::Regression, edges: &data.edges, y: y_e, lambda: data.lambda },
                 &CgParams::new(iters, 0.0),
                 &mut a,
                 coef_view,

@@ -44,7 +44,8 @@ use clap::Args;
 
 use ranklet_core::graph::Pair;
 use ranklet_core::learn::pref::hyper::{
-    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize_workspace_len, OptParams,
+    default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize_workspace_len, HyperProblem,
+    OptParams,
 };
 use ranklet_core::learn::pref::xpgp::{XpgpPrior, THETA_NOISE};
 use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
@@ -222,8 +223,8 @@ pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
         let mut fw = vec![0.0; evidence_workspace_len(&prior) + minimize_workspace_len(3, opt.memory)];
         let mut post = PrefPosterior::new(n, m, &mut storage).map_err(err)?;
         let t0 = Instant::now();
-        let rep =
-            fit_hyper(&mut be, &prior, &pairs, lik, &mut th, &lo, &hi, &ep, &opt, &mut post, &mut fw).map_err(err)?;
+        let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+        let rep = fit_hyper(&mut be, &problem, &mut th, (&lo, &hi), &opt, &mut post, &mut fw).map_err(err)?;
         let t = t0.elapsed().as_secs_f64();
         let _ = write!(
             line,

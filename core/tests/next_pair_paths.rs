@@ -1,0 +1,132 @@
+//! The three learners that ask questions pick the same next pair of the
+//! same posterior: the online RankRLS (rows `xᵢ`, posterior of the scores
+//! `N(Xw, X·A⁻¹·Xᵀ)`), the device preference GP (that posterior written as a
+//! kind-8 model) and active exploration (`select_pairs_cov`, what `ranklet
+//! suggest` calls; it shares its search with `select_pairs`). Exactly
+//! representable cases pin the tie rule, where the three rules used to
+//! differ; random ones check that they agree generically.
+
+use ranklet_core::backend::Portable;
+use ranklet_core::format::{ElementType, Model, ModelSpec, ModelView, PrefGpModel, Values};
+use ranklet_core::learn::online::OnlineRankRls;
+use ranklet_core::learn::pref::active::{select_cov_workspace_len, select_pairs_cov, Pick};
+use ranklet_core::learn::pref::device::DevicePrefGp;
+use ranklet_core::learn::pref::Likelihood;
+
+/// The next pair `(i, j, ratio)` of each path, for `n` candidate rows
+/// (`n × d`) of `learner`.
+fn three_paths(learner: &OnlineRankRls<'_, f64>, rows: &[f64], n: usize) -> [Option<(usize, usize, f64)>; 3] {
+    let d = learner.dim();
+    let mut work = vec![0.0; OnlineRankRls::<f64>::next_pair_workspace_len(n, d)];
+    let online = learner.next_pair(rows, n, &mut work).unwrap();
+
+    // The same posterior over the n items: μ = X·w, Σ = ZᵀZ with Z = L⁻¹Xᵀ.
+    let mean: Vec<f64> = rows.chunks(d).map(|x| learner.score(x).unwrap()).collect();
+    let z: Vec<Vec<f64>> = rows
+        .chunks(d)
+        .map(|x| {
+            let mut zi = x.to_vec();
+            let l = learner.factor_packed();
+            for r in 0..d {
+                let row = &l[r * (r + 1) / 2..r * (r + 1) / 2 + r + 1];
+                let s: f64 = (0..r).map(|c| row[c] * zi[c]).sum();
+                zi[r] = (zi[r] - s) / row[r];
+            }
+            zi
+        })
+        .collect();
+    let mut cov = Vec::new();
+    for i in 0..n {
+        for j in 0..=i {
+            cov.push((0..d).map(|k| z[i][k] * z[j][k]).sum::<f64>());
+        }
+    }
+    let m = Model::PrefGp(PrefGpModel {
+        sigma: 0.5,
+        count: 0,
+        mean: Values::F64(&mean),
+        cov_packed: Values::F64(&cov),
+        item_names: "",
+    });
+    let spec = ModelSpec::new(m, ElementType::F64);
+    let mut file = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut file).unwrap();
+    let view = ModelView::new_checked(&file).unwrap();
+    let mut st = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
+    let gp = DevicePrefGp::from_model(&mut st, &view).unwrap();
+    let device = gp.next_pair();
+
+    let cands: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
+    let mut bw = vec![0.0; Portable::workspace_len(n)];
+    let mut be = Portable::new(&mut bw);
+    let mut picks = [Pick::default(); 1];
+    let mut work = vec![0.0; select_cov_workspace_len(n)];
+    let lik = Likelihood::Probit { sigma: 0.5 };
+    let got = select_pairs_cov(&mut be, &mean, &cov, lik, &cands, &mut picks, &mut work).unwrap();
+    let active = (got == 1).then(|| (cands[picks[0].candidate].0, cands[picks[0].candidate].1, picks[0].ratio()));
+    [online, device, active]
+}
+
+/// Rows `cᵢ·eᵢ` under the prior `w0` with λ = 1 and no observations:
+/// `L = I`, `w = w0`, so `μᵢ = w0ᵢ·cᵢ` and `v_ij = cᵢ² + cⱼ²`, exact in
+/// every path (integer `cᵢ`, so the eigen factor's `√(cᵢ²)` is exact too).
+fn diagonal(w0: &[f64], c: &[f64]) -> [Option<(usize, usize, f64)>; 3] {
+    let n = c.len();
+    let mut storage = vec![0.0; OnlineRankRls::<f64>::storage_len(n)];
+    let learner = OnlineRankRls::new(&mut storage, w0, 1.0, 0).unwrap();
+    let mut rows = vec![0.0; n * n];
+    for (i, &ci) in c.iter().enumerate() {
+        rows[i * n + i] = ci;
+    }
+    three_paths(&learner, &rows, n)
+}
+
+#[test]
+fn equal_ratios_go_to_the_larger_variance_then_the_smaller_pair() {
+    // μ = [0, 1, 10, 12], v = cᵢ² + cⱼ² with c = [1, 1, 2, 2]: (0, 1) has
+    // v/m² = 2/1 and (2, 3) has 8/4, every other pair less. The online
+    // learner used to take the smaller pair (0, 1); now all take (2, 3).
+    for path in diagonal(&[0.0, 1.0, 5.0, 6.0], &[1.0, 1.0, 2.0, 2.0]) {
+        assert_eq!(path, Some((2, 3, 2.0)));
+    }
+    // Equal ratio and variance: the smaller pair.
+    for path in diagonal(&[0.0, 1.0, 5.0, 6.0], &[1.0, 1.0, 1.0, 1.0]) {
+        assert_eq!(path, Some((0, 1, 2.0)));
+    }
+    // Equal means (every ratio +∞): the larger variance.
+    for path in diagonal(&[3.0, 1.0, 1.0, 0.75], &[1.0, 3.0, 3.0, 4.0]) {
+        assert_eq!(path, Some((1, 3, f64::INFINITY)));
+    }
+}
+
+#[test]
+fn random_posteriors_ask_the_same_question() {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut uniform = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+    };
+    for case in 0..20 {
+        let (d, n) = (2 + case % 4, 3 + case % 7);
+        let mut storage = vec![0.0; OnlineRankRls::<f64>::storage_len(d)];
+        let w0: Vec<f64> = (0..d).map(|_| uniform()).collect();
+        let mut learner = OnlineRankRls::new(&mut storage, &w0, 0.5, 0).unwrap();
+        for _ in 0..case {
+            let a: Vec<f64> = (0..d).map(|_| uniform()).collect();
+            let b: Vec<f64> = (0..d).map(|_| uniform()).collect();
+            learner.observe(&a, &b, 1.0).unwrap();
+        }
+        let rows: Vec<f64> = (0..n * d).map(|_| uniform()).collect();
+        let [online, device, active] = three_paths(&learner, &rows, n);
+        let (i, j, r) = online.unwrap();
+        for other in [device, active] {
+            let (oi, oj, or) = other.unwrap();
+            assert_eq!((oi, oj), (i, j), "case {case}: {online:?} vs {other:?}");
+            // v from ‖L⁻¹(xᵢ − xⱼ)‖², from Σ entries and from an eigen factor:
+            // the same number up to rounding of the ill-conditioned ones.
+            assert!((or - r).abs() <= 1e-8 * r, "case {case}: {r} vs {or}");
+        }
+    }
+}
