@@ -24,6 +24,11 @@ const EX_TRAIN: &str = "Examples:
   ranklet train --algo rankrls --kernel linear --lambda 1 --data data/wine-quality/winequality_red.csv --label-col quality -o /tmp/wine.rkl
   ranklet train --algo rankrls --kernel rbf:0.05 --lambda 0.1,1,10 --cv 5 --basis 300 --data data/wine-quality/winequality_red.svmlight -o /tmp/wine-rbf.rkl
   ranklet train --algo pref-gp --kernel rbf:auto --items items.csv --prefs judgements.txt -o /tmp/gp.rkl";
+/// `Stats`'s `--help` examples.
+const EX_STATS: &str = "Examples:
+  ranklet stats --data data/wine-quality/winequality_red.svmlight -o /tmp/wine.rks
+  ranklet stats --data shard-00.light --num-features 136 --cv 5 --seed 1 -o /tmp/shard-00.rks
+  ranklet stats --data part.light --num-features 136 --keep-queries -o /tmp/part.rks      (queries cut anywhere)";
 /// `Score`'s `--help` examples.
 const EX_SCORE: &str = "Examples:
   ranklet score -m /tmp/wine.rkl --data data/wine-quality/winequality_red.csv --label-col quality
@@ -84,6 +89,7 @@ enum Command {
     Train(train::TrainArgs),
     /// Summarise SVMlight rows as additive statistics of linear RLS /
     /// RankRLS (.rks), for `train --from-stats` to merge with other shards.
+    #[command(after_help = EX_STATS)]
     Stats(stats::StatsArgs),
     /// Score every row of a data file with a model (one score per line, input order).
     #[command(after_help = EX_SCORE)]

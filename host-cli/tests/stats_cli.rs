@@ -249,3 +249,30 @@ fn huge_feature_index_is_refused_before_allocating() {
     }
     assert!(!out.exists(), "nothing written on error");
 }
+
+/// Sparse data whose d × d sums cannot fit (`--num-features` fixes d at the
+/// start) is refused before any allocation, and the message points to the
+/// sparse primal fit of `train --data`.
+#[test]
+fn wide_fixed_dimension_is_refused_before_allocating() {
+    let dir = Scratch::new("stats-wide");
+    let data = dir.input("wide.light", "1 qid:1 1:0.5\n0 qid:1 2:1\n");
+    let out = dir.out("s.rks");
+    let run = ranklet(
+        &dir,
+        [
+            OsString::from("stats"),
+            "--num-features".into(),
+            "3000000".into(),
+            "--data".into(),
+            os(&data),
+            "-o".into(),
+            os(&out),
+        ],
+    );
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for says in ["3000000 features", "bytes", "train --data"] {
+        assert!(run.stderr.contains(says), "{says:?} missing: {run:?}");
+    }
+    assert!(!out.exists(), "nothing written on error");
+}

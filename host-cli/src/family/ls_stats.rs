@@ -61,10 +61,35 @@ fn weight_name(w: QueryWeight) -> &'static str {
     }
 }
 
+/// Refuses statistics over `d` features that cannot fit in memory, before
+/// any allocation: Σxxᵀ is d(d+1)/2 values (plus 4d sums), twice
+/// (compensated), for the totals and the sealed queries of each of the
+/// `folds` records — checked arithmetic, so a `d` whose lengths would
+/// overflow is refused as too large rather than wrapped.
+fn check_fits(d: usize, folds: usize) -> Result<(), CliError> {
+    let elems = d
+        .checked_add(1)
+        .and_then(|d1| d.checked_mul(d1))
+        .map(|dd| dd / 2)
+        .and_then(|p| p.checked_add(d.checked_mul(4)?))
+        .and_then(|v| v.checked_mul(4 * folds.max(1)));
+    crate::mem::check(
+        &format!("statistics over {d} features (a {d} × {d} matrix of sums)"),
+        elems,
+        8,
+        "statistics are dense in the features: renumber them densely from 1, bound them with --num-features, \
+         or train sparse data with `ranklet train --data` (its primal form sums XᵀLX from the sparse rows)",
+    )
+}
+
 impl Shard {
     /// Empty statistics.
-    pub fn new(shape: StatsShape, seed: u64, source: String) -> Shard {
-        Shard {
+    ///
+    /// # Errors
+    /// A [`CliError::failure`] naming the size when they cannot fit.
+    pub fn new(shape: StatsShape, seed: u64, source: String) -> Result<Shard, CliError> {
+        check_fits(shape.d, shape.folds)?;
+        Ok(Shard {
             shape,
             seed,
             totals: vec![0.0; shape.totals_buffer_len()],
@@ -76,7 +101,7 @@ impl Shard {
             slots: HashMap::new(),
             row_slots: Vec::new(),
             work: Vec::new(),
-        }
+        })
     }
 
     /// Adds a block of rows: `x` row-major `rows × d`, labels `y`, each
@@ -174,22 +199,7 @@ impl Shard {
         if d <= self.shape.d {
             return Ok(());
         }
-        // Σxxᵀ of d features is d(d+1)/2 values, twice (compensated), in
-        // every fold's totals: refuse a size that cannot fit before forming
-        // a shape whose lengths would overflow.
-        let records = (self.totals.len() / (2 * self.shape.total_len()).max(1)).max(1);
-        let elems = d
-            .checked_add(1)
-            .and_then(|d1| d.checked_mul(d1))
-            .map(|dd| dd / 2)
-            .and_then(|p| p.checked_add(d.checked_mul(4)?))
-            .and_then(|v| v.checked_mul(2 * records));
-        crate::mem::check(
-            &format!("statistics over {d} features (a {d} × {d} matrix of sums)"),
-            elems,
-            8,
-            "renumber the features densely from 1, or bound them with --num-features",
-        )?;
+        check_fits(d, self.shape.folds)?;
         let to = StatsShape { d, ..self.shape };
         let re = |total: bool, src: &[f64], m0: usize, m1: usize| -> Result<Vec<f64>, CliError> {
             let mut out = vec![0.0; src.len() / m0 * m1];
@@ -236,7 +246,7 @@ impl Shard {
                 v.feature_map().0.name()
             )));
         }
-        let mut shard = Shard::new(v.shape(), v.seed(), name);
+        let mut shard = Shard::new(v.shape(), v.seed(), name)?;
         shard.totals = v.totals().iter().collect();
         shard.sealed = v.sealed().iter().collect();
         shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
@@ -461,7 +471,7 @@ impl Shard {
         let d0 = opts.num_features.unwrap_or(1).max(1);
         let mut acc = Acc {
             backend,
-            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source),
+            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?,
             fixed_d: opts.num_features,
             xb: Vec::new(),
             yb: Vec::new(),
