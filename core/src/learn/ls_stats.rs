@@ -72,79 +72,9 @@
 
 use super::{check_lambda, LearnError};
 use crate::backend::Backend;
+pub use crate::format::stats::{value, StatsRef, StatsShape, N, SX, SY};
 use crate::graph::QueryWeight;
 use crate::{scratch, LinalgError, MatMut, MatRef};
-
-/// The size of a set of statistics: dimension, folds, query weighting.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StatsShape {
-    /// Features `d ≥ 1`.
-    pub d: usize,
-    /// Cross-validation folds `K ≥ 1` (1: no cross-validation).
-    pub folds: usize,
-    /// The query weighting whose per-query partials are kept.
-    pub weight: QueryWeight,
-}
-
-/// Offset of `n` in a record.
-pub const N: usize = 0;
-/// Offset of `Σy` in a record.
-pub const SY: usize = 1;
-/// Offset of `Σx` (`d` values) in a record.
-pub const SX: usize = 2;
-
-impl StatsShape {
-    /// Elements of a packed lower triangle of `d × d`.
-    pub const fn packed_len(d: usize) -> usize {
-        d * (d + 1) / 2
-    }
-
-    /// Offset of `Σy²`.
-    pub const fn syy(&self) -> usize {
-        SX + self.d
-    }
-
-    /// Offset of `Σxy` (`d` values).
-    pub const fn sxy(&self) -> usize {
-        SX + self.d + 1
-    }
-
-    /// Offset of `Σxxᵀ` (packed lower triangle).
-    pub const fn sxx(&self) -> usize {
-        SX + 2 * self.d + 1
-    }
-
-    /// Values of a total record: `3 + 2d + d(d+1)/2`.
-    pub const fn total_len(&self) -> usize {
-        self.sxx() + Self::packed_len(self.d)
-    }
-
-    /// Values of a query record: `2 + d` (`equal`) or [`Self::total_len`]
-    /// (`pairs`).
-    pub const fn query_len(&self) -> usize {
-        match self.weight {
-            QueryWeight::Equal => SX + self.d,
-            QueryWeight::Pairs => self.total_len(),
-        }
-    }
-
-    /// Elements of the totals buffer: `K` records of `2·total_len`.
-    pub const fn totals_buffer_len(&self) -> usize {
-        self.folds * 2 * self.total_len()
-    }
-
-    /// Checks `d ≥ 1`, `K ≥ 1` and that the buffers' sizes fit `usize`.
-    pub fn check(&self) -> Result<(), LinalgError> {
-        let ok = self.d >= 1
-            && self.folds >= 1
-            && self.d.checked_mul(self.d + 1).and_then(|v| v.checked_mul(2 * self.folds.max(2))).is_some();
-        if ok {
-            Ok(())
-        } else {
-            Err(LinalgError::DimensionMismatch)
-        }
-    }
-}
 
 /// The fold of a query: `splitmix64(qid ^ seed) mod K`, where splitmix64 is
 /// Steele, Lea & Flood's finaliser applied once to `z + 0x9E3779B97F4A7C15`
@@ -195,13 +125,6 @@ pub fn merge(dst: &mut [f64], src: &[f64]) -> Result<(), LinalgError> {
         *c += vc;
     }
     Ok(())
-}
-
-/// The value `sum + compensation` of element `i` of a `2m` record.
-#[inline]
-pub fn value(rec: &[f64], i: usize) -> f64 {
-    let m = rec.len() / 2;
-    rec[i] + rec[m + i]
 }
 
 /// Copies a record (`2·len` values: sums, then compensations) of `from`'s
@@ -346,25 +269,6 @@ pub fn accumulate<B: Backend>(
         }
     }
     Ok(())
-}
-
-/// Merged statistics, borrowed: what [`solve`] reads and a `.rks` file
-/// holds (besides the sealed qids).
-#[derive(Clone, Copy, Debug)]
-pub struct StatsRef<'a> {
-    /// Dimension, folds, query weighting.
-    pub shape: StatsShape,
-    /// The fold seed.
-    pub seed: u64,
-    /// The `K` total records.
-    pub totals: &'a [f64],
-    /// The `K` records of sealed queries ([`seal`]).
-    pub sealed: &'a [f64],
-    /// The open queries' ids, each once (the partials of a qid met in
-    /// several blocks merged).
-    pub qids: &'a [u64],
-    /// Their records, `2·query_len` each, in the same order.
-    pub queries: &'a [f64],
 }
 
 /// Which learner [`solve`] fits.
