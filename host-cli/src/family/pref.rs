@@ -387,10 +387,23 @@ pub fn train<B: Backend>(
     }
     let ep = EpParams::default();
     let opt = OptParams::default();
-    let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+    // The posterior and the evidence's workspace, exactly as core counts
+    // them (several n × n matrices), refused before work where their sum
+    // does not fit; allocated without aborting where the check passed but
+    // the memory went elsewhere.
+    let storage_len = PrefPosterior::storage_len(n, m);
+    let work_len = hyper::evidence_workspace_len(&prior) + hyper::minimize_workspace_len(p, opt.memory.max(1));
+    crate::mem::check(
+        &format!("the posterior and evidence workspace over {n} items and {m} preferences"),
+        storage_len.checked_add(work_len),
+        8,
+        ITEMS_WAY_OUT,
+    )?;
+    let zeros =
+        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
+    let mut storage = zeros(storage_len)?;
     let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
-    let mut work =
-        vec![0.0; hyper::evidence_workspace_len(&prior) + hyper::minimize_workspace_len(p, opt.memory.max(1))];
+    let mut work = zeros(work_len)?;
     let bar = spinner(&format!(
         "{}: {n} items, {m} preferences, fitting {} hyperparameters",
         algo.name(),
