@@ -276,3 +276,21 @@ fn wide_fixed_dimension_is_refused_before_allocating() {
     }
     assert!(!out.exists(), "nothing written on error");
 }
+
+/// A CSV file is refused by name before any reading, with the command that
+/// does read it; an output directory that does not exist is refused before
+/// the data is read.
+#[test]
+fn csv_input_and_missing_output_directory_are_refused_first() {
+    let dir = Scratch::new("stats-csv");
+    let csv = dir.input("wine.csv", "a,b,label\n1,2,3\n");
+    let out = dir.out("s.rks");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&csv), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&csv), None, &["not CSV", "ranklet train --data"]);
+    let data = dir.input("ok.light", "1 qid:1 1:0.5\n0 qid:1 2:1\n");
+    let missing = dir.out("no/such/dir/s.rks");
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&data), "-o".into(), os(&missing)]);
+    assert_ne!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("no/such/dir"), "the message names the directory: {run:?}");
+    assert!(!missing.exists());
+}

@@ -10,7 +10,7 @@ use clap::Args;
 
 use crate::args::{heading, QueryWeightArg};
 use crate::data::svmlight::SvmlightOptions;
-use crate::error::{write_atomic, CliError};
+use crate::error::{check_writable, write_atomic, CliError};
 use crate::family::ls_stats::Shard;
 use crate::hostbackend::{BackendChoice, HostBackend};
 
@@ -54,6 +54,18 @@ pub struct StatsArgs {
 
 /// `ranklet stats`.
 pub fn stats(a: StatsArgs) -> Result<(), CliError> {
+    // Before reading anything: a pass over gigabytes must not end in
+    // "cannot write", nor in a parse error on a format this command does
+    // not read.
+    check_writable(&a.output)?;
+    if let Some(csv) = a.data.iter().find(|p| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"))) {
+        return Err(CliError::input(format!(
+            "{}: ranklet stats reads SVMlight/LETOR rows (`label qid:q i:v …`), not CSV; convert the file, \
+             or train it whole with `ranklet train --data {} --label-col NAME`",
+            csv.display(),
+            csv.display()
+        )));
+    }
     let folds = match a.cv {
         None => 1,
         Some(k) if (2..=u16::MAX as usize).contains(&k) => k,
