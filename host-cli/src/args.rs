@@ -4,7 +4,6 @@
 //! report a bad value (exit 2), comma lists, and kernels (the `--kernel`
 //! grammar, its printed form and its model-file form).
 
-use clap::ValueEnum;
 use ranklet_core::format::ElementType;
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
@@ -36,7 +35,8 @@ pub mod heading {
 }
 
 /// `--precision`: the element type of a model file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Precision {
     /// Single precision (devices).
     #[default]
@@ -56,7 +56,8 @@ impl Precision {
 }
 
 /// `--query-weight`: how the within-query graphs are weighted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum QueryWeightArg {
     /// Each query counts equally: `L_q = I − 11ᵀ/l_q`.
     #[default]
@@ -83,7 +84,8 @@ impl QueryWeightArg {
 }
 
 /// `--format`: how a data file is read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum DataFormat {
     /// SVMlight / LETOR lines `label [qid:q] i:v …`.
     Svmlight,

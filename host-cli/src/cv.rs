@@ -7,7 +7,6 @@
 //! that shares work across grid points (KPCR / KPCRank: one decomposition per
 //! fold for every (λ, p), 000 §4.2) does so in one core call.
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::Pair;
 
@@ -91,15 +90,6 @@ pub fn folds_of(m: usize, k: usize, seed: u64) -> Vec<Vec<usize>> {
     }
     folds.iter_mut().for_each(|f| f.sort_unstable());
     folds
-}
-
-fn progress(len: u64, what: &str) -> ProgressBar {
-    let pb = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})") {
-        pb.set_style(style.progress_chars("=> "));
-    }
-    pb.set_message(what.to_string());
-    pb
 }
 
 /// One train/validation split.
@@ -292,7 +282,9 @@ fn holdout<F: Family, B: Backend>(
 /// validation edges, per conditioning node, averaged.
 ///
 /// # Errors
-/// Fewer conditioning nodes than folds.
+/// Fewer conditioning nodes than folds; [`progress::interrupted`] when `on`
+/// stops it.
+#[allow(clippy::too_many_arguments)]
 pub fn cross_validate_edges<B: Backend>(
     backend: &mut B,
     prob: &EdgeProblem,
@@ -301,6 +293,7 @@ pub fn cross_validate_edges<B: Backend>(
     metric: EdgeMetric,
     seed: u64,
     max_iter: usize,
+    on: OnProgress<'_>,
 ) -> Result<CvReport<f64>, CliError> {
     let mut has_edge = vec![false; prob.n_u];
     prob.edges.iter().for_each(|&(u, _)| has_edge[u] = true);
@@ -314,8 +307,9 @@ pub fn cross_validate_edges<B: Backend>(
     let folds = folds_of(conditioning.len(), k, seed);
     let mut points: Vec<CvPoint<f64>> =
         lambdas.iter().map(|&l| CvPoint { params: l, folds: Vec::with_capacity(k), failure: None }).collect();
-    let pb = progress(k as u64, "cross-validation (folds over conditioning nodes)");
-    for fold in &folds {
+    const WHAT: &str = "cross-validation (folds over conditioning nodes)";
+    progress::report(on, WHAT, 0, k)?;
+    for (f, fold) in folds.iter().enumerate() {
         let mut in_fold = vec![false; prob.n_u];
         fold.iter().for_each(|&i| in_fold[conditioning[i]] = true);
         let train_u: Vec<usize> = (0..prob.n_u).filter(|&u| !in_fold[u]).collect();
@@ -324,7 +318,12 @@ pub fn cross_validate_edges<B: Backend>(
         let val_edges: Vec<(usize, usize)> = val.iter().map(|&e| prob.edges[e]).collect();
         let val_labels: Vec<f64> = val.iter().map(|&e| prob.labels[e]).collect();
         let val_u: Vec<usize> = val_edges.iter().map(|&(u, _)| u).collect();
-        let fits = prob.fit_subset(backend, &train_u, &train_v, lambdas, max_iter, None);
+        // CG iterations may stop the fold (the bar stays at the fold).
+        let mut within = |_| on(progress::Progress { what: WHAT, done: f, total: k });
+        let fits = prob.fit_subset(backend, &train_u, &train_v, lambdas, max_iter, &mut within);
+        if fits.iter().any(|r| r.as_ref().is_err_and(|e| e.msg == progress::INTERRUPTED)) {
+            return Err(progress::interrupted());
+        }
         for (point, fit) in points.iter_mut().zip(fits) {
             let value = fit
                 .and_then(|f| {
@@ -340,9 +339,8 @@ pub fn cross_validate_edges<B: Backend>(
                 }
             }
         }
-        pb.inc(1);
+        progress::report(on, WHAT, f + 1, k)?;
     }
-    pb.finish_and_clear();
     let metric = match metric {
         EdgeMetric::CondRankLoss => Metric::CondRankLoss,
         EdgeMetric::Auc(t) => Metric::Auc(t),

@@ -5,6 +5,7 @@
 //! flag, a value), 1 any other failure (numerical breakdown, I/O on output).
 
 use std::fmt;
+#[cfg(feature = "cli")]
 use std::process::ExitCode;
 
 use ranklet_core::learn::LearnError;
@@ -64,6 +65,7 @@ impl From<DataError> for CliError {
 
 /// The exit code of a command's result; an error is printed once to stderr
 /// with the `ranklet: ` prefix.
+#[cfg(feature = "cli")]
 pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -76,9 +78,26 @@ pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
 
 /// The exit code of a command line clap refused (printed by clap itself):
 /// a usage error is bad input (2); `--help` and `--version` are not errors.
+#[cfg(feature = "cli")]
 pub fn usage_exit_code(e: &clap::Error) -> ExitCode {
     let _ = e.print();
     ExitCode::from(if e.use_stderr() { 2 } else { 0 })
+}
+
+/// Shows a warning the library returned (`ranklet: warning: …` on stderr).
+#[cfg(feature = "cli")]
+pub fn warn(msg: Option<impl fmt::Display>) {
+    if let Some(m) = msg {
+        eprintln!("ranklet: warning: {m}");
+    }
+}
+
+/// Shows a note the library returned (`ranklet: note: …` on stderr).
+#[cfg(feature = "cli")]
+pub fn note(msg: Option<impl fmt::Display>) {
+    if let Some(m) = msg {
+        eprintln!("ranklet: note: {m}");
+    }
 }
 
 /// Checks before any work that a file can be written at `path`: its

@@ -9,7 +9,8 @@ use ranklet_core::{LinalgError, MatMut, MatRef};
 use crate::faer_backend::FaerBackend;
 
 /// Which implementation of the heavy linear algebra to use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// faer, multi-threaded.
     Faer,

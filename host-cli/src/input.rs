@@ -8,12 +8,11 @@ use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args};
 use ranklet_core::graph::Pair;
-use ranklet_core::MatRef;
 
 use crate::args::{heading, DataFormat};
-use crate::data::orders::{read_items, read_orders, Items};
 use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
 use crate::error::CliError;
+pub use crate::ordering::Loaded;
 
 /// Rows of labelled feature vectors: `--data` and how it is read.
 ///
@@ -270,46 +269,5 @@ impl OrdersArgs {
     /// The items and orders files, when both are given.
     pub fn paths(&self) -> Option<(&Path, &Path)> {
         Some((self.items.as_deref()?, self.orders.as_deref()?))
-    }
-}
-
-/// Items and orders in the CSR form core takes.
-pub struct Loaded {
-    /// The items.
-    pub items: Items,
-    /// Order boundaries.
-    pub order_ptr: Vec<usize>,
-    /// Item indices, most preferred first within each order.
-    pub flat: Vec<usize>,
-}
-
-impl Loaded {
-    /// The items' attributes, row-major.
-    pub fn x(&self) -> Result<MatRef<'_, f64>, CliError> {
-        MatRef::from_row_major(self.items.attrs(), self.items.len(), self.items.n_attrs())
-            .map_err(|e| CliError::failure(e.to_string()))
-    }
-    /// The length of the longest order.
-    pub fn max_len(&self) -> usize {
-        self.order_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
-    }
-}
-
-impl Loaded {
-    /// Reads and checks the items and orders files (errors name the file
-    /// and line).
-    pub fn read(items_path: &Path, orders_path: &Path) -> Result<Loaded, CliError> {
-        let items = read_items(items_path)?;
-        if items.n_attrs() == 0 {
-            return Err(CliError::input(format!("{}: the items have no attribute columns", items_path.display())));
-        }
-        let orders = read_orders(orders_path, &items)?;
-        let mut order_ptr = vec![0];
-        let mut flat = Vec::new();
-        for o in &orders {
-            flat.extend_from_slice(o);
-            order_ptr.push(flat.len());
-        }
-        Ok(Loaded { items, order_ptr, flat })
     }
 }

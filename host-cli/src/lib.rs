@@ -1,6 +1,16 @@
-//! Library half of the `ranklet` command-line tool: data readers, the faer
-//! backend, training loops, benchmarks. It contains no algorithm: every
-//! learner, metric and the model format live in `ranklet-core`.
+//! The host library: data readers, the faer backend, the family drivers,
+//! cross-validation, the model writer — shared by the `ranklet` binary and
+//! the Python extension. It contains no algorithm: every learner, metric and
+//! the model format live in `ranklet-core`.
+//!
+//! Without the `cli` feature (the extension's build) no function of it
+//! takes a clap type or a progress bar, and none prints: drivers take plain
+//! request structs and report progress through a callback
+//! ([`progress::OnProgress`]); what a command prints (notes, summaries) is
+//! returned to it. The `cli` feature adds the command-line front end the
+//! binary is made of: `commands`, `input` (the clap argument groups and
+//! their readers), `plot`, the clap derives of the value enums and the bar
+//! that draws progress reports.
 //!
 //! Modules in dependency order: each imports only modules listed before it
 //! (no import cycles).
@@ -17,11 +27,14 @@
 //! - `fit` (the host-side model, `Target`) → table
 //! - `args` (help headings, value enums, typed value parsers incl. the CV
 //!   `Scheme`, kernels) → error, metric
+//! - `ordering` (supervised-ordering glue over core, the items and orders
+//!   read) → error, hostbackend
 //! - `input` (the data flags of a command — rows, pairs, sample orders,
-//!   edges and nodes — and reading them) → args, data, error
+//!   edges and nodes — and reading them) → args, data, error, ordering
 //! - `family` (one module per learner family: its grid point, grid and
 //!   hooks into core; `family::kron`, the edge-data driver, also reads
-//!   nodes) → args, data, error, fit, input, metric, table
+//!   nodes) → args, data, error, fit, input (with `cli`), metric, progress,
+//!   table
 //! - `cv` (k-fold and leave-out, generic over `family::Family`) → rng, args,
 //!   error, family, fit, metric, progress, table
 //! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
@@ -29,7 +42,6 @@
 //! - `train_rows` (the clap-free training driver on rows, called by `train`
 //!   and the Python extension) → args, cv, data, error, family, fit,
 //!   hostbackend, metric, model_io, progress, table
-//! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
 //! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
 //!   metric, model_io
@@ -41,6 +53,7 @@
 
 pub mod args;
 pub mod arrays;
+#[cfg(feature = "cli")]
 pub mod commands;
 pub mod cv;
 pub mod data;
@@ -51,12 +64,14 @@ pub mod feedback;
 pub mod fit;
 pub mod hostbackend;
 pub mod hugebuf;
+#[cfg(feature = "cli")]
 pub mod input;
 pub mod kernel_par;
 pub mod mem;
 pub mod metric;
 pub mod model_io;
 pub mod ordering;
+#[cfg(feature = "cli")]
 pub mod plot;
 pub mod progress;
 pub mod rng;

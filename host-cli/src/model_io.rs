@@ -1,12 +1,10 @@
 //! Model files: reading and validating one, serialising a fitted model, and
 //! scoring data through the device parser.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
 use ranklet_core::format::{self, field, ElementType, ModelKind, ModelSpec, ModelView};
 
-use crate::args::heading;
 use crate::data::orders::Items;
 use crate::data::Dataset;
 use crate::error::CliError;
@@ -72,13 +70,15 @@ pub fn model_bytes(
 }
 
 /// `-m/--model`: the model file a command reads.
-#[derive(Args, Debug, Clone)]
+#[cfg(feature = "cli")]
+#[derive(clap::Args, Debug, Clone)]
 pub struct ModelArgs {
     /// Model file (.rkl).
-    #[arg(short, long, help_heading = heading::MODEL)]
-    pub model: PathBuf,
+    #[arg(short, long, help_heading = crate::args::heading::MODEL)]
+    pub model: std::path::PathBuf,
 }
 
+#[cfg(feature = "cli")]
 impl ModelArgs {
     /// Reads and validates the model file.
     pub fn read(&self) -> Result<Vec<u8>, CliError> {
@@ -132,11 +132,11 @@ pub fn score_rows(
     Ok(out)
 }
 
-/// Warns on stderr where the rows at `path` do not look like the data of a
+/// The warning where the rows at `path` do not look like the data of a
 /// model of `dim` features, which would otherwise score silently: most
 /// feature values at indices beyond `dim` (they score 0), or rows that all
-/// have one width other than `dim` (a dense file of another data set).
-/// Returns the warning (for tests), `None` where the data fits.
+/// have one width other than `dim` (a dense file of another data set);
+/// `None` where the data fits. The caller shows it (the CLI on stderr).
 pub fn warn_width(dim: usize, ds: &Dataset, path: &Path) -> Option<String> {
     let nnz = ds.nnz();
     let mut beyond: Vec<u32> = ds.col().iter().copied().filter(|&c| c as usize >= dim).collect();
@@ -164,42 +164,48 @@ pub fn warn_width(dim: usize, ds: &Dataset, path: &Path) -> Option<String> {
             path.display()
         )
     };
-    eprintln!("ranklet: warning: {msg}");
     Some(msg)
 }
 
 /// The integer scores of a quantised model (kind 7): each row as a dense
 /// `f32` row (missing features 0, features beyond the model's dimension
-/// dropped as for a linear model), quantised and scored by the device
-/// code (`score_dense_quant`), in input order.
+/// dropped as for a linear model; [`quant_note`] says so), quantised and
+/// scored by the device code (`score_dense_quant`), in input order.
 pub fn score_rows_quant(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Result<Vec<i64>, CliError> {
     let dim = view.dim();
     let mut dense = vec![0.0f32; dim];
-    let mut dropped_rows = 0usize;
     let mut out = Vec::with_capacity(ds.n_rows());
     for i in 0..ds.n_rows() {
         let (c, v) = ds.row(i);
         dense.fill(0.0);
-        let mut dropped = false;
         for (&c, &x) in c.iter().zip(v) {
-            match dense.get_mut(c as usize) {
-                Some(slot) => *slot = x as f32,
-                None => dropped = true,
+            if let Some(slot) = dense.get_mut(c as usize) {
+                *slot = x as f32;
             }
         }
-        dropped_rows += dropped as usize;
         let s = view
             .score_dense_quant(&dense)
             .map_err(|e| CliError::input(format!("{}:{}: {e}", path.display(), ds.source_line(i))))?;
         out.push(s);
     }
-    if dropped_rows > 0 {
-        eprintln!(
-            "ranklet: note: {dropped_rows} rows of {} have features beyond the model's {dim}; the model gives them weight 0",
-            path.display()
-        );
-    }
     Ok(out)
+}
+
+/// The note of a quantised model scoring rows with features beyond its
+/// dimension (they get weight 0; see [`score_rows_quant`]); `None` for any
+/// other model or data. The caller shows it (the CLI on stderr).
+pub fn quant_note(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Option<String> {
+    let dim = view.dim();
+    if view.quant().is_none() {
+        return None;
+    }
+    let dropped_rows = (0..ds.n_rows()).filter(|&i| ds.row(i).0.iter().any(|&c| c as usize >= dim)).count();
+    (dropped_rows > 0).then(|| {
+        format!(
+            "{dropped_rows} rows of {} have features beyond the model's {dim}; the model gives them weight 0",
+            path.display()
+        )
+    })
 }
 
 /// How many inputs of `ds`'s rows saturate in the quantised model `q`

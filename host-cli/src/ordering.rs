@@ -13,17 +13,19 @@
 //! ranklet eval -m MODEL.rkl --items I --orders O [--metric spearman,kendall]
 //! ```
 
-use clap::ValueEnum;
+use std::path::Path;
+
 use ranklet_core::learn::ordering::{self as order, OrderError, OrderLearner, RankCorr};
 use ranklet_core::metrics::{self, Correlation};
-use ranklet_core::LinalgError;
+use ranklet_core::{LinalgError, MatRef};
 
+use crate::data::orders::{read_items, read_orders, Items};
 use crate::error::CliError;
 use crate::hostbackend::HostBackend;
-use crate::input::Loaded;
 
 /// A dimension-reduction method.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ReduceMethod {
     /// Kendall RCDR (003 §3, Fig. 3 with τ).
     RcdrKendall,
@@ -41,6 +43,10 @@ impl ReduceMethod {
             ReduceMethod::RcdrSpearman => "rcdr-spearman",
             ReduceMethod::Pca => "pca",
         }
+    }
+    /// From the name on the command line.
+    pub fn from_name(s: &str) -> Option<ReduceMethod> {
+        [ReduceMethod::RcdrKendall, ReduceMethod::RcdrSpearman, ReduceMethod::Pca].into_iter().find(|m| m.name() == s)
     }
 }
 
@@ -90,7 +96,8 @@ pub fn compute_basis(
 }
 
 /// The learner of `ranklet train --items …`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OrderAlgo {
     /// Expected Rank Regression (003 eq. 5).
     Err,
@@ -101,7 +108,7 @@ pub enum OrderAlgo {
 pub fn parse_reduce(s: &str) -> Result<(ReduceMethod, usize), CliError> {
     let bad = || CliError::input(format!("--reduce '{s}': expected rcdr-kendall:K, rcdr-spearman:K or pca:K"));
     let (m, k) = s.split_once(':').ok_or_else(bad)?;
-    let m = ReduceMethod::from_str(m.trim(), false).map_err(|_| bad())?;
+    let m = ReduceMethod::from_name(m.trim()).ok_or_else(bad)?;
     let k = k.trim().parse::<usize>().map_err(|_| bad())?;
     Ok((m, k))
 }
@@ -165,5 +172,46 @@ mod tests {
         for bad in ["pca", "pca:x", "lda:2", ":2", "pca:-1"] {
             assert_eq!(parse_reduce(bad).unwrap_err().code, 2, "{bad}");
         }
+    }
+}
+
+/// Items and orders in the CSR form core takes.
+pub struct Loaded {
+    /// The items.
+    pub items: Items,
+    /// Order boundaries.
+    pub order_ptr: Vec<usize>,
+    /// Item indices, most preferred first within each order.
+    pub flat: Vec<usize>,
+}
+
+impl Loaded {
+    /// The items' attributes, row-major.
+    pub fn x(&self) -> Result<MatRef<'_, f64>, CliError> {
+        MatRef::from_row_major(self.items.attrs(), self.items.len(), self.items.n_attrs())
+            .map_err(|e| CliError::failure(e.to_string()))
+    }
+    /// The length of the longest order.
+    pub fn max_len(&self) -> usize {
+        self.order_ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0)
+    }
+}
+
+impl Loaded {
+    /// Reads and checks the items and orders files (errors name the file
+    /// and line).
+    pub fn read(items_path: &Path, orders_path: &Path) -> Result<Loaded, CliError> {
+        let items = read_items(items_path)?;
+        if items.n_attrs() == 0 {
+            return Err(CliError::input(format!("{}: the items have no attribute columns", items_path.display())));
+        }
+        let orders = read_orders(orders_path, &items)?;
+        let mut order_ptr = vec![0];
+        let mut flat = Vec::new();
+        for o in &orders {
+            flat.extend_from_slice(o);
+            order_ptr.push(flat.len());
+        }
+        Ok(Loaded { items, order_ptr, flat })
     }
 }

@@ -6,6 +6,7 @@
 
 use std::ops::ControlFlow;
 
+#[cfg(feature = "cli")]
 use indicatif::{ProgressBar, ProgressStyle};
 
 /// One report: `done` of `total` steps of the phase `what` are finished.
@@ -49,11 +50,13 @@ pub fn report(on: OnProgress<'_>, what: &'static str, done: usize, total: usize)
 
 /// The CLI's progress: one `indicatif` bar per phase on stderr, cleared
 /// when the phase ends.
+#[cfg(feature = "cli")]
 #[derive(Default)]
 pub struct Bar {
     bar: Option<(&'static str, ProgressBar)>,
 }
 
+#[cfg(feature = "cli")]
 impl Bar {
     /// Shows `p` (a new bar when the phase changes); never stops anything.
     pub fn show(&mut self, p: Progress) -> ControlFlow<()> {
@@ -83,6 +86,7 @@ impl Bar {
     }
 }
 
+#[cfg(feature = "cli")]
 impl Drop for Bar {
     fn drop(&mut self) {
         self.finish();

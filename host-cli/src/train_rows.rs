@@ -191,6 +191,8 @@ pub struct RowsFit {
     pub queries: usize,
     /// Features (the model's dimension).
     pub d: usize,
+    /// What the fit would tell the user (a solver it fell back to).
+    pub notes: Vec<String>,
 }
 
 /// The metadata every model trained on rows starts with; `source` names
@@ -320,6 +322,10 @@ pub fn fit_rows(
         rows: table.n(),
         queries: table.n_queries(),
         d: n_features,
+        notes: match &plan.family {
+            RowFamily::Ls(f) => f.cg_note.get().cloned().into_iter().collect(),
+            RowFamily::Kpc(_) => Vec::new(),
+        },
     })
 }
 

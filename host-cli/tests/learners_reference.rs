@@ -201,7 +201,13 @@ fn rankrls_dense_matches_numpy() {
     let (train, test) = pair_of(DENSE_TRAIN, DENSE_TEST);
     let table = Table::from_dataset(&train, true);
     assert!(table.dense().is_some() && table.d() <= table.n(), "the dense fixture must take the primal path");
-    let ls = LeastSquares { ranker: true, kernels: vec![Kernel::Linear], lambdas: vec![1.0], basis: None };
+    let ls = LeastSquares {
+        ranker: true,
+        kernels: vec![Kernel::Linear],
+        lambdas: vec![1.0],
+        basis: None,
+        cg_note: Default::default(),
+    };
     assert!(ls.use_primal(&LsPoint { kernel: Kernel::Linear, lambda: 1.0 }, &table));
     for (weight, tag) in [(QueryWeight::Equal, "equal"), (QueryWeight::Pairs, "pairs")] {
         let lin = rankrls(Kernel::Linear, DENSE_LAMBDA_LINEAR);

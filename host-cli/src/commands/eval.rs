@@ -9,12 +9,12 @@ use ranklet_core::format::ModelView;
 
 use crate::args::{heading, parse_metric_list, MetricList};
 use crate::data::{read_edges, EdgeOptions};
-use crate::error::CliError;
+use crate::error::{note, warn, CliError};
 use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
 use crate::family::pref::{score_prefs, PrefMetric, PrefModel};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
-use crate::model_io::{read_model, score_items, score_rows, warn_width, ModelArgs};
+use crate::model_io::{quant_note, read_model, score_items, score_rows, warn_width, ModelArgs};
 use crate::ordering::mean_corr;
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
@@ -72,8 +72,9 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     let data_path = a.data.rows.path()?;
     let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
     let pairs = a.data.pairs.read(ds.n_rows())?;
-    warn_width(view.dim(), &ds, data_path);
+    warn(warn_width(view.dim(), &ds, data_path));
     let scores = score_rows(&view, &ds, data_path, view.element_type())?;
+    note(quant_note(&view, &ds, data_path));
     // NDCG and MAP need graded (non-negative) relevance labels, so they are
     // computed on request only.
     let metrics = match &a.metric {
@@ -99,6 +100,7 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
         let rbytes = read_model(r)?;
         let rview = ModelView::new_checked(&rbytes).map_err(|e| CliError::input(e.to_string()))?;
         let rscores = score_rows(&rview, &ds, data_path, rview.element_type())?;
+        note(quant_note(&rview, &ds, data_path));
         let n = scores.len();
         let tau = Metric::Kendall
             .eval_labels(&rscores, &scores, &[0, n])
@@ -133,6 +135,7 @@ fn eval_prefs(a: &EvalArgs) -> Result<(), CliError> {
         ))
     })?;
     let s = score_prefs(&model, &a.data)?;
+    s.notes.iter().for_each(|n| note(Some(n)));
     let mut lines = Vec::with_capacity(metrics.len());
     for m in metrics {
         let v = m.eval(&s.mean, &s.pairs, &s.prob, &s.log_prob)?;

@@ -14,10 +14,10 @@ use ranklet_core::format::{ElementType, ModelView, PrefInductiveView};
 
 use crate::args::{heading, Precision};
 use crate::data::{read_edges, EdgeOptions};
-use crate::error::CliError;
+use crate::error::{note, warn, CliError};
 use crate::family::kron::{PairModel, ScoringNodes};
 use crate::input::{EdgesArgs, RowsArgs};
-use crate::model_io::{score_rows, score_rows_quant, warn_width, ModelArgs};
+use crate::model_io::{quant_note, score_rows, score_rows_quant, warn_width, ModelArgs};
 
 /// `ranklet score` arguments: the model and the rows (or edges) to score.
 #[derive(Args, Debug)]
@@ -77,13 +77,14 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
         None if view.quant().is_some() => {
             // A quantised model: its exact integer scores.
             let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
-            warn_width(view.dim(), &ds, a.rows.path()?);
+            warn(warn_width(view.dim(), &ds, a.rows.path()?));
             let scores = score_rows_quant(&view, &ds, a.rows.path()?)?;
+            note(quant_note(&view, &ds, a.rows.path()?));
             return print_lines(scores);
         }
         None => {
             let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
-            warn_width(view.dim(), &ds, a.rows.path()?);
+            warn(warn_width(view.dim(), &ds, a.rows.path()?));
             score_rows(&view, &ds, a.rows.path()?, precision)?
         }
     };

@@ -17,12 +17,12 @@ use crate::args::{
 use crate::cv::{self, Scheme};
 use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, EdgeOptions};
-use crate::error::{check_writable, write_atomic, CliError};
-use crate::family::kron::{cg_bar, model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
+use crate::error::{check_writable, note, write_atomic, CliError};
+use crate::family::kron::{model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
 use crate::family::ls::{LeastSquares, LsPoint};
 use crate::family::ls_stats::fit_from_stats;
 use crate::family::ls_stream::fit_linear_stream;
-use crate::family::pref::{Observations, PrefAlgo, PrefData, PrefKernel, PrefModelKind};
+use crate::family::pref::{fit_prefs, tie_notes, PrefAlgo, PrefData, PrefFit, PrefKernel, PrefModelKind, PrefRequest};
 use crate::family::{Algo, Family, RowFamily};
 use crate::fit::Fitted;
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -286,6 +286,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
     let mut bar = Bar::default();
     let fit = fit_rows(&plan, ds, pairs.as_deref(), &data_path.display().to_string(), &mut |p| bar.show(p))?;
     drop(bar);
+    fit.notes.iter().for_each(|n| eprintln!("{n}"));
     eprintln!("chosen: {}", fit.chosen);
     if let Some(r) = fit.landmarks {
         eprintln!("reduced basis: {r} landmark rows (at most {}) of {}", plan.family.basis().unwrap_or(r), fit.rows);
@@ -356,7 +357,13 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     let mut backend = HostBackend::new(a.backend);
     let fit = fit_from_stats(&mut backend, &a.from_stats, target, a.query_weight.to_core(), &lambdas, cv)?;
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-    let family = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: lambdas.clone(), basis: None };
+    let family = LeastSquares {
+        ranker,
+        kernels: vec![Kernel::Linear],
+        lambdas: lambdas.clone(),
+        basis: None,
+        cg_note: Default::default(),
+    };
     let mut meta = rows_meta(family.name(), &files, fit.rows, fit.queries, a.query_weight);
     meta.push_str(&fit.cv_meta());
     eprintln!("chosen: {}", push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda }));
@@ -460,29 +467,11 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
     let kernel = PrefKernel::from_arg(a.kernel.as_ref())?;
     let kind = if a.inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
     let data = PrefData::read(&a.data, algo)?;
-    let mut backend = HostBackend::new(a.backend);
-    let prefs = a.data.prefs.prefs.as_deref().map(|p| p.display().to_string()).unwrap_or_default();
-    let mut meta = format!(
-        "algorithm={}\nitems={}\nprefs={prefs}\nn_items={}\nn_prefs={}\nties_dropped={}\nties_both={}\n",
-        algo.name(),
-        data.items.source,
-        data.items.len(),
-        data.obs.len(),
-        match &data.obs {
-            Observations::Binary(b) => b.ties_dropped,
-            Observations::Differences(_) => 0,
-        },
-        match &data.obs {
-            Observations::Binary(b) => b.ties_both,
-            Observations::Differences(_) => 0,
-        }
-    );
-    for (r, rel) in data.relations.iter().enumerate() {
-        let covered = rel.covered(data.items.len());
-        meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
-    }
-    let (bytes, summary) =
-        crate::family::pref::train(&mut backend, algo, kernel, kind, &data, a.precision.element(), &mut meta)?;
+    tie_notes(data.prefs.source(), &data.obs).into_iter().for_each(|n| note(Some(n)));
+    let req = PrefRequest { algo, kernel, kind, element: a.precision.element(), backend: a.backend };
+    let mut bar = Bar::default();
+    let PrefFit { bytes, summary } = fit_prefs(&req, &data, &mut |p| bar.show(p))?;
+    drop(bar);
     write_atomic(&a.output, &bytes)?;
     eprintln!("{summary}");
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());
@@ -543,7 +532,12 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
         }
     );
     let report = match folds {
-        Some(k) => Some(cv::cross_validate_edges(&mut backend, &prob, &lambdas, k, metric, a.seed, max_iter)?),
+        Some(k) => {
+            let mut bar = Bar::default();
+            Some(cv::cross_validate_edges(&mut backend, &prob, &lambdas, k, metric, a.seed, max_iter, &mut |p| {
+                bar.show(p)
+            })?)
+        }
         None => None,
     };
     let lambda = match &report {
@@ -558,12 +552,9 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
     };
     let all_u: Vec<usize> = (0..prob.n_u).collect();
     let all_v: Vec<usize> = (0..prob.n_v).collect();
-    let bar =
-        (!complete || (pair != PairArg::Kron && algo == KronAlgo::Rankrls)).then(|| cg_bar("final fit", max_iter));
-    let fit = prob.fit_subset(&mut backend, &all_u, &all_v, &[lambda], max_iter, bar.as_ref()).pop();
-    if let Some(b) = &bar {
-        b.finish_and_clear();
-    }
+    let mut bar = Bar::default();
+    let fit = prob.fit_subset(&mut backend, &all_u, &all_v, &[lambda], max_iter, &mut |p| bar.show(p)).pop();
+    drop(bar);
     let fit = fit.unwrap_or_else(|| Err(CliError::failure("no fit")))?;
     let mut meta = format!(
         "algorithm={}\ntraining_edges={}\nedges={}\nn_u={}\nn_v={}\ndomains={}\ncomplete={}\npair_kernel={}\nnode_kernel={}\nquery_weight={}\nlambda={lambda}\n",

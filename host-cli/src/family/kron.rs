@@ -34,7 +34,6 @@
 //! `train_u_ids`, `train_v_ids`); scoring new nodes takes their kernel rows
 //! (`--kernel-u precomputed:ROWS`).
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
 use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PairDomain};
 use ranklet_core::graph::QueryWeight;
@@ -46,13 +45,16 @@ use ranklet_core::linalg::Rows;
 use ranklet_core::metrics;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
+#[cfg(feature = "cli")]
 use crate::data::nodes::{read_kernel_rows, KernelOptions};
-use crate::data::{
-    read_node_features, read_node_kernel, EdgeData, MatrixLayout, NodeFeatureOptions, NodeFeatures, NodeKernel,
-};
+#[cfg(feature = "cli")]
+use crate::data::{read_node_features, read_node_kernel, MatrixLayout, NodeFeatureOptions};
+use crate::data::{EdgeData, NodeFeatures, NodeKernel};
 use crate::error::CliError;
+#[cfg(feature = "cli")]
 use crate::input::EdgesArgs;
 use crate::metric::Metric;
+use crate::progress::{self, OnProgress};
 
 /// The Kronecker learners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,7 +76,8 @@ impl KronAlgo {
 }
 
 /// `--pair-kernel`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PairArg {
     /// Ordinary Kronecker kernel `k(u,ū)·k(v,v̄)` (004 eq. 7).
     #[default]
@@ -243,7 +246,8 @@ impl EdgeProblem {
     /// Fits on the edges between `train_u` and `train_v` (node indices;
     /// for one domain the same list) for every λ of `lambdas`. Complete
     /// subgraph: one [`KronEigen`] for all λ; otherwise [`kron::kron_cg`]
-    /// per λ with `max_iter`, `bar` showing iterations when given.
+    /// per λ with `max_iter`, each iteration reported to `on` (phase
+    /// "conjugate gradient"), which may stop it ([`progress::interrupted`]).
     pub fn fit_subset<B: Backend>(
         &self,
         backend: &mut B,
@@ -251,7 +255,7 @@ impl EdgeProblem {
         train_v: &[usize],
         lambdas: &[f64],
         max_iter: usize,
-        bar: Option<&ProgressBar>,
+        on: OnProgress<'_>,
     ) -> Vec<Result<SubFit, CliError>> {
         let (pu, pv) = (train_u.len(), train_v.len());
         let mut pos_u = vec![usize::MAX; self.n_u];
@@ -310,10 +314,8 @@ impl EdgeProblem {
                 let mut a = vec![0.0; q];
                 let mut coef = vec![0.0; pu * pv];
                 let mut work = vec![0.0; kron::kron_cg_workspace_len(pu, pv, q)];
-                if let Some(b) = bar {
-                    b.set_length(max_iter as u64);
-                    b.set_position(0);
-                }
+                progress::report(on, CG, 0, max_iter)?;
+                let mut stopped = false;
                 let info = kron::kron_cg(
                     backend,
                     &kron::KronSystem { domains, loss, edges: &edges, y: &y, lambda: lam },
@@ -321,29 +323,27 @@ impl EdgeProblem {
                     &mut a,
                     MatMut::from_col_major(&mut coef, pu, pv).expect("shape"),
                     &mut work,
-                    |it, _, rel| {
-                        if let Some(b) = bar {
-                            b.set_position(it as u64);
-                            b.set_message(format!("residual {rel:.2e}"));
+                    |it, _, _| {
+                        stopped = progress::report(on, CG, it.min(max_iter), max_iter).is_err();
+                        if stopped {
+                            CgControl::Stop
+                        } else {
+                            CgControl::Continue
                         }
-                        CgControl::Continue
                     },
                 )?;
+                if stopped {
+                    return Err(progress::interrupted());
+                }
+                progress::report(on, CG, max_iter, max_iter)?;
                 Ok(SubFit { coef, cg: Some(info) })
             })
             .collect()
     }
 }
 
-/// A progress bar for CG iterations (stderr).
-pub fn cg_bar(label: &str, max_iter: usize) -> ProgressBar {
-    let bar = ProgressBar::new(max_iter as u64);
-    if let Ok(style) = ProgressStyle::with_template("{prefix} CG [{bar:30}] {pos}/{len} {msg}") {
-        bar.set_style(style);
-    }
-    bar.set_prefix(label.to_string());
-    bar
-}
+/// The progress phase of a conjugate-gradient fit.
+pub const CG: &str = "conjugate gradient";
 
 /// Predictions `f(a, b)` for `pairs` of (row of `k_a`, row of `k_b`):
 /// `k_a` is `m_a × p_u` (kernel rows of first nodes against the training
@@ -670,6 +670,7 @@ impl NodeSets {
     /// # Errors
     /// Reader errors (file:line, asymmetric kernels without `--symmetrize`),
     /// no node flag.
+    #[cfg(feature = "cli")]
     pub fn read_training(g: &EdgesArgs) -> Result<NodeSets, CliError> {
         let fopts = NodeFeatureOptions::default();
         let kopts = KernelOptions { symmetrize: g.symmetrize, ..KernelOptions::default() };
@@ -716,6 +717,7 @@ impl ScoringNodes {
     ///
     /// # Errors
     /// Reader errors; node flags that do not fit the model.
+    #[cfg(feature = "cli")]
     pub fn read(
         g: &EdgesArgs,
         model: &PairModel,

@@ -62,6 +62,9 @@ pub struct LeastSquares {
     /// At most this many landmark rows (`--basis`): the reduced-basis
     /// (Nyström) learner; `None` for the full learner.
     pub basis: Option<usize>,
+    /// Set by a fit that solved its primal system by conjugate gradient
+    /// (it did not fit in memory): what the caller may tell the user.
+    pub cg_note: std::sync::OnceLock<String>,
 }
 
 impl LeastSquares {
@@ -139,14 +142,14 @@ impl Family for LeastSquares {
                 let mut w = try_zeros(table.d())?;
                 let mut work = try_zeros(ls::ls_primal_sparse_cg_workspace_len(table.n(), table.d()))?;
                 let info = ls::ls_primal_sparse_cg(csr, &g, &table.labels, p.lambda, &cg_params(), &mut w, &mut work)?;
-                eprintln!(
+                let _ = self.cg_note.set(format!(
                     "the {} × {} primal system does not fit in memory: solved by conjugate gradient ({} iterations, \
                      relative residual {:.1e})",
                     table.d(),
                     table.d(),
                     info.iterations,
                     info.rel_residual
-                );
+                ));
                 return Ok(Fitted::Linear { w, offset: 0.0 });
             }
         }

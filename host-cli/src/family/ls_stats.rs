@@ -554,6 +554,7 @@ impl FromStats {
     }
 
     /// Prints the cross-validation table to stdout (nothing without).
+    #[cfg(feature = "cli")]
     pub fn print_cv(&self) {
         let Some((k, rows)) = &self.cv else { return };
         println!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)");

@@ -266,7 +266,13 @@ mod tests {
     fn in_memory(path: &Path, opts: &SvmlightOptions, ranker: bool, weight: QueryWeight, lambda: f64) -> Vec<f64> {
         let ds = read_svmlight(path, opts).unwrap();
         let table = Table::from_dataset(&ds, true);
-        let fam = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: vec![lambda], basis: None };
+        let fam = LeastSquares {
+            ranker,
+            kernels: vec![Kernel::Linear],
+            lambdas: vec![lambda],
+            basis: None,
+            cg_note: Default::default(),
+        };
         let p = LsPoint { kernel: Kernel::Linear, lambda };
         let mut backend = HostBackend::new(BackendChoice::Faer);
         match fam.fit(&mut backend, &p, &table, &Target::Labels(weight)).unwrap() {

@@ -142,7 +142,8 @@ impl Workspace {
 }
 
 /// The learners on rows (`--data`, `--pairs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Algo {
     /// Regularised least squares on the scores (ridge regression).
     Rls,
@@ -232,7 +233,7 @@ impl RowFamily {
                 return Err(CliError::input(format!("--lambda {l}: kernel rls/rankrls need λ > 0")));
             }
         }
-        Ok(RowFamily::Ls(ls::LeastSquares { ranker, kernels, lambdas, basis: None }))
+        Ok(RowFamily::Ls(ls::LeastSquares { ranker, kernels, lambdas, basis: None, cg_note: Default::default() }))
     }
 
     /// The reduced-basis (Nyström) learner with at most `m` landmark rows

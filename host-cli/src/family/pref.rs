@@ -20,12 +20,11 @@
 //! (`ranklet_core::learn::pref`) and the model kinds of the format.
 //!
 //! Ties: pref-gp and xpgp drop `a b tie` lines (the probit likelihood has
-//! no tie outcome) and say how many on stderr; diff-gp keeps a tie as the
-//! observed difference 0.
+//! no tie outcome) and say how many ([`tie_notes`], which the CLI prints);
+//! diff-gp keeps a tie as the observed difference 0.
 
 use std::path::Path;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use ranklet_core::backend::Backend;
 use ranklet_core::format::kind::pref_gp::packed_len;
 use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView};
@@ -41,11 +40,16 @@ use ranklet_core::metrics;
 use ranklet_core::MatRef;
 
 use crate::args::KernelArg;
-use crate::data::prefs::{read_groups, read_prefs, read_relation, Binary, Prefs, Relation, RelationKind, Ties};
+#[cfg(feature = "cli")]
+use crate::data::prefs::{read_groups, read_prefs, read_relation};
+use crate::data::prefs::{Binary, Prefs, Relation, RelationKind, Ties};
+#[cfg(feature = "cli")]
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
 use crate::hostbackend::{BackendChoice, HostBackend};
+#[cfg(feature = "cli")]
 use crate::input::DataArgs;
+use crate::progress::{self, OnProgress};
 
 /// The preference learners.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -127,6 +131,7 @@ impl PrefItems {
     /// # Errors
     /// The readers' errors (file and line); no items file given; too many
     /// attributes to hold densely.
+    #[cfg(feature = "cli")]
     pub fn read(data: &DataArgs) -> Result<PrefItems, CliError> {
         if let Some(path) = &data.orders.items {
             let f = read_node_features(path, &NodeFeatureOptions { num_features: data.rows.num_features })?;
@@ -142,17 +147,20 @@ impl PrefItems {
         }
         let path =
             data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
-        let ds = data.rows.read(None)?;
+        PrefItems::from_rows(&data.rows.read(None)?, &path.display().to_string())
+    }
+
+    /// The rows of a data set as items (ids `"0"`, `"1"`, …: the 0-based
+    /// row numbers); `source` names them.
+    ///
+    /// # Errors
+    /// Too many features to hold densely.
+    pub fn from_rows(ds: &crate::data::Dataset, source: &str) -> Result<PrefItems, CliError> {
         let x = ds.to_dense(MAX_DENSE).ok_or_else(|| {
-            CliError::input(format!(
-                "{}: {} rows × {} features is too large",
-                path.display(),
-                ds.n_rows(),
-                ds.n_features()
-            ))
+            CliError::input(format!("{source}: {} rows × {} features is too large", ds.n_rows(), ds.n_features()))
         })?;
         let ids = (0..ds.n_rows()).map(|i| i.to_string()).collect();
-        Ok(PrefItems { ids, d: ds.n_features(), x, source: path.display().to_string() })
+        Ok(PrefItems { ids, d: ds.n_features(), x, source: source.to_string() })
     }
 
     /// Number of items.
@@ -211,28 +219,18 @@ pub struct PrefData {
 impl PrefData {
     /// Reads the items, the preferences and the relations for `algo`.
     /// Relations are refused for pref-gp and diff-gp and required for xpgp;
-    /// a tie count is printed to stderr when ties are dropped.
+    /// [`tie_notes`] says what became of ties.
     ///
     /// # Errors
     /// Every reader error (file and line: unknown ids, self-preferences,
     /// edges to unknown items, non-finite or negative weights); diff-gp
     /// given a bare preference; no preference left after dropping ties.
+    #[cfg(feature = "cli")]
     pub fn read(data: &DataArgs, algo: PrefAlgo) -> Result<PrefData, CliError> {
         let p = &data.prefs;
         let prefs_path = p.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
         let n_rel = p.relation.len() + p.relation_groups.len();
-        match algo {
-            PrefAlgo::Xpgp if n_rel == 0 => {
-                return Err(CliError::input("--algo xpgp needs at least one --relation or --relation-groups"))
-            }
-            PrefAlgo::PrefGp | PrefAlgo::DiffGp if n_rel > 0 => {
-                return Err(CliError::input(format!(
-                    "--algo {}: relations (--relation, --relation-groups) are used by xpgp only",
-                    algo.name()
-                )))
-            }
-            _ => {}
-        }
+        check_relations(algo, n_rel)?;
         let items = PrefItems::read(data)?;
         let prefs = read_prefs(prefs_path, &items.ids)?;
         let mut relations = Vec::with_capacity(n_rel);
@@ -242,12 +240,43 @@ impl PrefData {
         for g in &p.relation_groups {
             relations.push(read_groups(g, &items.ids)?);
         }
-        let obs = observations(&prefs, algo, prefs_path, p.ties)?;
+        PrefData::new(items, prefs, relations, algo, p.ties)
+    }
+
+    /// The data of `algo` from items, judgements and relations already read
+    /// against the items' ids (the readers' `parse_*_str` for data in
+    /// memory); `ties` as `--ties`.
+    ///
+    /// # Errors
+    /// As [`PrefData::read`] after reading.
+    pub fn new(
+        items: PrefItems,
+        prefs: Prefs,
+        relations: Vec<Relation>,
+        algo: PrefAlgo,
+        ties: Ties,
+    ) -> Result<PrefData, CliError> {
+        check_relations(algo, relations.len())?;
+        let obs = observations(&prefs, algo, Path::new(prefs.source()), ties)?;
         Ok(PrefData { items, prefs, obs, relations })
     }
 }
 
-/// The observations of `prefs` for `algo`, with the tie note; `ties` says
+/// Relations are required by xpgp and refused by the others.
+fn check_relations(algo: PrefAlgo, n_rel: usize) -> Result<(), CliError> {
+    match algo {
+        PrefAlgo::Xpgp if n_rel == 0 => {
+            Err(CliError::input("--algo xpgp needs at least one --relation or --relation-groups"))
+        }
+        PrefAlgo::PrefGp | PrefAlgo::DiffGp if n_rel > 0 => Err(CliError::input(format!(
+            "--algo {}: relations (--relation, --relation-groups) are used by xpgp only",
+            algo.name()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The observations of `prefs` for `algo` (read from `path`); `ties` says
 /// what a binary learner makes of a tie (held-out judgements are scored with
 /// [`Ties::Drop`]: a tie has no direction to get right).
 pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path, ties: Ties) -> Result<Observations, CliError> {
@@ -255,27 +284,38 @@ pub fn observations(prefs: &Prefs, algo: PrefAlgo, path: &Path, ties: Ties) -> R
         return Ok(Observations::Differences(prefs.differences()?));
     }
     let bin = prefs.binary_with(ties);
-    if bin.ties_dropped > 0 {
-        eprintln!(
-            "ranklet: note: {}: {} ties dropped ({} preferences kept); the probit likelihood has no tie outcome \
-             (--ties both keeps a tie as two opposite judgements)",
-            path.display(),
-            bin.ties_dropped,
-            bin.pairs.len()
-        );
-    }
-    if bin.ties_both > 0 {
-        eprintln!(
-            "ranklet: note: {}: {} ties kept as two opposite judgements each ({} judgements in all)",
-            path.display(),
-            bin.ties_both,
-            bin.pairs.len()
-        );
-    }
     if bin.pairs.is_empty() {
-        return Err(CliError::input(format!("{}: no strict preference (every line is a tie)", path.display())));
+        return Err(CliError::input(format!(
+            "{}: no strict preference (every line is a tie: {} ties dropped)",
+            path.display(),
+            bin.ties_dropped
+        )));
     }
     Ok(Observations::Binary(bin))
+}
+
+/// What became of the ties of the preferences read from `source`, one note
+/// per kind (none for diff-gp, which keeps a tie as the difference 0); the
+/// CLI prints them as `ranklet: note: …`.
+pub fn tie_notes(source: &str, obs: &Observations) -> Vec<String> {
+    let Observations::Binary(bin) = obs else { return Vec::new() };
+    let mut notes = Vec::new();
+    if bin.ties_dropped > 0 {
+        notes.push(format!(
+            "{source}: {} ties dropped ({} preferences kept); the probit likelihood has no tie outcome \
+             (--ties both keeps a tie as two opposite judgements)",
+            bin.ties_dropped,
+            bin.pairs.len()
+        ));
+    }
+    if bin.ties_both > 0 {
+        notes.push(format!(
+            "{source}: {} ties kept as two opposite judgements each ({} judgements in all)",
+            bin.ties_both,
+            bin.pairs.len()
+        ));
+    }
+    notes
 }
 
 /// Which model kind `train` writes.
@@ -310,11 +350,14 @@ const ITEMS_WAY_OUT: &str = "use fewer items (a sample of the items and the judg
 /// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
 /// hyper::fit_hyper`; the RBF width fixed by `--kernel rbf:G`) — and
 /// encodes the model file (`kind`). Returns its bytes and a one-line
-/// summary (hyperparameters, evidence) for stderr.
+/// summary (hyperparameters, evidence) for the user. The search reports
+/// its start and end to `on` (phase [`HYPER`]); `Break` at the start stops
+/// it before any work.
 ///
 /// # Errors
 /// Bad input ([`CliError::input`]): an inductive model with relations, no
 /// attributes without relations. Numerical failure ([`CliError::failure`]).
+#[allow(clippy::too_many_arguments)]
 pub fn train<B: Backend>(
     backend: &mut B,
     algo: PrefAlgo,
@@ -323,6 +366,7 @@ pub fn train<B: Backend>(
     data: &PrefData,
     element: ElementType,
     meta: &mut String,
+    on: OnProgress<'_>,
 ) -> Result<(Vec<u8>, String), CliError> {
     let items = &data.items;
     let (n, d) = (items.len(), items.d);
@@ -404,14 +448,11 @@ pub fn train<B: Backend>(
     let mut storage = zeros(storage_len)?;
     let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
     let mut work = zeros(work_len)?;
-    let bar = spinner(&format!(
-        "{}: {n} items, {m} preferences, fitting {} hyperparameters",
-        algo.name(),
-        free_count(&lo, &hi)
-    ));
+    let free = free_count(&lo, &hi);
+    progress::report(on, HYPER, 0, free)?;
     let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
     let report = hyper::fit_hyper(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work);
-    bar.finish_and_clear();
+    progress::report(on, HYPER, free, free)?;
     let report = report.map_err(fail)?;
 
     let names = theta_names(algo, rels.len());
@@ -492,22 +533,75 @@ pub fn train<B: Backend>(
     Ok((bytes, summary))
 }
 
+/// What to fit: the learner, its kernel, the model kind and its element
+/// type, the backend (`ranklet train --prefs …`'s flags, or a Python
+/// estimator's parameters).
+#[derive(Clone, Copy, Debug)]
+pub struct PrefRequest {
+    /// The learner.
+    pub algo: PrefAlgo,
+    /// `rbf:auto` or a fixed width.
+    pub kernel: PrefKernel,
+    /// Over the fixed items (kind 8) or inductive (kind 9).
+    pub kind: PrefModelKind,
+    /// Element type of the model file.
+    pub element: ElementType,
+    /// The backend.
+    pub backend: BackendChoice,
+}
+
+/// A fitted preference model: the `.rkl` bytes and the one-line summary
+/// (hyperparameters, evidence) the CLI prints.
+#[derive(Clone, Debug)]
+pub struct PrefFit {
+    /// The model file.
+    pub bytes: Vec<u8>,
+    /// The summary line.
+    pub summary: String,
+}
+
+/// The preference-GP driver: the metadata of the data (sources, counts,
+/// ties, relations) and [`train`]. Both the CLI and the Python estimators
+/// call it, so the same data and request give the same bytes (apart from
+/// the sources' names).
+///
+/// # Errors
+/// As [`train`].
+pub fn fit_prefs(req: &PrefRequest, data: &PrefData, on: OnProgress<'_>) -> Result<PrefFit, CliError> {
+    let algo = req.algo;
+    let mut meta = format!(
+        "algorithm={}\nitems={}\nprefs={}\nn_items={}\nn_prefs={}\nties_dropped={}\nties_both={}\n",
+        algo.name(),
+        data.items.source,
+        data.prefs.source(),
+        data.items.len(),
+        data.obs.len(),
+        match &data.obs {
+            Observations::Binary(b) => b.ties_dropped,
+            Observations::Differences(_) => 0,
+        },
+        match &data.obs {
+            Observations::Binary(b) => b.ties_both,
+            Observations::Differences(_) => 0,
+        }
+    );
+    for (r, rel) in data.relations.iter().enumerate() {
+        let covered = rel.covered(data.items.len());
+        meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
+    }
+    let mut backend = HostBackend::new(req.backend);
+    let (bytes, summary) = train(&mut backend, algo, req.kernel, req.kind, data, req.element, &mut meta, on)?;
+    Ok(PrefFit { bytes, summary })
+}
+
 /// How many parameters a box leaves free.
 fn free_count(lo: &[f64], hi: &[f64]) -> usize {
     lo.iter().zip(hi).filter(|(a, b)| a < b).count()
 }
 
-/// A spinner on stderr for the hyperparameter search (its length is not
-/// known in advance); hidden when stderr is not a terminal.
-fn spinner(msg: &str) -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{elapsed}]") {
-        bar.set_style(style);
-    }
-    bar.set_message(msg.to_string());
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
-}
+/// The progress phase of the hyperparameter search (its total: the
+/// number of free hyperparameters; reported at its start and end only).
+pub const HYPER: &str = "fitting hyperparameters by the evidence";
 
 /// Serialises `model` with `meta`.
 fn emit(model: format::Model<'_>, element: ElementType, meta: &str) -> Result<Vec<u8>, CliError> {
@@ -550,6 +644,8 @@ pub struct Scored {
     pub prob: Vec<f64>,
     /// `log P(w ≻ l)` per pair (stable in the tails).
     pub log_prob: Vec<f64>,
+    /// What became of ties ([`tie_notes`]).
+    pub notes: Vec<String>,
 }
 
 /// Scores the held-out preferences of `data_args` with `model`.
@@ -557,61 +653,149 @@ pub struct Scored {
 /// # Errors
 /// Reader errors (file and line), ids the model does not know, attribute
 /// dimensions that differ from the model's, only ties.
+#[cfg(feature = "cli")]
 pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
     let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
-    let bad = |e: LearnError| CliError::learn(path.display(), e);
-    match model {
+    let items = match model {
         PrefModel::Fixed(v) => {
-            let ids: Vec<String> = (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect();
             if v.item_names().is_empty() {
                 return Err(CliError::input("the model has no item names to look the preferences up by"));
             }
-            let prefs = read_prefs(path, &ids)?;
-            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)? else {
-                unreachable!()
-            };
-            let n = v.items();
-            let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(n)];
-            let gp = DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(bad)?;
-            let mean = gp.mean().to_vec();
-            let mut prob = Vec::with_capacity(bin.pairs.len());
-            let mut log_prob = Vec::with_capacity(bin.pairs.len());
-            for &(w, l) in &bin.pairs {
-                let (p, var) = gp.prob(w, l).map_err(bad)?;
-                prob.push(p);
-                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
-            }
-            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
+            None
         }
-        PrefModel::Inductive(v, dim) => {
-            let items = PrefItems::read(data_args)?;
-            if items.d != *dim {
-                return Err(CliError::input(format!(
-                    "{}: {} attributes, the model has {}",
-                    items.source, items.d, dim
-                )));
+        PrefModel::Inductive(..) => Some(PrefItems::read(data_args)?),
+    };
+    let scorer = PrefScorer::new(model, items.as_ref(), &path.display().to_string())?;
+    let prefs = read_prefs(path, &scorer.ids())?;
+    let obs = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)?;
+    let notes = tie_notes(&path.display().to_string(), &obs);
+    let Observations::Binary(bin) = obs else { unreachable!() };
+    let (mean, _) = scorer.posterior()?;
+    let (prob, log_prob) = scorer.probs(&mean, &bin.pairs)?;
+    Ok(Scored { pairs: bin.pairs, mean, prob, log_prob, notes })
+}
+
+/// A preference model ready to score: kind 8 over its own items (by
+/// index), kind 9 over the attributes of given items.
+pub struct PrefScorer<'m, 'i> {
+    model: &'m PrefModel<'m>,
+    items: Option<&'i PrefItems>,
+    /// Named in errors.
+    source: String,
+}
+
+impl<'m, 'i> PrefScorer<'m, 'i> {
+    /// The scorer of `model`; `items` (required for kind 9, whose attribute
+    /// dimension they must have) are what a kind-9 model scores. `source`
+    /// names the judgements in errors.
+    ///
+    /// # Errors
+    /// Kind 9 without items, or with items of another dimension.
+    pub fn new(
+        model: &'m PrefModel<'m>,
+        items: Option<&'i PrefItems>,
+        source: &str,
+    ) -> Result<PrefScorer<'m, 'i>, CliError> {
+        match (model, items) {
+            (PrefModel::Fixed(v), _) => {
+                let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(v.items())];
+                DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(|e| CliError::learn(source, e))?;
             }
-            let prefs = read_prefs(path, &items.ids)?;
-            let Observations::Binary(bin) = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)? else {
-                unreachable!()
-            };
-            let se = |i: usize, e: ranklet_core::format::ScoreError| {
-                CliError::input(format!("{}: item {}: {e}", items.source, items.ids[i]))
-            };
-            let mut work = vec![0.0; v.prob_workspace_len()];
-            let mut mean = vec![0.0; items.len()];
-            for (i, m) in mean.iter_mut().enumerate() {
-                *m = v.predict(items.row(i), &mut work).map_err(|e| se(i, e))?.0;
+            (PrefModel::Inductive(_, dim), Some(items)) if items.d != *dim => {
+                return Err(CliError::input(format!("{}: {} attributes, the model has {}", items.source, items.d, dim)))
             }
-            let mut prob = Vec::with_capacity(bin.pairs.len());
-            let mut log_prob = Vec::with_capacity(bin.pairs.len());
-            for &(w, l) in &bin.pairs {
-                let (p, var) = v.prob(items.row(w), items.row(l), &mut work).map_err(|e| se(w, e))?;
-                prob.push(p);
-                log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+            (PrefModel::Inductive(..), Some(_)) => {}
+            (PrefModel::Inductive(..), None) => {
+                return Err(CliError::input("an inductive preference model scores items given by their attributes"))
             }
-            Ok(Scored { pairs: bin.pairs, mean, prob, log_prob })
         }
+        Ok(PrefScorer { model, items, source: source.to_string() })
+    }
+
+    /// The ids of the items scored (kind 8: the model's item names).
+    pub fn ids(&self) -> Vec<String> {
+        match (self.model, self.items) {
+            (PrefModel::Fixed(v), _) => (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect(),
+            (_, Some(items)) => items.ids.clone(),
+            (_, None) => Vec::new(),
+        }
+    }
+
+    /// Number of items scored.
+    pub fn len(&self) -> usize {
+        match (self.model, self.items) {
+            (PrefModel::Fixed(v), _) => v.items(),
+            (_, Some(items)) => items.len(),
+            (_, None) => 0,
+        }
+    }
+
+    /// `true` without items.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn score_err(&self, i: usize, e: ranklet_core::format::ScoreError) -> CliError {
+        let (source, id) = self.items.map_or(("items", ""), |it| (it.source.as_str(), it.ids[i].as_str()));
+        CliError::input(format!("{source}: item {id}: {e}"))
+    }
+
+    /// Each item's posterior mean and variance.
+    ///
+    /// # Errors
+    /// Items the model cannot score (non-finite attributes, overflow).
+    pub fn posterior(&self) -> Result<(Vec<f64>, Vec<f64>), CliError> {
+        match (self.model, self.items) {
+            (PrefModel::Fixed(v), _) => {
+                let mean = v.mean().iter().collect();
+                Ok((mean, (0..v.items()).map(|i| v.cov(i, i)).collect()))
+            }
+            (PrefModel::Inductive(v, _), Some(items)) => {
+                let mut work = vec![0.0; v.prob_workspace_len()];
+                let (mut mean, mut var) = (vec![0.0; items.len()], vec![0.0; items.len()]);
+                for i in 0..items.len() {
+                    (mean[i], var[i]) = v.predict(items.row(i), &mut work).map_err(|e| self.score_err(i, e))?;
+                }
+                Ok((mean, var))
+            }
+            (PrefModel::Inductive(..), None) => Ok((Vec::new(), Vec::new())),
+        }
+    }
+
+    /// `P(w ≻ l)` and its logarithm (stable in the tails) for each pair of
+    /// item indices, given the items' posterior means `mean`.
+    ///
+    /// # Errors
+    /// An index out of range; items the model cannot score.
+    pub fn probs(&self, mean: &[f64], pairs: &[(usize, usize)]) -> Result<(Vec<f64>, Vec<f64>), CliError> {
+        let n = self.len();
+        if let Some(&(w, l)) = pairs.iter().find(|&&(w, l)| w >= n || l >= n) {
+            return Err(CliError::input(format!("pair ({w}, {l}): an item index beyond the {n} items")));
+        }
+        let mut prob = Vec::with_capacity(pairs.len());
+        let mut log_prob = Vec::with_capacity(pairs.len());
+        match (self.model, self.items) {
+            (PrefModel::Fixed(v), _) => {
+                let mut storage = vec![0.0f64; DevicePrefGp::<f64>::storage_len(v.items())];
+                let gp =
+                    DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(|e| CliError::learn(&self.source, e))?;
+                for &(w, l) in pairs {
+                    let (p, var) = gp.prob(w, l).map_err(|e| CliError::learn(&self.source, e))?;
+                    prob.push(p);
+                    log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+                }
+            }
+            (PrefModel::Inductive(v, _), Some(items)) => {
+                let mut work = vec![0.0; v.prob_workspace_len()];
+                for &(w, l) in pairs {
+                    let (p, var) = v.prob(items.row(w), items.row(l), &mut work).map_err(|e| self.score_err(w, e))?;
+                    prob.push(p);
+                    log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+                }
+            }
+            (PrefModel::Inductive(..), None) => {}
+        }
+        Ok((prob, log_prob))
     }
 }
 
