@@ -864,3 +864,40 @@ fn conditional_metrics_match_brute_force_and_per_query_routines() {
         ranklet_core::metrics::MetricError::NonFinite { index: 7 }
     );
 }
+
+/// The outer-product encoding of a pair model: the linear scorer over
+/// `outer_weights(A)` applied to `φ_u ⊗ φ_v` is the bilinear form
+/// `φ_uᵀAφ_v` (a double sum here), and the symmetric / reciprocal pair
+/// kernels average it with the swapped pair, exactly (anti)symmetric.
+#[test]
+fn outer_encoding_is_the_bilinear_form_and_its_symmetrisations() {
+    use ranklet_core::learn::kron::{outer_pair_score, outer_weights, PairKernel};
+    let p = 4;
+    let a: Vec<f64> = (0..p * p).map(|k| ((k * 7 + 3) % 11) as f64 / 5.0 - 1.0).collect();
+    let coef = MatRef::from_col_major(&a, p, p).unwrap();
+    let mut w = vec![0.0; p * p];
+    outer_weights(coef, &mut w).unwrap();
+    let linear = |x: &[f64]| -> Result<f64, LearnError> { Ok(x.iter().zip(&w).map(|(x, w)| x * w).sum()) };
+    let bilinear = |u: &[f64], v: &[f64]| {
+        let mut s = 0.0;
+        for i in 0..p {
+            for j in 0..p {
+                s += u[i] * a[i + j * p] * v[j];
+            }
+        }
+        s
+    };
+    let (u, v) = ([0.3, -1.2, 0.5, 2.0], [1.1, 0.4, -0.7, 0.2]);
+    let mut buf = vec![0.0; p * p];
+    let f = |pair, x: &[f64], y: &[f64], buf: &mut [f64]| outer_pair_score(pair, x, y, buf, linear).unwrap();
+    let kron = f(PairKernel::Kronecker, &u, &v, &mut buf);
+    assert!((kron - bilinear(&u, &v)).abs() < 1e-12, "{kron}");
+    let sym = f(PairKernel::Symmetric, &u, &v, &mut buf);
+    assert!((sym - 0.5 * (bilinear(&u, &v) + bilinear(&v, &u))).abs() < 1e-12);
+    assert_eq!(sym.to_bits(), f(PairKernel::Symmetric, &v, &u, &mut buf).to_bits());
+    let recip = f(PairKernel::Reciprocal, &u, &v, &mut buf);
+    assert!((recip - 0.5 * (bilinear(&u, &v) - bilinear(&v, &u))).abs() < 1e-12);
+    assert_eq!(recip.to_bits(), (-f(PairKernel::Reciprocal, &v, &u, &mut buf)).to_bits());
+    assert!(outer_pair_score(PairKernel::Kronecker, &u, &v, &mut buf[1..], linear).is_err());
+    assert!(outer_weights(coef, &mut w[1..]).is_err());
+}

@@ -409,3 +409,40 @@ fn rounds_over_several_blocks_match_the_m_space_forms() {
     assert_close(&mu, &rmu, 1e-9, "probit mean from its sites");
     assert_close(&sigma, &rsigma, 1e-9, "probit Σ from its sites");
 }
+
+/// The learners' starting point: `θ` inside its box; γ fixed where given,
+/// `a` and γ fixed without attributes, the probit σ fixed at 1/√2, the
+/// Gaussian noise free within [10⁻⁴, 10]·rms of the differences (rms by
+/// hand here).
+#[test]
+fn start_of_the_evidence_search() {
+    use ranklet_core::learn::pref::hyper::{start, PROBIT_SIGMA};
+    use ranklet_core::learn::pref::xpgp::THETA_NOISE;
+    let pairs = [
+        Pair { winner: 0, loser: 1, magnitude: 0.5 },
+        Pair { winner: 2, loser: 1, magnitude: -1.5 },
+        Pair { winner: 0, loser: 2, magnitude: 2.0 },
+    ];
+    let p = theta_len(1);
+    let (mut th, mut lo, mut hi) = (vec![9.0; p], vec![0.0; p], vec![0.0; p]);
+    let lik = start(false, None, 4, &pairs, &mut th, &mut lo, &mut hi).unwrap();
+    assert_eq!(lik, Likelihood::Probit { sigma: PROBIT_SIGMA });
+    assert!((th[1] - 0.25f64.ln()).abs() < 1e-15);
+    assert_eq!((lo[THETA_NOISE], hi[THETA_NOISE]), (th[THETA_NOISE], th[THETA_NOISE]));
+    assert!((th[THETA_NOISE] - PROBIT_SIGMA.ln()).abs() < 1e-15);
+    assert!(th.iter().zip(lo.iter().zip(&hi)).all(|(t, (l, h))| l <= t && t <= h));
+    assert!(lo[0] < hi[0] && lo[1] < hi[1] && lo[3] < hi[3] && lo[4] < hi[4]);
+
+    start(false, Some(0.5), 4, &pairs, &mut th, &mut lo, &mut hi).unwrap();
+    assert_eq!((lo[1], hi[1]), (0.5f64.ln(), 0.5f64.ln()));
+    start(false, None, 0, &pairs, &mut th, &mut lo, &mut hi).unwrap();
+    assert_eq!((lo[0], hi[0], lo[1], hi[1]), (th[0], th[0], th[1], th[1]));
+
+    let lik = start(true, None, 4, &pairs, &mut th, &mut lo, &mut hi).unwrap();
+    assert!(matches!(lik, Likelihood::Gaussian { .. }));
+    let rms = ((0.25 + 2.25 + 4.0) / 3.0f64).sqrt();
+    assert!((th[THETA_NOISE] - (0.1 * rms).ln()).abs() < 1e-14);
+    assert!((lo[THETA_NOISE] - (1e-4 * rms).ln()).abs() < 1e-14);
+    assert!((hi[THETA_NOISE] - (10.0 * rms).ln()).abs() < 1e-14);
+    assert!(start(false, None, 4, &pairs, &mut th[..2], &mut lo[..2], &mut hi[..2]).is_err());
+}

@@ -578,9 +578,9 @@ impl PairModel {
         Ok(PairModel { d_u, d_v, basis, pair, one_domain: get("domains") == Some("one"), native: false })
     }
 
-    /// Score of one pair from its node vectors: the linear model on
-    /// `φ_u ⊗ φ_v`; symmetric/reciprocal models average with the swapped
-    /// pair, so `f(u, v) = ±f(v, u)` holds exactly.
+    /// Score of one pair from its node vectors: the model's own pair
+    /// scorer, or core's score of the outer-product encoding
+    /// ([`kron::outer_pair_score`]).
     pub fn score(
         &self,
         view: &ModelView<'_>,
@@ -592,18 +592,9 @@ impl PairModel {
             buf.resize(view.pair_workspace_len(), 0.0);
             return view.score_pair_f64(phi_u, phi_v, buf).map_err(|e| CliError::input(e.to_string()));
         }
-        let mut g = |a: &[f64], b: &[f64]| -> Result<f64, CliError> {
-            buf.clear();
-            for &x in a {
-                buf.extend(b.iter().map(|&y| x * y));
-            }
-            view.score_dense_f64(buf).map_err(|e| CliError::input(e.to_string()))
-        };
-        let s = g(phi_u, phi_v)?;
-        Ok(match self.pair {
-            PairArg::Kron => s,
-            PairArg::Sym => 0.5 * (s + g(phi_v, phi_u)?),
-            PairArg::Recip => 0.5 * (s - g(phi_v, phi_u)?),
+        buf.resize(self.d_u * self.d_v, 0.0);
+        kron::outer_pair_score(self.pair.to_core(), phi_u, phi_v, buf, |w| {
+            view.score_dense_f64(w).map_err(|e| CliError::input(e.to_string()))
         })
     }
 }
@@ -645,11 +636,8 @@ pub fn model_file_bytes(
         }
         (NodeRepr::Precomputed { .. }, NodeRepr::Precomputed { .. }) => {
             let mut w = vec![0.0; pu * pv];
-            for i in 0..pu {
-                for j in 0..pv {
-                    w[i * pv + j] = coef[i + j * pu];
-                }
-            }
+            let a = MatRef::from_col_major(coef, pu, pv).map_err(|e| CliError::failure(e.to_string()))?;
+            kron::outer_weights(a, &mut w).map_err(|e| CliError::failure(e.to_string()))?;
             meta.push_str(&format!(
                 "pair_encoding=outer\npair_basis=kernel_rows\nd_u={pu}\nd_v={pv}\ntrain_u_ids={}\ntrain_v_ids={}\n",
                 nodes.u.ids.join(","),

@@ -400,35 +400,14 @@ pub fn train<B: Backend>(
         None
     };
     let prior = xpgp::XpgpPrior { n, x, relations: &rels };
-    // θ in log space; see `theta_names`. The probit noise is held fixed
-    // (redundant with the kernel scales); the Gaussian noise is fitted,
-    // within [1e-4, 10] times the rms observed difference.
-    let lik = match algo {
-        PrefAlgo::DiffGp => Likelihood::Gaussian { noise: 1.0 },
-        _ => Likelihood::Probit { sigma: std::f64::consts::FRAC_1_SQRT_2 },
-    };
+    // θ in log space (see `theta_names`): core's starting point and box.
     let p = xpgp::theta_len(rels.len());
-    let mut theta = vec![0.0; p];
-    theta[1] = match kernel {
-        PrefKernel::Rbf(g) => g.ln(),
-        PrefKernel::Auto => (1.0 / d.max(1) as f64).ln(),
+    let (mut theta, mut lo, mut hi) = (vec![0.0; p], vec![0.0; p], vec![0.0; p]);
+    let gamma = match kernel {
+        PrefKernel::Rbf(g) => Some(g),
+        PrefKernel::Auto => None,
     };
-    let rms = (pairs.iter().map(|q| q.magnitude * q.magnitude).sum::<f64>() / m as f64).sqrt().max(1e-12);
-    theta[xpgp::THETA_NOISE] = match algo {
-        PrefAlgo::DiffGp => (0.1 * rms).ln(),
-        _ => lik.scale().ln(),
-    };
-    let (mut lo, mut hi) = (vec![0.0; p], vec![0.0; p]);
-    hyper::default_bounds(&theta, &mut lo, &mut hi).map_err(fail)?;
-    if let PrefKernel::Rbf(_) = kernel {
-        (lo[1], hi[1]) = (theta[1], theta[1]);
-    }
-    if d == 0 {
-        (lo[0], hi[0], lo[1], hi[1]) = (theta[0], theta[0], theta[1], theta[1]);
-    }
-    if algo == PrefAlgo::DiffGp {
-        (lo[xpgp::THETA_NOISE], hi[xpgp::THETA_NOISE]) = ((1e-4 * rms).ln(), (10.0 * rms).ln());
-    }
+    let lik = hyper::start(algo == PrefAlgo::DiffGp, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
     let ep = EpParams::default();
     let opt = OptParams::default();
     // The posterior and the evidence's workspace, exactly as core counts
@@ -505,12 +484,7 @@ pub fn train<B: Backend>(
             // W = K⁻¹ − K⁻¹ΣK⁻¹ of the file is core's R = S̃ − S̃ΣS̃,
             // column by column.
             let mut r = vec![0.0; n * n];
-            let (mut e, mut tmp) = (vec![0.0; n], vec![0.0; 2 * n]);
-            for j in 0..n {
-                e.iter_mut().for_each(|v| *v = 0.0);
-                e[j] = 1.0;
-                post.apply_r(&pairs, &e, &mut r[j * n..(j + 1) * n], &mut tmp).map_err(fail)?;
-            }
+            post.inductive_w(&pairs, &mut r, &mut vec![0.0; 3 * n]).map_err(fail)?;
             let mut buf = vec![0.0; packed_len(n)];
             let w = MatRef::from_col_major(&r, n, n).map_err(|e| fail(e.into()))?;
             let k = Kernel::Rbf { gamma: theta[1].exp() };

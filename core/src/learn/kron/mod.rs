@@ -63,6 +63,10 @@
 //!   ([`predict_block`]) or a list of pairs ([`predict_pairs`]); symmetric
 //!   and reciprocal predictions are exactly (bitwise) symmetric /
 //!   antisymmetric by construction.
+//! - **The outer-product encoding** of a pair model over precomputed node
+//!   kernels (a linear model on `k_u(u, ·) ⊗ k_v(v, ·)`, no stored basis):
+//!   its weights ([`outer_weights`]) and the score of a pair
+//!   ([`outer_pair_score`]: the pair kernel's (anti)symmetrisation).
 //! - Metrics (004 eq. 4 per conditioning node, AUC per node) live in
 //!   [`crate::metrics`] (`conditional_disagreement`, `conditional_auc`).
 //!
@@ -665,4 +669,57 @@ pub fn predict_pairs<B: Backend>(
         *o = 0.5 * (dot(ta, i, k_b, j) + sign * dot(tb, j, k_a, i));
     }
     Ok(())
+}
+
+/// The weights of the outer-product encoding: `w[i·p_v + j] = A[i, j]`
+/// (row-major `p_u × p_v`, the order of `φ_u ⊗ φ_v`) from the coefficients
+/// `coef` of a fit.
+///
+/// # Errors
+/// `w.len() != p_u·p_v`.
+pub fn outer_weights(coef: MatRef<'_, f64>, w: &mut [f64]) -> Result<(), LearnError> {
+    let (pu, pv) = (coef.nrows(), coef.ncols());
+    if w.len() != pu * pv {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    for i in 0..pu {
+        for j in 0..pv {
+            w[i * pv + j] = coef.at(i, j);
+        }
+    }
+    Ok(())
+}
+
+/// The score of one pair in the outer-product encoding from its node
+/// vectors: `g(φ_u ⊗ φ_v)` by the linear scorer `g` of the model
+/// ([`outer_weights`]); a symmetric (reciprocal) pair kernel averages with
+/// the swapped pair, `½(g(φ_u ⊗ φ_v) ± g(φ_v ⊗ φ_u))`, so `f(u, v) = ±f(v, u)`
+/// holds exactly. `buf` holds `φ_u.len()·φ_v.len()`.
+///
+/// # Errors
+/// `buf` of another length (as `E`); `g`'s errors.
+pub fn outer_pair_score<E: From<LearnError>>(
+    pair: PairKernel,
+    phi_u: &[f64],
+    phi_v: &[f64],
+    buf: &mut [f64],
+    mut g: impl FnMut(&[f64]) -> Result<f64, E>,
+) -> Result<f64, E> {
+    if buf.len() != phi_u.len() * phi_v.len() {
+        return Err(LearnError::from(LinalgError::DimensionMismatch).into());
+    }
+    let mut outer = |a: &[f64], b: &[f64], buf: &mut [f64]| -> Result<f64, E> {
+        for (row, &x) in buf.chunks_exact_mut(b.len().max(1)).zip(a) {
+            for (o, &y) in row.iter_mut().zip(b) {
+                *o = x * y;
+            }
+        }
+        g(buf)
+    };
+    let s = outer(phi_u, phi_v, buf)?;
+    Ok(match pair {
+        PairKernel::Kronecker => s,
+        PairKernel::Symmetric => 0.5 * (s + outer(phi_v, phi_u, buf)?),
+        PairKernel::Reciprocal => 0.5 * (s - outer(phi_v, phi_u, buf)?),
+    })
 }

@@ -264,6 +264,62 @@ pub fn default_bounds(theta: &[f64], lo: &mut [f64], hi: &mut [f64]) -> Result<(
     Ok(())
 }
 
+/// The probit noise `σ` of the preference GPs' likelihood, held fixed by
+/// [`start`] (redundant with the kernel scales): `1/√2`, so that
+/// `P(w ≻ l) = Φ(f_w − f_l)` at the prior.
+pub const PROBIT_SIGMA: f64 = core::f64::consts::FRAC_1_SQRT_2;
+
+/// The learners' starting point and box for [`fit_hyper`]: the policy of
+/// the preference GPs (`pref-gp`, `xpgp`: probit, `gaussian = false`;
+/// `diff-gp`: the Gaussian likelihood on differences) over items of `d`
+/// attributes and `pairs`. Writes `θ` (log space, `theta.len()` =
+/// [`theta_len`]`(r)`), its bounds, and returns the likelihood.
+///
+/// - every log-scale starts at 0 (`a = b_r = ι_r = 1`), `γ` at `gamma` if
+///   given (then fixed) or `1/max(d, 1)`;
+/// - the probit `σ` is [`PROBIT_SIGMA`], fixed; the Gaussian noise starts
+///   at `0.1·rms` of the observed differences and stays within
+///   `[10⁻⁴, 10]·rms` (`rms` at least `10⁻¹²`);
+/// - without attributes (`d = 0`, relations only) `a` and `γ` are fixed;
+/// - the rest are [`default_bounds`].
+///
+/// # Errors
+/// A `θ` or bound length that is not `3 + 2r` (all equal).
+pub fn start(
+    gaussian: bool,
+    gamma: Option<f64>,
+    d: usize,
+    pairs: &[Pair],
+    theta: &mut [f64],
+    lo: &mut [f64],
+    hi: &mut [f64],
+) -> Result<Likelihood, LearnError> {
+    let p = theta.len();
+    if p < 3 || lo.len() != p || hi.len() != p {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    let lik = if gaussian { Likelihood::Gaussian { noise: 1.0 } } else { Likelihood::Probit { sigma: PROBIT_SIGMA } };
+    theta.fill(0.0);
+    theta[1] = match gamma {
+        Some(g) => libm::log(g),
+        None => libm::log(1.0 / d.max(1) as f64),
+    };
+    let m = pairs.len();
+    let rms = libm::sqrt(pairs.iter().map(|q| q.magnitude * q.magnitude).sum::<f64>() / m as f64).max(1e-12);
+    theta[THETA_NOISE] = if gaussian { libm::log(0.1 * rms) } else { libm::log(lik.scale()) };
+    default_bounds(theta, lo, hi)?;
+    if gamma.is_some() {
+        (lo[1], hi[1]) = (theta[1], theta[1]);
+    }
+    if d == 0 {
+        (lo[0], hi[0], lo[1], hi[1]) = (theta[0], theta[0], theta[1], theta[1]);
+    }
+    if gaussian {
+        (lo[THETA_NOISE], hi[THETA_NOISE]) = (libm::log(1e-4 * rms), libm::log(10.0 * rms));
+    }
+    Ok(lik)
+}
+
 scratch! {
     /// Scratch of [`evidence_gradient`] beyond the posterior.
     struct EvalScratch(n: usize, extra: usize) {

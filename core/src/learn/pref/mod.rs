@@ -802,6 +802,27 @@ impl<'s> PrefPosterior<'s> {
         Ok(())
     }
 
+    /// The matrix `W` of the inductive model (kind 9: `K⁻¹ − K⁻¹ΣK⁻¹`),
+    /// which is `R = W − WΣW` of [`Self::apply_r`] (`W` there the site
+    /// precisions): `r` (`n × n`, column-major) gets `R` column by column.
+    /// `work` holds `3n`.
+    ///
+    /// # Errors
+    /// Shapes, workspace.
+    pub fn inductive_w(&self, pairs: &[Pair], r: &mut [f64], work: &mut [f64]) -> Result<(), LearnError> {
+        let n = self.n;
+        if r.len() != n * n || work.len() < 3 * n {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        let (e, tmp) = work.split_at_mut(n);
+        for (j, col) in r.chunks_exact_mut(n.max(1)).enumerate().take(n) {
+            e.fill(0.0);
+            e[j] = 1.0;
+            self.apply_r(pairs, e, col, &mut tmp[..2 * n])?;
+        }
+        Ok(())
+    }
+
     /// Predictions at `t` new points from the cross-kernel `k_star`
     /// (`n × t`, `k(x_i, x*_j)`) and the prior variances `k_diag` (`t`):
     /// means `k*ᵀα` and variances `k** − k*ᵀRk*` (000 §5), clamped at 0.
