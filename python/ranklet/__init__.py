@@ -14,12 +14,27 @@ True
 (2,)
 
 Row learners: :class:`RLS`, :class:`RankRLS`, :class:`KPCR`, :class:`KPCRank`,
-with cross-validated grids :class:`RankRLSCV`, :class:`KPCRankCV`. Models:
+with cross-validated grids :class:`RankRLSCV`, :class:`KPCRankCV`.
+Preference GPs: :class:`PrefGP`, :class:`XPGP`, :class:`DiffGP`. Models:
 :func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`.
 """
 
 from . import metrics
 from ._estimators import KPCR, RLS, KPCRank, KPCRankCV, RankRLS, RankRLSCV
 from ._model import Model, load
+from ._prefs import XPGP, DiffGP, PrefGP
 
-__all__ = ["RLS", "RankRLS", "KPCR", "KPCRank", "RankRLSCV", "KPCRankCV", "Model", "load", "metrics"]
+__all__ = [
+    "RLS",
+    "RankRLS",
+    "KPCR",
+    "KPCRank",
+    "RankRLSCV",
+    "KPCRankCV",
+    "PrefGP",
+    "XPGP",
+    "DiffGP",
+    "Model",
+    "load",
+    "metrics",
+]

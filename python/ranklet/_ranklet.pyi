@@ -44,3 +44,22 @@ def metric(
     qid: Optional[npt.NDArray[np.int64]] = None,
 ) -> float: ...
 def pair_metric(scores: npt.NDArray[np.float64], pairs: npt.NDArray[np.float64]) -> float: ...
+def fit_prefs_py(
+    x: Optional[npt.NDArray[Any]],
+    n_items: int,
+    prefs: str,
+    relations: Sequence[Tuple[str, str, str]],
+    *,
+    algo: str,
+    gamma: Optional[float],
+    inductive: bool,
+    ties: str,
+    precision: str,
+) -> Tuple[bytes, str, list[str]]: ...
+def pref_posterior(
+    model: bytes, x: Optional[npt.NDArray[Any]] = None
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def pref_prob(
+    model: bytes, pairs: npt.NDArray[np.int64], x: Optional[npt.NDArray[Any]] = None
+) -> npt.NDArray[np.float64]: ...
+def pref_suggest(model: bytes, k: int) -> list[Tuple[int, int, float, float]]: ...

@@ -23,8 +23,13 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use ranklet::args::{parse_cv, parse_kernels, QueryWeightArg};
+use ranklet::data::prefs::{parse_groups_str, parse_prefs_str, parse_relation_str, Ties};
 use ranklet::data::Dataset;
 use ranklet::error::CliError;
+use ranklet::family::pref::{
+    fit_prefs, suggest, tie_notes, PrefAlgo, PrefData, PrefItems, PrefKernel, PrefModel, PrefModelKind, PrefRequest,
+    PrefScorer,
+};
 use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
 use ranklet::metric::Metric;
@@ -186,21 +191,7 @@ fn fit_rows_py<'py>(
             None => None,
             Some(p) => Some(pairs_of(p, ds.n_rows())?),
         };
-        let mut stop: Option<PyErr> = None;
-        let fit = py.detach(|| {
-            let mut on = |_| match Python::attach(|py| py.check_signals()) {
-                Ok(()) => ControlFlow::Continue(()),
-                Err(e) => {
-                    stop = Some(e);
-                    ControlFlow::Break(())
-                }
-            };
-            fit_rows(&plan, ds, pairs.as_deref(), "<arrays>", &mut on)
-        });
-        if let Some(e) = stop {
-            return Err(e);
-        }
-        let fit = fit.map_err(py_err)?;
+        let fit = detached(py, |on| fit_rows(&plan, ds, pairs.as_deref(), "<arrays>", on))?;
         let chosen = PyDict::new(py);
         for (k, v) in &fit.chosen_params {
             chosen.set_item(k, v)?;
@@ -342,6 +333,190 @@ fn pair_metric(py: Python<'_>, scores: PyReadonlyArray1<'_, f64>, pairs: PyReado
     })
 }
 
+/// Items for the preference GPs: the rows of `x` (the same checks as the
+/// row learners' `X`), ids `"0"`, `"1"`, …; `n` items without attributes
+/// when `x` is `None` (xpgp on relations only).
+fn pref_items(py: Python<'_>, x: Option<&Bound<'_, PyAny>>, n: usize) -> PyResult<PrefItems> {
+    match x {
+        Some(x) => {
+            let features = Features::new(x, None)?;
+            let labels = vec![0.0; features.n_rows()];
+            let ds = features.dataset(py, &labels, None)?;
+            PrefItems::from_rows(&ds, "X").map_err(py_err)
+        }
+        None => Ok(PrefItems { ids: (0..n).map(|i| i.to_string()).collect(), d: 0, x: Vec::new(), source: "X".into() }),
+    }
+}
+
+/// Runs a fit without the GIL, checking for signals between its steps.
+fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl Send + FnOnce(ranklet::progress::OnProgress<'_>) -> Result<T, CliError>,
+) -> PyResult<T> {
+    let mut stop: Option<PyErr> = None;
+    let out = py.detach(|| {
+        let mut on = |_| match Python::attach(|py| py.check_signals()) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                stop = Some(e);
+                ControlFlow::Break(())
+            }
+        };
+        f(&mut on)
+    });
+    if let Some(e) = stop {
+        return Err(e);
+    }
+    out.map_err(py_err)
+}
+
+/// Trains a preference GP (`ranklet train --prefs …`): `prefs` is the text
+/// of a preferences file over the item ids `"0"`, `"1"`, … (checked by the
+/// CLI's reader, with its messages), `relations` `(kind, name, text)` with
+/// kind `"edges"` or `"groups"`. Returns `(model bytes, summary, notes)`.
+#[pyfunction]
+#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision))]
+#[allow(clippy::too_many_arguments)]
+fn fit_prefs_py<'py>(
+    py: Python<'py>,
+    x: Option<Bound<'py, PyAny>>,
+    n_items: usize,
+    prefs: &str,
+    relations: Vec<(String, String, String)>,
+    algo: &str,
+    gamma: Option<f64>,
+    inductive: bool,
+    ties: &str,
+    precision: &str,
+) -> PyResult<(Bound<'py, PyBytes>, String, Vec<String>)> {
+    fenced(|| {
+        let algo =
+            PrefAlgo::from_name(algo).ok_or_else(|| PyValueError::new_err(format!("unknown learner {algo:?}")))?;
+        let ties = match ties {
+            "drop" => Ties::Drop,
+            "both" => Ties::Both,
+            other => return Err(PyValueError::new_err(format!("ties must be 'drop' or 'both', got {other:?}"))),
+        };
+        let kernel = match gamma {
+            None => PrefKernel::Auto,
+            Some(g) if g.is_finite() && g > 0.0 => PrefKernel::Rbf(g),
+            Some(g) => return Err(PyValueError::new_err(format!("gamma must be a finite number > 0, got {g}"))),
+        };
+        let kind = if inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
+        let req = PrefRequest { algo, kernel, kind, element: element(precision)?, backend: BackendChoice::Faer };
+        let items = pref_items(py, x.as_ref(), n_items)?;
+        let data = py
+            .detach(|| {
+                let judgements = parse_prefs_str(prefs, "prefs", &items.ids)?;
+                let mut rels = Vec::with_capacity(relations.len());
+                for (kind, name, text) in &relations {
+                    rels.push(match kind.as_str() {
+                        "groups" => parse_groups_str(text, name, &items.ids)?,
+                        _ => parse_relation_str(text, name, &items.ids)?,
+                    });
+                }
+                PrefData::new(items, judgements, rels, algo, ties)
+            })
+            .map_err(py_err)?;
+        let notes = tie_notes(data.prefs.source(), &data.obs);
+        let fit = detached(py, |on| fit_prefs(&req, &data, on))?;
+        Ok((PyBytes::new(py, &fit.bytes), fit.summary, notes))
+    })
+}
+
+/// The preference model of `model`'s bytes.
+fn pref_view(model: &[u8]) -> PyResult<ModelView<'_>> {
+    let view = ModelView::new_checked(model).map_err(|e| PyValueError::new_err(format!("not a valid model: {e}")))?;
+    if PrefModel::of(&view).is_none() {
+        return Err(PyValueError::new_err("not a preference model (pref-gp, xpgp or diff-gp)"));
+    }
+    Ok(view)
+}
+
+/// Posterior means and variances of the items: a kind-8 model's own items
+/// (`x` must be `None`), or the rows of `x` for a kind-9 model.
+#[pyfunction]
+#[pyo3(signature = (model, x=None))]
+fn pref_posterior<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    x: Option<Bound<'py, PyAny>>,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+    fenced(|| {
+        let view = pref_view(model)?;
+        let m = PrefModel::of(&view).expect("checked");
+        let items = match (&m, x) {
+            (PrefModel::Fixed(_), None) => None,
+            (PrefModel::Fixed(_), Some(_)) => {
+                return Err(PyValueError::new_err(
+                    "this model is over its fixed training items: fit with inductive=True to predict new items",
+                ))
+            }
+            (PrefModel::Inductive(..), x) => Some(pref_items(py, x.as_ref(), 0)?),
+        };
+        let (mean, var) = py.detach(|| PrefScorer::new(&m, items.as_ref(), "prefs")?.posterior()).map_err(py_err)?;
+        Ok((PyArray1::from_vec(py, mean), PyArray1::from_vec(py, var)))
+    })
+}
+
+/// `P(w ≻ l)` for each `(w, l)` row of `pairs` (item indices): over a
+/// kind-8 model's items, or the rows of `x` for a kind-9 model.
+#[pyfunction]
+#[pyo3(signature = (model, pairs, x=None))]
+fn pref_prob<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    pairs: PyReadonlyArray2<'py, i64>,
+    x: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fenced(|| {
+        let view = pref_view(model)?;
+        let m = PrefModel::of(&view).expect("checked");
+        let items = match &m {
+            PrefModel::Fixed(_) => None,
+            PrefModel::Inductive(..) => Some(pref_items(py, x.as_ref(), 0)?),
+        };
+        let p = pairs.as_array();
+        if p.ncols() != 2 {
+            return Err(PyValueError::new_err(format!("pairs must have 2 columns (winner, loser), got {}", p.ncols())));
+        }
+        let mut idx = Vec::with_capacity(p.nrows());
+        for r in p.rows() {
+            match (usize::try_from(r[0]), usize::try_from(r[1])) {
+                (Ok(w), Ok(l)) => idx.push((w, l)),
+                _ => return Err(PyValueError::new_err(format!("pair ({}, {}): a negative item index", r[0], r[1]))),
+            }
+        }
+        let probs = py
+            .detach(|| {
+                let scorer = PrefScorer::new(&m, items.as_ref(), "prefs")?;
+                let (mean, _) = scorer.posterior()?;
+                scorer.probs(&mean, &idx).map(|(p, _)| p)
+            })
+            .map_err(py_err)?;
+        Ok(PyArray1::from_vec(py, probs))
+    })
+}
+
+/// The next `k` pairs to ask of a kind-8 model (`ranklet suggest`):
+/// `(i, j, mean_diff, var_diff)` per pair.
+#[pyfunction]
+fn pref_suggest(py: Python<'_>, model: &[u8], k: usize) -> PyResult<Vec<(usize, usize, f64, f64)>> {
+    fenced(|| {
+        let view = pref_view(model)?;
+        let Some(gp) = view.pref_gp() else {
+            return Err(PyValueError::new_err(
+                "suggest needs a preference GP over a fixed item set (fit without inductive=True)",
+            ));
+        };
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be ≥ 1"));
+        }
+        let picks = py.detach(|| suggest(&gp, k)).map_err(py_err)?;
+        Ok(picks.into_iter().map(|s| (s.i, s.j, s.mean_diff, s.var_diff)).collect())
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -350,6 +525,10 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_info, m)?)?;
     m.add_function(wrap_pyfunction!(metric, m)?)?;
     m.add_function(wrap_pyfunction!(pair_metric, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_prefs_py, m)?)?;
+    m.add_function(wrap_pyfunction!(pref_posterior, m)?)?;
+    m.add_function(wrap_pyfunction!(pref_prob, m)?)?;
+    m.add_function(wrap_pyfunction!(pref_suggest, m)?)?;
     m.add("INTERRUPTED", ranklet::progress::INTERRUPTED)?;
     Ok(())
 }
