@@ -42,6 +42,9 @@
 //! - `train_rows` (the clap-free training driver on rows, called by `train`
 //!   and the Python extension) → args, cv, data, error, family, fit,
 //!   hostbackend, metric, model_io, progress, table
+//! - `train_edges` (the clap-free training driver on labelled edges, called
+//!   by `train` and the Python extension) → args, cv, data, error, family,
+//!   hostbackend, progress
 //! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
 //!   metric, model_io
@@ -76,5 +79,6 @@ pub mod plot;
 pub mod progress;
 pub mod rng;
 pub mod table;
+pub mod train_edges;
 pub mod train_rows;
 pub mod vexp;

@@ -15,13 +15,15 @@ True
 
 Row learners: :class:`RLS`, :class:`RankRLS`, :class:`KPCR`, :class:`KPCRank`,
 with cross-validated grids :class:`RankRLSCV`, :class:`KPCRankCV`.
-Preference GPs: :class:`PrefGP`, :class:`XPGP`, :class:`DiffGP`. Models:
+Preference GPs: :class:`PrefGP`, :class:`XPGP`, :class:`DiffGP`. Conditional
+ranking on labelled edges: :class:`KronRLS`, :class:`KronRankRLS`. Models:
 :func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`.
 """
 
 from . import metrics
 from ._estimators import KPCR, RLS, KPCRank, KPCRankCV, RankRLS, RankRLSCV
 from ._model import Model, load
+from ._kron import KronRankRLS, KronRLS
 from ._prefs import XPGP, DiffGP, PrefGP
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "PrefGP",
     "XPGP",
     "DiffGP",
+    "KronRLS",
+    "KronRankRLS",
     "Model",
     "load",
     "metrics",

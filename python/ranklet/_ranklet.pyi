@@ -63,3 +63,24 @@ def pref_prob(
     model: bytes, pairs: npt.NDArray[np.int64], x: Optional[npt.NDArray[Any]] = None
 ) -> npt.NDArray[np.float64]: ...
 def pref_suggest(model: bytes, k: int) -> list[Tuple[int, int, float, float]]: ...
+def fit_edges_py(
+    u: npt.NDArray[Any],
+    v: Optional[npt.NDArray[Any]],
+    edges: str,
+    *,
+    precomputed: bool,
+    symmetrize: bool,
+    algo: str,
+    kernel: str,
+    pair_kernel: str,
+    query_weight: str,
+    lambdas: Sequence[float],
+    folds: Optional[int],
+    metric: Optional[str],
+    seed: int,
+    max_iter: int,
+    precision: str,
+) -> Tuple[bytes, float, Optional[list[Tuple[float, float, float]]]]: ...
+def edges_score(
+    model: bytes, u: npt.NDArray[np.float64], v: npt.NDArray[np.float64], pairs: npt.NDArray[np.int64]
+) -> npt.NDArray[np.float64]: ...

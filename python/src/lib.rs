@@ -23,9 +23,12 @@ use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use ranklet::args::{parse_cv, parse_kernels, QueryWeightArg};
+use ranklet::data::nodes::{parse_node_kernel_str, KernelOptions};
 use ranklet::data::prefs::{parse_groups_str, parse_prefs_str, parse_relation_str, Ties};
 use ranklet::data::Dataset;
+use ranklet::data::{parse_edges_str, EdgeOptions, MatrixLayout};
 use ranklet::error::CliError;
+use ranklet::family::kron::{EdgeMetric, KronAlgo, NodeRepr, NodeSets, Nodes, PairArg, PairModel};
 use ranklet::family::pref::{
     fit_prefs, suggest, tie_notes, PrefAlgo, PrefData, PrefItems, PrefKernel, PrefModel, PrefModelKind, PrefRequest,
     PrefScorer,
@@ -33,6 +36,7 @@ use ranklet::family::pref::{
 use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
 use ranklet::metric::Metric;
+use ranklet::train_edges::{fit_edges, EdgesRequest};
 use ranklet::train_rows::{fit_rows, RowsRequest};
 use ranklet_core::format::{ElementType, ModelView};
 use ranklet_core::graph::Pair;
@@ -517,6 +521,154 @@ fn pref_suggest(py: Python<'_>, model: &[u8], k: usize) -> PyResult<Vec<(usize, 
     })
 }
 
+/// One node set of a Kronecker fit: features (the rows of `x`, the row
+/// learners' checks) or, with `precomputed`, a square kernel matrix (read
+/// by the CLI's kernel reader from its bare text, so a ragged, non-finite or
+/// asymmetric matrix gets the CLI's message, named `name`). Ids `"0"`, `"1"`, ….
+fn node_set(py: Python<'_>, x: &Bound<'_, PyAny>, precomputed: bool, name: &str, symmetrize: bool) -> PyResult<Nodes> {
+    if !precomputed {
+        let features = Features::new(x, None)?;
+        let labels = vec![0.0; features.n_rows()];
+        let ds = features.dataset(py, &labels, None)?;
+        let items = PrefItems::from_rows(&ds, name).map_err(py_err)?;
+        return Ok(Nodes { ids: items.ids, repr: NodeRepr::Features { d: items.d, x: items.x } });
+    }
+    let k: PyReadonlyArray2<'_, f64> = x
+        .extract()
+        .map_err(|_| PyTypeError::new_err(format!("{name} must be a 2-D float64 array (a precomputed kernel)")))?;
+    let v = k.as_array();
+    let mut text = String::with_capacity(v.len() * 20);
+    for r in v.rows() {
+        let fields: Vec<String> = r.iter().map(|x| x.to_string()).collect();
+        text.push_str(&fields.join(" "));
+        text.push('\n');
+    }
+    let opts = KernelOptions { symmetrize, layout: MatrixLayout::Bare };
+    let kernel = py.detach(|| parse_node_kernel_str(&text, name, &opts)).map_err(|e| py_err(e.into()))?;
+    Ok(Nodes::from_kernel(&kernel))
+}
+
+/// Trains a Kronecker learner (`ranklet train --edges …`): node sets `u`
+/// (and `v`; one node set without), `edges` the text of an edges file
+/// `u v y` over the ids `"0"`, `"1"`, …. Returns `(model bytes, λ, cv rows)`.
+#[pyfunction]
+#[pyo3(signature = (u, v, edges, *, precomputed, symmetrize, algo, kernel, pair_kernel, query_weight, lambdas, folds, metric, seed, max_iter, precision))]
+#[allow(clippy::too_many_arguments)]
+fn fit_edges_py<'py>(
+    py: Python<'py>,
+    u: Bound<'py, PyAny>,
+    v: Option<Bound<'py, PyAny>>,
+    edges: &str,
+    precomputed: bool,
+    symmetrize: bool,
+    algo: &str,
+    kernel: &str,
+    pair_kernel: &str,
+    query_weight: &str,
+    lambdas: Vec<f64>,
+    folds: Option<usize>,
+    metric: Option<&str>,
+    seed: u64,
+    max_iter: usize,
+    precision: &str,
+) -> PyResult<(Bound<'py, PyBytes>, f64, Option<Vec<(f64, f64, f64)>>)> {
+    fenced(|| {
+        let algo = match algo {
+            "kron-rls" => KronAlgo::Rls,
+            "kron-rankrls" => KronAlgo::Rankrls,
+            other => return Err(PyValueError::new_err(format!("unknown learner {other:?}"))),
+        };
+        let pair = PairArg::from_name(pair_kernel).ok_or_else(|| {
+            PyValueError::new_err(format!("pair_kernel must be 'kron', 'sym' or 'recip', got {pair_kernel:?}"))
+        })?;
+        let query_weight = match query_weight {
+            "equal" => QueryWeightArg::Equal,
+            "pairs" => QueryWeightArg::Pairs,
+            other => {
+                return Err(PyValueError::new_err(format!("query_weight must be 'equal' or 'pairs', got {other:?}")))
+            }
+        };
+        let kernel = match &parse_kernels(kernel).map_err(py_err)?[..] {
+            [k] => *k,
+            _ => return Err(PyValueError::new_err("--kernel: edges take one node kernel, not a grid")),
+        };
+        let metric = metric.map(Metric::parse).transpose().map_err(py_err)?.unwrap_or(Metric::CondRankLoss);
+        let req = EdgesRequest {
+            algo,
+            kernel,
+            pair,
+            query_weight,
+            lambdas,
+            folds,
+            metric: EdgeMetric::from_metric(metric).map_err(py_err)?,
+            seed,
+            max_iter,
+            element: element(precision)?,
+            backend: BackendChoice::Faer,
+        };
+        req.check().map_err(py_err)?;
+        let nodes_u = node_set(py, &u, precomputed, "u", symmetrize)?;
+        let nodes = match v {
+            None => NodeSets { v: nodes_u.clone(), u: nodes_u, one_domain: true },
+            Some(v) => NodeSets { u: nodes_u, v: node_set(py, &v, precomputed, "v", symmetrize)?, one_domain: false },
+        };
+        req.check_nodes(&nodes).map_err(py_err)?;
+        let opts = EdgeOptions { one_domain: nodes.one_domain, ..EdgeOptions::default() };
+        let edges = py.detach(|| parse_edges_str(edges, "edges", &opts)).map_err(|e| py_err(e.into()))?;
+        let fit = detached(py, |on| fit_edges(&req, &nodes, &edges, "edges", on))?;
+        let cv = fit.report.as_ref().map(|r| r.points.iter().map(|p| (p.params, p.mean(), p.std())).collect());
+        Ok((PyBytes::new(py, &fit.bytes), fit.lambda, cv))
+    })
+}
+
+/// Scores of pairs `(a, b)` (rows of `pairs`) of a pair model: `a` a row of
+/// `u` (node features, or kernel rows against the training u nodes), `b` a
+/// row of `v`.
+#[pyfunction]
+fn edges_score<'py>(
+    py: Python<'py>,
+    model: &[u8],
+    u: PyReadonlyArray2<'py, f64>,
+    v: PyReadonlyArray2<'py, f64>,
+    pairs: PyReadonlyArray2<'py, i64>,
+) -> PyResult<Bound<'py, PyArray1<f64>>> {
+    fenced(|| {
+        let view =
+            ModelView::new_checked(model).map_err(|e| PyValueError::new_err(format!("not a valid model: {e}")))?;
+        let pm = PairModel::from_view(&view).map_err(py_err)?;
+        let (u, v, p) = (u.as_array(), v.as_array(), pairs.as_array());
+        for (name, a, d) in [("u", &u, pm.d_u), ("v", &v, pm.d_v)] {
+            if a.ncols() != d {
+                return Err(PyValueError::new_err(format!(
+                    "{name}: {} columns, the model's {name} nodes have {d}",
+                    a.ncols()
+                )));
+            }
+            if let Some(((i, j), x)) = a.indexed_iter().find(|(_, x)| !x.is_finite()) {
+                return Err(PyValueError::new_err(format!("{name}[{i}, {j}]: non-finite value {x}")));
+            }
+        }
+        if p.ncols() != 2 {
+            return Err(PyValueError::new_err(format!("pairs must have 2 columns, got {}", p.ncols())));
+        }
+        let mut out = Vec::with_capacity(p.nrows());
+        let mut buf = Vec::new();
+        for r in p.rows() {
+            let (a, b) = (r[0], r[1]);
+            if a < 0 || b < 0 || a as usize >= u.nrows() || b as usize >= v.nrows() {
+                return Err(PyValueError::new_err(format!(
+                    "pair ({a}, {b}): beyond the {} u and {} v nodes",
+                    u.nrows(),
+                    v.nrows()
+                )));
+            }
+            let (ra, rb) = (u.row(a as usize).to_vec(), v.row(b as usize).to_vec());
+            out.push(pm.score(&view, &ra, &rb, &mut buf).map_err(py_err)?);
+        }
+        Ok(PyArray1::from_vec(py, out))
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -529,6 +681,8 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pref_posterior, m)?)?;
     m.add_function(wrap_pyfunction!(pref_prob, m)?)?;
     m.add_function(wrap_pyfunction!(pref_suggest, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_edges_py, m)?)?;
+    m.add_function(wrap_pyfunction!(edges_score, m)?)?;
     m.add("INTERRUPTED", ranklet::progress::INTERRUPTED)?;
     Ok(())
 }

@@ -18,7 +18,7 @@ use crate::cv::{self, Scheme};
 use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{check_writable, note, write_atomic, CliError};
-use crate::family::kron::{model_file_bytes, EdgeMetric, EdgeProblem, KronAlgo, NodeSets, PairArg};
+use crate::family::kron::{EdgeMetric, KronAlgo, NodeSets, PairArg};
 use crate::family::ls::{LeastSquares, LsPoint};
 use crate::family::ls_stats::fit_from_stats;
 use crate::family::ls_stream::fit_linear_stream;
@@ -31,6 +31,7 @@ use crate::metric::Metric;
 use crate::model_io::model_bytes;
 use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
 use crate::progress::Bar;
+use crate::train_edges::{fit_edges, EdgesRequest};
 use crate::train_rows::{fit_error, fit_rows, push_chosen, rows_meta, RowsCv, RowsPlan, RowsRequest};
 
 /// The learner of `ranklet train`.
@@ -484,18 +485,10 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
     let algo = a.algo.on_edges()?;
     let edges_path = a.data.graph.edges.as_deref().ok_or_else(|| CliError::input("--edges is required"))?;
     let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or("1"))?;
-    if let Some(l) = lambdas.iter().find(|l| !(l.is_finite() && **l >= 0.0)) {
-        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {l}")));
-    }
     let kernel = match &kernels_or_linear(&a.kernel)?[..] {
         [k] => *k,
         _ => return Err(CliError::input("--kernel: edges take one node kernel, not a grid")),
     };
-    let pair = a.pair_kernel.unwrap_or_default();
-    let max_iter = a.max_iter.unwrap_or(200);
-    if max_iter == 0 {
-        return Err(CliError::input("--max-iter must be ≥ 1"));
-    }
     let folds = match a.cv {
         None => None,
         Some(Scheme::KFold(k)) => Some(k),
@@ -503,101 +496,39 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
             return Err(CliError::input("--cv loo: edges take a number of folds (over conditioning nodes)"))
         }
     };
-    if lambdas.len() > 1 && folds.is_none() {
-        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
-    }
-    let metric = EdgeMetric::from_metric(a.metric.unwrap_or(Metric::CondRankLoss))?;
+    let req = EdgesRequest {
+        algo,
+        kernel,
+        pair: a.pair_kernel.unwrap_or_default(),
+        query_weight: a.query_weight,
+        lambdas,
+        folds,
+        metric: EdgeMetric::from_metric(a.metric.unwrap_or(Metric::CondRankLoss))?,
+        seed: a.seed,
+        max_iter: a.max_iter.unwrap_or(200),
+        element: a.precision.element(),
+        backend: a.backend,
+    };
+    req.check()?;
     let nodes = NodeSets::read_training(&a.data.graph)?;
-    if pair != PairArg::Kron && !nodes.one_domain {
-        return Err(CliError::input(format!(
-            "--pair-kernel {}: symmetric and reciprocal pair kernels need one node set (--nodes, or --kernel-u alone)",
-            pair.name()
-        )));
-    }
+    req.check_nodes(&nodes)?;
     let edges = read_edges(edges_path, &EdgeOptions { one_domain: nodes.one_domain, ..EdgeOptions::default() })?;
-    let mut backend = HostBackend::new(a.backend);
-    let prob = EdgeProblem::new(&mut backend, algo, pair, a.query_weight.to_core(), &kernel, &nodes, &edges)?;
-    let complete = prob.edges.len() == prob.n_u * prob.n_v;
-    eprintln!(
-        "{}: {} edges, {} × {} nodes, {} graph ({})",
-        edges_path.display(),
-        prob.edges.len(),
-        prob.n_u,
-        prob.n_v,
-        if complete { "complete" } else { "incomplete" },
-        if complete && !(pair != PairArg::Kron && algo == KronAlgo::Rankrls) {
-            "closed form, one eigendecomposition for every λ".to_string()
-        } else {
-            format!("conjugate gradient, at most {max_iter} iterations")
-        }
-    );
-    let report = match folds {
-        Some(k) => {
-            let mut bar = Bar::default();
-            Some(cv::cross_validate_edges(&mut backend, &prob, &lambdas, k, metric, a.seed, max_iter, &mut |p| {
-                bar.show(p)
-            })?)
-        }
-        None => None,
-    };
-    let lambda = match &report {
-        Some(r) => {
-            let best = r.best().ok_or_else(|| {
-                let why = r.points.iter().find_map(|p| p.failure.clone()).unwrap_or_default();
-                CliError::input(format!("no grid point could be evaluated: {why}"))
-            })?;
-            r.points[best].params
-        }
-        None => lambdas[0],
-    };
-    let all_u: Vec<usize> = (0..prob.n_u).collect();
-    let all_v: Vec<usize> = (0..prob.n_v).collect();
     let mut bar = Bar::default();
-    let fit = prob.fit_subset(&mut backend, &all_u, &all_v, &[lambda], max_iter, &mut |p| bar.show(p)).pop();
+    let fit = fit_edges(&req, &nodes, &edges, &edges_path.display().to_string(), &mut |p| bar.show(p))?;
     drop(bar);
-    let fit = fit.unwrap_or_else(|| Err(CliError::failure("no fit")))?;
-    let mut meta = format!(
-        "algorithm={}\ntraining_edges={}\nedges={}\nn_u={}\nn_v={}\ndomains={}\ncomplete={}\npair_kernel={}\nnode_kernel={}\nquery_weight={}\nlambda={lambda}\n",
-        algo.name(),
-        edges_path.display(),
-        prob.edges.len(),
-        prob.n_u,
-        prob.n_v,
-        if nodes.one_domain { "one" } else { "two" },
-        u8::from(complete),
-        pair.name(),
-        match nodes.u.repr {
-            crate::family::kron::NodeRepr::Precomputed { .. } => "precomputed".to_string(),
-            _ => kernel.to_string(),
-        },
-        a.query_weight.name(),
-    );
-    match &fit.cg {
-        Some(info) => {
-            eprintln!(
-                "CG: {} iterations, relative residual {:.3e}{}",
-                info.iterations,
-                info.rel_residual,
-                if info.converged { "" } else { " (iteration budget reached)" }
-            );
-            meta.push_str(&format!(
-                "solver=cg\ncg_iterations={}\ncg_rel_residual={:e}\nmax_iter={max_iter}\n",
-                info.iterations, info.rel_residual
-            ));
-        }
-        None => meta.push_str("solver=closed-form\n"),
+    eprintln!("{}", fit.describe);
+    if let Some(info) = &fit.cg {
+        eprintln!(
+            "CG: {} iterations, relative residual {:.3e}{}",
+            info.iterations,
+            info.rel_residual,
+            if info.converged { "" } else { " (iteration budget reached)" }
+        );
     }
-    if let Some(r) = &report {
-        meta.push_str(&format!("cv={}\ncv_metric={}\n", r.scheme, r.metric.name()));
-        for (i, p) in r.points.iter().enumerate() {
-            meta.push_str(&format!("cv.{i}=lambda={} mean={} std={}\n", p.params, p.mean(), p.std()));
-        }
-    }
-    let (bytes, kind) = model_file_bytes(&kernel, &nodes, pair, &fit.coef, a.precision.element(), &mut meta)?;
-    write_atomic(&a.output, &bytes)?;
-    eprintln!("wrote {} ({} bytes, {kind} pair model)", a.output.display(), bytes.len());
-    eprintln!("chosen: lambda={lambda}");
-    if let Some(r) = &report {
+    write_atomic(&a.output, &fit.bytes)?;
+    eprintln!("wrote {} ({} bytes, {} pair model)", a.output.display(), fit.bytes.len(), fit.kind);
+    eprintln!("chosen: lambda={}", fit.lambda);
+    if let Some(r) = &fit.report {
         println!("# cross-validation: {}, metric {}", r.scheme, r.metric.name());
         println!("lambda\tmean\tstd");
         for p in &r.points {
