@@ -27,8 +27,11 @@
 //! - `fit` (the host-side model, `Target`) → table
 //! - `args` (help headings, value enums, typed value parsers incl. the CV
 //!   `Scheme`, kernels) → error, metric
-//! - `ordering` (supervised-ordering glue over core, the items and orders
-//!   read) → error, hostbackend
+//! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
+//!   error, fit
+//! - `ordering` (supervised ordering over core: the items and orders read,
+//!   the reduced bases, the training driver) → error, fit, hostbackend,
+//!   model_io
 //! - `input` (the data flags of a command — rows, pairs, sample orders,
 //!   edges and nodes — and reading them) → args, data, error, ordering
 //! - `family` (one module per learner family: its grid point, grid and
@@ -37,8 +40,6 @@
 //!   table
 //! - `cv` (k-fold and leave-out, generic over `family::Family`) → rng, args,
 //!   error, family, fit, metric, progress, table
-//! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
-//!   error, fit
 //! - `train_rows` (the clap-free training driver on rows, called by `train`
 //!   and the Python extension) → args, cv, data, error, family, fit,
 //!   hostbackend, metric, model_io, progress, table

@@ -196,9 +196,7 @@ pub fn score_rows_quant(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Resu
 /// other model or data. The caller shows it (the CLI on stderr).
 pub fn quant_note(view: &ModelView<'_>, ds: &Dataset, path: &Path) -> Option<String> {
     let dim = view.dim();
-    if view.quant().is_none() {
-        return None;
-    }
+    view.quant()?;
     let dropped_rows = (0..ds.n_rows()).filter(|&i| ds.row(i).0.iter().any(|&c| c as usize >= dim)).count();
     (dropped_rows > 0).then(|| {
         format!(

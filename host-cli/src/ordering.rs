@@ -15,13 +15,16 @@
 
 use std::path::Path;
 
+use ranklet_core::format;
 use ranklet_core::learn::ordering::{self as order, OrderError, OrderLearner, RankCorr};
 use ranklet_core::metrics::{self, Correlation};
 use ranklet_core::{LinalgError, MatRef};
 
-use crate::data::orders::{read_items, read_orders, Items};
+use crate::data::orders::{parse_items_str, parse_orders_str, read_items, read_orders, Items};
 use crate::error::CliError;
-use crate::hostbackend::HostBackend;
+use crate::fit::Fitted;
+use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::model_io::model_bytes;
 
 /// A dimension-reduction method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -151,6 +154,61 @@ pub fn fit_orders(
     Ok((w, offset))
 }
 
+/// What `ranklet train --items … --orders …` fits (its flags as plain
+/// values).
+#[derive(Clone, Copy, Debug)]
+pub struct OrdersRequest {
+    /// The learner.
+    pub algo: OrderAlgo,
+    /// λ.
+    pub lambda: f64,
+    /// A reduced basis to learn in first (`--reduce METHOD:K`).
+    pub reduce: Option<(ReduceMethod, usize)>,
+    /// Element type of the model file.
+    pub element: format::ElementType,
+    /// The backend.
+    pub backend: BackendChoice,
+}
+
+/// The driver of training from sample orders, shared by `ranklet train
+/// --items … --orders …` and the Python estimators: the reduced basis if
+/// asked, the linear model, its metadata (`items`, `orders` name the data)
+/// and the model bytes.
+///
+/// # Errors
+/// A λ that is not finite and ≥ 0; the learners' errors.
+pub fn train_orders(req: &OrdersRequest, data: &Loaded, items: &str, orders: &str) -> Result<Vec<u8>, CliError> {
+    let lambda = req.lambda;
+    if !(lambda.is_finite() && lambda >= 0.0) {
+        return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {lambda}")));
+    }
+    let mut backend = HostBackend::new(req.backend);
+    let basis = match req.reduce {
+        Some((m, k)) => Some(compute_basis(&mut backend, data, m, k)?.0),
+        None => None,
+    };
+    let (w, offset) = fit_orders(&mut backend, data, req.algo, lambda, basis.as_deref())?;
+    let algo = match req.algo {
+        OrderAlgo::Err => "err",
+        OrderAlgo::Rankrls => "rankrls",
+    };
+    let mut meta = format!(
+        "algorithm={algo}\nitems={items}\norders={orders}\nn_orders={}\nlambda={}\nattributes={}\n",
+        data.order_ptr.len() - 1,
+        lambda,
+        data.items.attr_names().join(",")
+    );
+    if let (Some((m, k)), Some(b)) = (req.reduce, &basis) {
+        meta.push_str(&format!("reduce={}:{k}\n", m.name()));
+        let rows: Vec<String> = b
+            .chunks(data.items.n_attrs())
+            .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))
+            .collect();
+        meta.push_str(&format!("basis={}\n", rows.join(";")));
+    }
+    model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), req.element, &meta, None)
+}
+
 /// Mean correlation between `scores` and the orders.
 pub fn mean_corr(scores: &[f64], data: &Loaded, c: Correlation) -> Result<metrics::QueryMean, CliError> {
     let ml = data.max_len();
@@ -202,16 +260,34 @@ impl Loaded {
     /// and line).
     pub fn read(items_path: &Path, orders_path: &Path) -> Result<Loaded, CliError> {
         let items = read_items(items_path)?;
-        if items.n_attrs() == 0 {
-            return Err(CliError::input(format!("{}: the items have no attribute columns", items_path.display())));
-        }
+        Self::check_attrs(&items, &items_path.display().to_string())?;
         let orders = read_orders(orders_path, &items)?;
+        Ok(Self::of(items, orders))
+    }
+
+    /// Parses and checks the texts of an items and an orders file (`items`,
+    /// `orders` name them in errors).
+    pub fn parse(items_text: &str, items: &str, orders_text: &str, orders: &str) -> Result<Loaded, CliError> {
+        let it = parse_items_str(items_text, items)?;
+        Self::check_attrs(&it, items)?;
+        let o = parse_orders_str(orders_text, orders, &it)?;
+        Ok(Self::of(it, o))
+    }
+
+    fn check_attrs(items: &Items, name: &str) -> Result<(), CliError> {
+        if items.n_attrs() == 0 {
+            return Err(CliError::input(format!("{name}: the items have no attribute columns")));
+        }
+        Ok(())
+    }
+
+    fn of(items: Items, orders: Vec<Vec<usize>>) -> Loaded {
         let mut order_ptr = vec![0];
         let mut flat = Vec::new();
         for o in &orders {
             flat.extend_from_slice(o);
             order_ptr.push(flat.len());
         }
-        Ok(Loaded { items, order_ptr, flat })
+        Loaded { items, order_ptr, flat }
     }
 }

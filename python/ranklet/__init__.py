@@ -16,13 +16,16 @@ True
 Row learners: :class:`RLS`, :class:`RankRLS`, :class:`KPCR`, :class:`KPCRank`,
 with cross-validated grids :class:`RankRLSCV`, :class:`KPCRankCV`.
 Preference GPs: :class:`PrefGP`, :class:`XPGP`, :class:`DiffGP`. Conditional
-ranking on labelled edges: :class:`KronRLS`, :class:`KronRankRLS`. Models:
+ranking on labelled edges: :class:`KronRLS`, :class:`KronRankRLS`.
+Supervised ordering: :class:`ERR`, and the transformers :class:`RCDR`,
+:class:`PCA`. Models:
 :func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`.
 """
 
 from . import metrics
 from ._estimators import KPCR, RLS, KPCRank, KPCRankCV, RankRLS, RankRLSCV
 from ._model import Model, load
+from ._ordering import ERR, PCA, RCDR
 from ._kron import KronRankRLS, KronRLS
 from ._prefs import XPGP, DiffGP, PrefGP
 
@@ -38,6 +41,9 @@ __all__ = [
     "DiffGP",
     "KronRLS",
     "KronRankRLS",
+    "ERR",
+    "RCDR",
+    "PCA",
     "Model",
     "load",
     "metrics",

@@ -84,3 +84,15 @@ def fit_edges_py(
 def edges_score(
     model: bytes, u: npt.NDArray[np.float64], v: npt.NDArray[np.float64], pairs: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]: ...
+def fit_orders_py(
+    items: str,
+    orders: str,
+    *,
+    algo: str,
+    lambda_: float,
+    reduce: Optional[Tuple[str, int]],
+    precision: str,
+) -> bytes: ...
+def reduce_py(
+    items: str, orders: str, method: str, dims: int
+) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...

@@ -36,6 +36,7 @@ use ranklet::family::pref::{
 use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
 use ranklet::metric::Metric;
+use ranklet::ordering::{compute_basis, train_orders, Loaded, OrderAlgo, OrdersRequest, ReduceMethod};
 use ranklet::train_edges::{fit_edges, EdgesRequest};
 use ranklet::train_rows::{fit_rows, RowsRequest};
 use ranklet_core::format::{ElementType, ModelView};
@@ -669,6 +670,74 @@ fn edges_score<'py>(
     })
 }
 
+/// Items and orders from the texts of their files (the CLI's readers and
+/// messages; `items`, `orders` name them).
+fn loaded(py: Python<'_>, items: &str, orders: &str) -> PyResult<Loaded> {
+    py.detach(|| Loaded::parse(items, "items", orders, "orders")).map_err(py_err)
+}
+
+/// Trains from sample orders (`ranklet train --items … --orders …`):
+/// `items` the text of an items CSV, `orders` of an orders file, `reduce`
+/// `(method, K)`. Returns the model bytes.
+#[pyfunction]
+#[pyo3(signature = (items, orders, *, algo, lambda_, reduce, precision))]
+fn fit_orders_py<'py>(
+    py: Python<'py>,
+    items: &str,
+    orders: &str,
+    algo: &str,
+    lambda_: f64,
+    reduce: Option<(String, usize)>,
+    precision: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    fenced(|| {
+        let algo = match algo {
+            "err" => OrderAlgo::Err,
+            "rankrls" => OrderAlgo::Rankrls,
+            other => return Err(PyValueError::new_err(format!("unknown learner {other:?}"))),
+        };
+        let reduce = match reduce {
+            None => None,
+            Some((m, k)) => Some((
+                ReduceMethod::from_name(&m).ok_or_else(|| {
+                    PyValueError::new_err(format!("reduce: {m:?} is not rcdr-kendall, rcdr-spearman or pca"))
+                })?,
+                k,
+            )),
+        };
+        let req =
+            OrdersRequest { algo, lambda: lambda_, reduce, element: element(precision)?, backend: BackendChoice::Faer };
+        let data = loaded(py, items, orders)?;
+        let bytes = py.detach(|| train_orders(&req, &data, "items", "orders")).map_err(py_err)?;
+        Ok(PyBytes::new(py, &bytes))
+    })
+}
+
+/// A reduced basis from sample orders (`ranklet reduce`): `(basis (K × d),
+/// importance per component)`.
+#[pyfunction]
+fn reduce_py<'py>(
+    py: Python<'py>,
+    items: &str,
+    orders: &str,
+    method: &str,
+    dims: usize,
+) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+    fenced(|| {
+        let method = ReduceMethod::from_name(method).ok_or_else(|| {
+            PyValueError::new_err(format!("method {method:?} is not rcdr-kendall, rcdr-spearman or pca"))
+        })?;
+        let data = loaded(py, items, orders)?;
+        let (basis, norms) = py
+            .detach(|| {
+                let mut backend = ranklet::hostbackend::HostBackend::new(BackendChoice::Faer);
+                compute_basis(&mut backend, &data, method, dims)
+            })
+            .map_err(py_err)?;
+        Ok((PyArray1::from_vec(py, basis), PyArray1::from_vec(py, norms)))
+    })
+}
+
 /// The extension module.
 #[pymodule]
 fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -683,6 +752,8 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(pref_suggest, m)?)?;
     m.add_function(wrap_pyfunction!(fit_edges_py, m)?)?;
     m.add_function(wrap_pyfunction!(edges_score, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_orders_py, m)?)?;
+    m.add_function(wrap_pyfunction!(reduce_py, m)?)?;
     m.add("INTERRUPTED", ranklet::progress::INTERRUPTED)?;
     Ok(())
 }

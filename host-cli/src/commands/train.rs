@@ -29,7 +29,7 @@ use crate::hostbackend::{BackendChoice, HostBackend};
 use crate::input::{DataArgs, Loaded};
 use crate::metric::Metric;
 use crate::model_io::model_bytes;
-use crate::ordering::{compute_basis, fit_orders, parse_reduce_arg, OrderAlgo, ReduceMethod};
+use crate::ordering::{self, parse_reduce_arg, OrderAlgo, OrdersRequest, ReduceMethod};
 use crate::progress::Bar;
 use crate::train_edges::{fit_edges, EdgesRequest};
 use crate::train_rows::{fit_error, fit_rows, push_chosen, rows_meta, RowsCv, RowsPlan, RowsRequest};
@@ -413,35 +413,9 @@ fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliErr
     if !(lambda.is_finite() && lambda >= 0.0) {
         return Err(CliError::input(format!("--lambda must be a finite number ≥ 0, got {lambda}")));
     }
-    let reduce = a.reduce;
+    let req = OrdersRequest { algo, lambda, reduce: a.reduce, element: a.precision.element(), backend: a.backend };
     let data = Loaded::read(items, orders)?;
-    let mut backend = HostBackend::new(a.backend);
-    let basis = match reduce {
-        Some((m, k)) => Some(compute_basis(&mut backend, &data, m, k)?.0),
-        None => None,
-    };
-    let (w, offset) = fit_orders(&mut backend, &data, algo, lambda, basis.as_deref())?;
-    let algo = match algo {
-        OrderAlgo::Err => "err",
-        OrderAlgo::Rankrls => "rankrls",
-    };
-    let mut meta = format!(
-        "algorithm={algo}\nitems={}\norders={}\nn_orders={}\nlambda={}\nattributes={}\n",
-        items.display(),
-        orders.display(),
-        data.order_ptr.len() - 1,
-        lambda,
-        data.items.attr_names().join(",")
-    );
-    if let (Some((m, k)), Some(b)) = (reduce, &basis) {
-        meta.push_str(&format!("reduce={}:{k}\n", m.name()));
-        let rows: Vec<String> = b
-            .chunks(data.items.n_attrs())
-            .map(|r| r.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(","))
-            .collect();
-        meta.push_str(&format!("basis={}\n", rows.join(";")));
-    }
-    let bytes = model_bytes(&Fitted::Linear { w, offset }, data.items.n_attrs(), a.precision.element(), &meta, None)?;
+    let bytes = ordering::train_orders(&req, &data, &items.display().to_string(), &orders.display().to_string())?;
     write_model(&a.output, &bytes)
 }
 
