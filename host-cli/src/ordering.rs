@@ -218,21 +218,6 @@ pub fn mean_corr(scores: &[f64], data: &Loaded, c: Correlation) -> Result<metric
         .map_err(|e| CliError::input(format!("evaluation: {e}")))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reduce_spec() {
-        assert_eq!(parse_reduce("pca:3").unwrap(), (ReduceMethod::Pca, 3));
-        assert_eq!(parse_reduce("rcdr-kendall:2").unwrap(), (ReduceMethod::RcdrKendall, 2));
-        assert_eq!(parse_reduce("rcdr-spearman: 1").unwrap(), (ReduceMethod::RcdrSpearman, 1));
-        for bad in ["pca", "pca:x", "lda:2", ":2", "pca:-1"] {
-            assert_eq!(parse_reduce(bad).unwrap_err().code, 2, "{bad}");
-        }
-    }
-}
-
 /// Items and orders in the CSR form core takes.
 pub struct Loaded {
     /// The items.
@@ -289,5 +274,20 @@ impl Loaded {
             order_ptr.push(flat.len());
         }
         Loaded { items, order_ptr, flat }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reduce_spec() {
+        assert_eq!(parse_reduce("pca:3").unwrap(), (ReduceMethod::Pca, 3));
+        assert_eq!(parse_reduce("rcdr-kendall:2").unwrap(), (ReduceMethod::RcdrKendall, 2));
+        assert_eq!(parse_reduce("rcdr-spearman: 1").unwrap(), (ReduceMethod::RcdrSpearman, 1));
+        for bad in ["pca", "pca:x", "lda:2", ":2", "pca:-1"] {
+            assert_eq!(parse_reduce(bad).unwrap_err().code, 2, "{bad}");
+        }
     }
 }

@@ -42,6 +42,13 @@ use ranklet::train_rows::{fit_rows, RowsRequest};
 use ranklet_core::format::{ElementType, ModelView};
 use ranklet_core::graph::Pair;
 
+/// Two arrays returned together (means and variances, a basis and its
+/// importances).
+type TwoArrays<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
+
+/// A Kronecker fit: model bytes, the chosen λ, the CV rows `(λ, mean, std)`.
+type EdgesOut<'py> = (Bound<'py, PyBytes>, f64, Option<Vec<(f64, f64, f64)>>);
+
 /// A library error as the Python exception of its kind.
 fn py_err(e: CliError) -> PyErr {
     if e.code == 2 {
@@ -442,11 +449,7 @@ fn pref_view(model: &[u8]) -> PyResult<ModelView<'_>> {
 /// (`x` must be `None`), or the rows of `x` for a kind-9 model.
 #[pyfunction]
 #[pyo3(signature = (model, x=None))]
-fn pref_posterior<'py>(
-    py: Python<'py>,
-    model: &[u8],
-    x: Option<Bound<'py, PyAny>>,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+fn pref_posterior<'py>(py: Python<'py>, model: &[u8], x: Option<Bound<'py, PyAny>>) -> PyResult<TwoArrays<'py>> {
     fenced(|| {
         let view = pref_view(model)?;
         let m = PrefModel::of(&view).expect("checked");
@@ -572,7 +575,7 @@ fn fit_edges_py<'py>(
     seed: u64,
     max_iter: usize,
     precision: &str,
-) -> PyResult<(Bound<'py, PyBytes>, f64, Option<Vec<(f64, f64, f64)>>)> {
+) -> PyResult<EdgesOut<'py>> {
     fenced(|| {
         let algo = match algo {
             "kron-rls" => KronAlgo::Rls,
@@ -716,13 +719,7 @@ fn fit_orders_py<'py>(
 /// A reduced basis from sample orders (`ranklet reduce`): `(basis (K × d),
 /// importance per component)`.
 #[pyfunction]
-fn reduce_py<'py>(
-    py: Python<'py>,
-    items: &str,
-    orders: &str,
-    method: &str,
-    dims: usize,
-) -> PyResult<(Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>)> {
+fn reduce_py<'py>(py: Python<'py>, items: &str, orders: &str, method: &str, dims: usize) -> PyResult<TwoArrays<'py>> {
     fenced(|| {
         let method = ReduceMethod::from_name(method).ok_or_else(|| {
             PyValueError::new_err(format!("method {method:?} is not rcdr-kendall, rcdr-spearman or pca"))
