@@ -472,3 +472,35 @@ fn active_choice_matches_refits_for_the_gaussian_likelihood() {
     }
     assert_eq!(post.cov(), &before[..]);
 }
+
+/// `minimize_until` stops where its caller says and returns the best point
+/// so far; with a `stop` that never fires it is `minimize`, step for step.
+#[test]
+fn minimize_until_stops_when_asked() {
+    use ranklet_core::learn::pref::hyper::minimize_until;
+    let f = |x: &[f64], g: &mut [f64]| {
+        g[0] = 2.0 * (x[0] - 3.0);
+        g[1] = 20.0 * (x[1] + 1.0);
+        Ok((x[0] - 3.0).powi(2) + 10.0 * (x[1] + 1.0).powi(2))
+    };
+    let opt = OptParams::default();
+    let mut work = vec![0.0; minimize_workspace_len(2, opt.memory)];
+    let (lo, hi) = ([-10.0, -10.0], [10.0, 10.0]);
+    let mut full = [0.0, 0.0];
+    let rep = minimize(f, &mut full, &lo, &hi, &opt, &mut work).unwrap();
+    assert!(rep.converged && (full[0] - 3.0).abs() < 1e-4 && (full[1] + 1.0).abs() < 1e-4, "{full:?}");
+    let mut same = [0.0, 0.0];
+    let rep2 = minimize_until(f, &mut same, &lo, &hi, &opt, &mut work, |_| false).unwrap();
+    assert_eq!((same, rep2.iterations, rep2.evaluations), (full, rep.iterations, rep.evaluations));
+    let mut asked = Vec::new();
+    let mut x = [0.0, 0.0];
+    let rep3 = minimize_until(f, &mut x, &lo, &hi, &opt, &mut work, |it| {
+        asked.push(it);
+        it == 1
+    })
+    .unwrap();
+    assert_eq!(asked, vec![0, 1]);
+    assert!(!rep3.converged && rep3.iterations == 1);
+    let f0 = 9.0 + 10.0;
+    assert!(rep3.f < f0, "one step must lower f: {}", rep3.f);
+}

@@ -65,3 +65,26 @@ def test_sigint_stops_a_long_fit_with_keyboard_interrupt():
         timer.cancel()
     assert interrupted
     assert not hasattr(est, "model_")
+
+
+def test_sigint_stops_a_preference_gp_between_optimiser_iterations():
+    """The evidence search reports each iteration; Ctrl-C stops it there."""
+    rng = np.random.default_rng(33)
+    X = rng.normal(size=(600, 4))
+    f = X @ rng.normal(size=4)
+    pairs = rng.integers(0, 600, size=(3000, 2))
+    pairs = pairs[pairs[:, 0] != pairs[:, 1]]
+    pairs[f[pairs[:, 0]] < f[pairs[:, 1]]] = pairs[f[pairs[:, 0]] < f[pairs[:, 1]]][:, ::-1]
+    est = ranklet.PrefGP()
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    timer.start()
+    try:
+        est.fit(X, pairs)
+    except KeyboardInterrupt:
+        interrupted = True
+    else:
+        interrupted = False
+    finally:
+        timer.cancel()
+    assert interrupted
+    assert not hasattr(est, "model_")

@@ -351,8 +351,8 @@ const ITEMS_WAY_OUT: &str = "use fewer items (a sample of the items and the judg
 /// hyper::fit_hyper`; the RBF width fixed by `--kernel rbf:G`) — and
 /// encodes the model file (`kind`). Returns its bytes and a one-line
 /// summary (hyperparameters, evidence) for the user. The search reports
-/// its start and end to `on` (phase [`HYPER`]); `Break` at the start stops
-/// it before any work.
+/// each iteration to `on` (phase [`HYPER`]), which may stop it
+/// ([`progress::interrupted`]).
 ///
 /// # Errors
 /// Bad input ([`CliError::input`]): an inductive model with relations, no
@@ -427,11 +427,21 @@ pub fn train<B: Backend>(
     let mut storage = zeros(storage_len)?;
     let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
     let mut work = zeros(work_len)?;
-    let free = free_count(&lo, &hi);
-    progress::report(on, HYPER, 0, free)?;
+    // Each optimiser iteration is reported (of at most `max_iter`), and the
+    // callback may stop the search there; nothing is fitted when no
+    // hyperparameter is free but the final EP.
+    let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
+    progress::report(on, HYPER, 0, total)?;
     let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
-    let report = hyper::fit_hyper(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work);
-    progress::report(on, HYPER, free, free)?;
+    let mut stopped = false;
+    let report = hyper::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, |it| {
+        stopped = it > 0 && progress::report(on, HYPER, it.min(total), total).is_err();
+        stopped
+    });
+    if stopped {
+        return Err(progress::interrupted());
+    }
+    progress::report(on, HYPER, total, total)?;
     let report = report.map_err(fail)?;
 
     let names = theta_names(algo, rels.len());
@@ -573,8 +583,9 @@ fn free_count(lo: &[f64], hi: &[f64]) -> usize {
     lo.iter().zip(hi).filter(|(a, b)| a < b).count()
 }
 
-/// The progress phase of the hyperparameter search (its total: the
-/// number of free hyperparameters; reported at its start and end only).
+/// The progress phase of the hyperparameter search: one report per
+/// optimiser iteration, of at most `OptParams::max_iter` (0 when nothing is
+/// free); the callback may stop it between iterations.
 pub const HYPER: &str = "fitting hyperparameters by the evidence";
 
 /// Serialises `model` with `meta`.

@@ -108,7 +108,7 @@ fn clip(v: f64, lo: f64, hi: f64) -> f64 {
 /// Shapes, workspace, `lo > hi` or non-finite bounds (`BadBounds`), or the
 /// error of the first evaluation.
 pub fn minimize<F>(
-    mut f: F,
+    f: F,
     x: &mut [f64],
     lo: &[f64],
     hi: &[f64],
@@ -117,6 +117,27 @@ pub fn minimize<F>(
 ) -> Result<OptReport, LearnError>
 where
     F: FnMut(&[f64], &mut [f64]) -> Result<f64, LearnError>,
+{
+    minimize_until(f, x, lo, hi, params, work, |_| false)
+}
+
+/// [`minimize`], asking `stop(iteration)` before each iteration: `true`
+/// ends the search there (not converged; `x` at the best point so far).
+///
+/// # Errors
+/// As [`minimize`].
+pub fn minimize_until<F, S>(
+    mut f: F,
+    x: &mut [f64],
+    lo: &[f64],
+    hi: &[f64],
+    params: &OptParams,
+    work: &mut [f64],
+    mut stop: S,
+) -> Result<OptReport, LearnError>
+where
+    F: FnMut(&[f64], &mut [f64]) -> Result<f64, LearnError>,
+    S: FnMut(usize) -> bool,
 {
     let p = x.len();
     let mem = params.memory.max(1);
@@ -139,6 +160,9 @@ where
     let mut report = OptReport { f: fx, iterations: 0, evaluations: 1, converged: false };
     let free = |i: usize, xi: f64, gi: f64| !((xi <= lo[i] && gi > 0.0) || (xi >= hi[i] && gi < 0.0));
     for it in 0..params.max_iter {
+        if stop(it) {
+            break;
+        }
         // Projected gradient test.
         let pg_max = (0..p).filter(|&i| free(i, x[i], g[i])).map(|i| g[i].abs()).fold(0.0, f64::max);
         if pg_max < params.grad_tol {
@@ -404,10 +428,31 @@ pub fn fit_hyper<B: Backend>(
     backend: &mut B,
     problem: &HyperProblem<'_>,
     theta: &mut [f64],
+    bounds: (&[f64], &[f64]),
+    opt: &OptParams,
+    post: &mut PrefPosterior<'_>,
+    work: &mut [f64],
+) -> Result<OptReport, LearnError> {
+    fit_hyper_until(backend, problem, theta, bounds, opt, post, work, |_| false)
+}
+
+/// [`fit_hyper`], asking `stop(iteration)` before each iteration of the
+/// search (the caller's cancellation): `true` ends it at once, with `θ` at
+/// the best point so far and `post` left at the last evaluation, **not**
+/// refitted at `θ` — a caller that stops discards the result.
+///
+/// # Errors
+/// As [`fit_hyper`].
+#[allow(clippy::too_many_arguments)]
+pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
+    backend: &mut B,
+    problem: &HyperProblem<'_>,
+    theta: &mut [f64],
     (lo, hi): (&[f64], &[f64]),
     opt: &OptParams,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
+    mut stop: S,
 ) -> Result<OptReport, LearnError> {
     let HyperProblem { prior, pairs, lik, ref ep } = *problem;
     let p = theta.len();
@@ -416,7 +461,8 @@ pub fn fit_hyper<B: Backend>(
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
     let (owork, ework) = work.split_at_mut(need);
-    let report = minimize(
+    let mut stopped = false;
+    let report = minimize_until(
         |th, g| {
             let v = evidence_gradient(backend, prior, pairs, lik, th, ep, post, g, ework)?;
             g.iter_mut().for_each(|x| *x = -*x);
@@ -427,7 +473,14 @@ pub fn fit_hyper<B: Backend>(
         hi,
         opt,
         owork,
+        |it| {
+            stopped = stop(it);
+            stopped
+        },
     )?;
+    if stopped {
+        return Ok(report);
+    }
     // Leave the posterior at the returned θ (the last evaluation may have
     // been a rejected trial point).
     refit_at(backend, problem, theta, post, ework)?;
