@@ -182,3 +182,14 @@ def test_hostile_inputs_raise_the_cli_message(cli, tmp_path):
         est.predict(np.full((1, 3), np.nan), X_v)
     with pytest.raises(ValueError, match="beyond"):
         est.predict(X_u, X_v, pairs=np.array([[0, 50]]))
+
+
+def test_pickle_and_clone():
+    import pickle
+
+    X_u, X_v, pairs, y = problem(31)
+    est = ranklet.KronRankRLS(alpha=0.3, kernel="rbf", gamma=0.4, precision="f64").fit(X_u, X_v, edges=pairs, y=y)
+    back = pickle.loads(pickle.dumps(est))
+    assert back.to_bytes() == est.to_bytes()
+    np.testing.assert_array_equal(back.predict(X_u, X_v), est.predict(X_u, X_v))
+    assert clone(est).get_params() == est.get_params()

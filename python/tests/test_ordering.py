@@ -103,3 +103,15 @@ def test_hostile_inputs_raise_the_cli_message(cli, tmp_path):
         ranklet.ERR(alpha=-1.0).fit(X, orders)
     with pytest.raises(ValueError, match="reduce"):
         ranklet.ERR(reduce=("svd", 2)).fit(X, orders)
+
+
+def test_pickle():
+    import pickle
+
+    X, orders = data(4)
+    err = ranklet.ERR(alpha=0.5, precision="f64").fit(X, orders)
+    back = pickle.loads(pickle.dumps(err))
+    assert back.to_bytes() == err.to_bytes()
+    np.testing.assert_array_equal(back.predict(X), err.predict(X))
+    pca = ranklet.PCA(n_components=2).fit(X, orders)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(pca)).transform(X), pca.transform(X))
