@@ -216,3 +216,15 @@ def test_hostile_inputs_raise_the_cli_message(cli, tmp_path):
 
     with pytest.raises(NotFittedError):
         ranklet.PrefGP().prob(0, 1)
+
+
+def test_xpgp_on_relations_only():
+    """Without attributes (``X=None``, ``n_items``) only the relation's
+    hyperparameters are fitted: ``a`` and ``gamma`` stay at their start, 1."""
+    gp = ranklet.XPGP(precision="f64").fit(
+        None, np.array([[0, 1], [2, 3], [0, 3]]), groups=[np.array([(0, 0), (1, 0), (2, 1), (3, 1)])], n_items=4
+    )
+    assert gp.hyperparameters_["a"] == 1.0 and gp.hyperparameters_["gamma"] == 1.0
+    assert gp.posterior_mean_[0] > gp.posterior_mean_[3]
+    with pytest.raises(ValueError, match="X is required"):
+        ranklet.XPGP().fit(None, np.array([[0, 1]]), groups=[np.array([(0, 0), (1, 0)])])
