@@ -1,8 +1,12 @@
 //! Status codes: [`rk_status`], its messages ([`rk_status_str`]), and the
-//! one mapping from core's errors (parse, score, rank) to statuses.
+//! one mapping from core's errors (parse, score, rank, write, store, the
+//! device learners) to statuses.
 
-use ranklet_core::format::{ParseError, ScoreError};
+use ranklet_core::format::{EmitError, ParseError, ScoreError};
+use ranklet_core::learn::LearnError;
 use ranklet_core::rank::RankError;
+use ranklet_core::store::StoreError;
+use ranklet_core::LinalgError;
 
 /// Result of every fallible `rk_` function. Stable numbers: never reused,
 /// never renumbered; new codes are appended.
@@ -106,7 +110,9 @@ pub enum rk_status {
     // 5154..=5189: reserved for future input codes.
     /// Preference GP: an observation's update would overflow `float` or
     /// leave a posterior variance `<= 0` by rounding; the posterior is
-    /// unchanged (refit on the host, or keep the state in `double`).
+    /// unchanged (refit on the host, or keep the state in `double`). The
+    /// online learner returns it too, for an update (or a state) that
+    /// would overflow `float` from finite input.
     PrefUpdateFailed = 5190,
     // 5191..=5199: reserved for future preference-GP codes.
 }
@@ -169,7 +175,7 @@ status_messages! {
     BadInputIndex => "sparse input indices not strictly increasing",
     NonFiniteInput => "input contains NaN or infinity",
     ScoreOverflow => "score is not a finite float",
-    PrefUpdateFailed => "preference update would leave the posterior non-finite or not positive definite (unchanged)",
+    PrefUpdateFailed => "learner update would leave the state non-finite or not positive definite (unchanged)",
 }
 
 impl rk_status {
@@ -223,6 +229,49 @@ impl From<ScoreError> for rk_status {
             // feature that scores it.
             ScoreError::UnsupportedKind => S::NotInBuild,
             _ => S::FormatOther,
+        }
+    }
+}
+
+/// The one mapping of a device learner's errors (`rk_online_*`,
+/// `rk_pref_*`). A non-finite value that is not the caller's input (that
+/// case is `crate::device::input_status`) is an update the state cannot
+/// hold: `RK_STATUS_PREF_UPDATE_FAILED`, as is a variance rounding left
+/// `<= 0`.
+impl From<LearnError> for rk_status {
+    fn from(e: LearnError) -> Self {
+        use rk_status as S;
+        match e {
+            LearnError::Unsupported => S::WrongModelKind,
+            LearnError::Numerics(LinalgError::WorkspaceTooSmall { .. }) => S::StorageTooSmall,
+            LearnError::Numerics(LinalgError::DimensionMismatch) => S::DimensionMismatch,
+            LearnError::Numerics(LinalgError::NonFinite | LinalgError::NotPositiveDefinite { .. }) => {
+                S::PrefUpdateFailed
+            }
+            // A ridge, magnitude or item index outside its domain.
+            _ => S::BadArgument,
+        }
+    }
+}
+
+/// Writing a model: the buffer, or the format's refusal of the values.
+impl From<EmitError> for rk_status {
+    fn from(e: EmitError) -> Self {
+        match e {
+            EmitError::BufferTooSmall { .. } => rk_status::StorageTooSmall,
+            EmitError::NonFinite => rk_status::FormatNonFinite,
+            _ => rk_status::FormatOther,
+        }
+    }
+}
+
+/// Saving a state into a store region.
+impl From<StoreError<EmitError>> for rk_status {
+    fn from(e: StoreError<EmitError>) -> Self {
+        match e {
+            StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            StoreError::Write(e) => e.into(),
+            _ => rk_status::FormatOther,
         }
     }
 }

@@ -34,6 +34,7 @@ use core::fmt;
 
 use crate::LinalgError;
 
+pub mod device;
 pub mod expansion;
 pub mod kpc;
 pub mod kron;

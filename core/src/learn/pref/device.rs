@@ -107,6 +107,7 @@
 
 use crate::format::kind::pref_gp::packed_len;
 use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, ValuesReal};
+use crate::learn::device::DeviceLearner;
 use crate::learn::next_pair::{offer, PairScore};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
@@ -389,6 +390,45 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// as `et` without metadata.
     pub fn model_len(&self, et: ElementType) -> Option<usize> {
         PrefGpModel::file_len(self.n, et)
+    }
+}
+
+/// The device shape ([`crate::learn::device`]): sized by the number of
+/// items N, started from a kind-8 posterior (nothing else), carrying
+/// nothing beside the state, written as kind 8.
+impl<'s, R: ValuesReal> DeviceLearner<'s> for DevicePrefGp<'s, R> {
+    type Real = R;
+    type Extra = ();
+    type Params = ();
+
+    fn storage_len(n: usize) -> Option<usize> {
+        let tri = n.checked_add(1).and_then(|n1| n.checked_mul(n1))? / 2;
+        (n > 0).then_some(())?;
+        tri.checked_add(n.checked_mul(2)?)
+    }
+
+    fn state_file_len(n: usize, et: ElementType) -> Option<usize> {
+        PrefGpModel::file_len(n, et)
+    }
+
+    fn prior_size(prior: &ModelView<'_>) -> Option<usize> {
+        prior.pref_gp().map(|v| v.items())
+    }
+
+    fn init(storage: &'s mut [R], prior: &ModelView<'_>, (): ()) -> Result<(Self, ()), LearnError> {
+        Ok((Self::from_model(storage, prior)?, ()))
+    }
+
+    fn saved_size(saved: &ModelView<'_>) -> Option<usize> {
+        Self::prior_size(saved)
+    }
+
+    fn restore(storage: &'s mut [R], saved: &ModelView<'_>) -> Result<(Self, ()), LearnError> {
+        Self::init(storage, saved, ())
+    }
+
+    fn state(&self, (): ()) -> Model<'_> {
+        self.to_model()
     }
 }
 
