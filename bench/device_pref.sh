@@ -10,7 +10,7 @@
 #  - instructions per observe (one ADF site update, O(N²)), per prob, per
 #    next pair (O(N²)), per rank, save and load (SysTick under qemu
 #    -icount shift=0: instructions, not cycles).
-# Library as in bench/device_online.sh: ranklet-ffi --no-default-features,
+# Library as in bench/device_online.sh: ranklet-ffi --no-default-features --features all-kinds (the parser refuses kind 8 without it),
 # panic = abort, opt-level s, fat LTO, one codegen unit. The prior and the
 # observations come from core/examples/pref_fixture.rs (N items, 30
 # observations, the same generator as the firmware test).
@@ -31,7 +31,7 @@ OBS=30
 RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
 (export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
     CARGO_PROFILE_RELEASE_PANIC=abort
- cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib --crate-type staticlib --target "$TARGET" \
+ cargo rustc --quiet -p ranklet-ffi --no-default-features --features all-kinds --release --lib --crate-type staticlib --target "$TARGET" \
     --target-dir "$CARGO_TARGET_DIR/device-pref-lib")
 lib="$CARGO_TARGET_DIR/device-pref-lib/$TARGET/release/libranklet_ffi.a"
 ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -fno-builtin
@@ -66,7 +66,7 @@ section=$(cat <<MD
 ## Preference GP on the device
 
 Command: \`bash bench/device_pref.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC') (load average $(cut -d' ' -f1-3 /proc/loadavg); instruction
-counts do not depend on load). Library: \`ranklet-ffi\` \`--no-default-features --release\`, \`panic = "abort"\`,
+counts do not depend on load). Library: \`ranklet-ffi\` \`--no-default-features --features all-kinds --release\`, \`panic = "abort"\`,
 \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\`; $(arm-none-eabi-gcc --version | head -1);
 $(qemu-system-arm --version | head -1). Firmware: \`bench/device/pref.c\` on QEMU \`mps2-an386\` (Cortex-M4F).
 Model: a kind-8 prior over N items (\`core/examples/pref_fixture.rs\`: RBF covariance, σ = 0.4), $OBS observed
