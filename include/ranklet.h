@@ -202,9 +202,7 @@ enum rk_status
   /*
    Preference GP: an observation's update would overflow `float` or
    leave a posterior variance `<= 0` by rounding; the posterior is
-   unchanged (refit on the host, or keep the state in `double`). The
-   online learner returns it too, for an update (or a state) that
-   would overflow `float` from finite input.
+   unchanged (refit on the host, or keep the state in `double`).
    */
   RK_STATUS_PREF_UPDATE_FAILED = 5190,
 };
@@ -758,7 +756,7 @@ size_t rk_online_storage_size(size_t d);
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_WRONG_MODEL_KIND` (not a linear model),
  `RK_STATUS_BAD_ARGUMENT` (`lambda` not finite and > 0),
- `RK_STATUS_PREF_UPDATE_FAILED` (`lambda` times the prior overflows
+ `RK_STATUS_NON_FINITE_INPUT` (`lambda` times the prior overflows
  `float`),
  `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_online_storage_size(d)`).
 
@@ -783,9 +781,8 @@ rk_status rk_online_init(const struct rk_model *prior,
 
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_MISALIGNED`, `RK_STATUS_DIMENSION_MISMATCH` (`d` is not the
- learner's), `RK_STATUS_NON_FINITE_INPUT` (a row holds NaN or infinity),
- `RK_STATUS_PREF_UPDATE_FAILED` (finite rows whose update would overflow
- `float`), `RK_STATUS_BAD_ARGUMENT` (`magnitude` not finite and > 0).
+ learner's), `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_BAD_ARGUMENT`
+ (`magnitude` not finite and > 0).
 
  # Safety
 
@@ -860,9 +857,7 @@ size_t rk_online_next_pair_work_size(size_t n, size_t d);
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
  `n < 2`, or no two rows differ), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
- `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`,
- `RK_STATUS_PREF_UPDATE_FAILED` (finite rows whose projection overflows
- `float`).
+ `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
 
  # Safety
 
@@ -1087,8 +1082,9 @@ size_t rk_pref_storage_size(size_t n_items);
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_WRONG_MODEL_KIND` (not a preference GP over items),
  `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_pref_storage_size(N)`),
- `RK_STATUS_PREF_UPDATE_FAILED` (an `f64` model whose values overflow
- `float`).
+ `RK_STATUS_NON_FINITE_INPUT` (an `f64` model whose values overflow
+ `float`; before, `RK_STATUS_PREF_UPDATE_FAILED`: the same mapping as
+ the online learner's init now).
 
  # Safety
 

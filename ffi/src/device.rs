@@ -48,15 +48,18 @@ pub(crate) struct Slot<H: Handle> {
 /// Bytes of caller storage a learner of `size` needs, at any alignment; 0
 /// if `size` is 0, above `u32::MAX`, or the count overflows.
 pub(crate) fn storage_size<H: Handle>(size: usize) -> usize {
-    storage_need::<H>(size).unwrap_or(0)
+    storage_need::<H>(size).map_or(0, |(bytes, _)| bytes)
 }
 
-fn storage_need<H: Handle>(size: usize) -> Option<usize> {
+/// The bytes a learner of `size` needs and the floats of its state.
+fn storage_need<H: Handle>(size: usize) -> Option<(usize, usize)> {
     if u32::try_from(size).is_err() {
         return None;
     }
-    let floats = H::Learner::storage_len(size)?.checked_mul(size_of::<f32>())?;
-    (size_of::<Slot<H>>() + align_of::<Slot<H>>() - 1).checked_add(floats)
+    let floats = H::Learner::storage_len(size)?;
+    let bytes =
+        (size_of::<Slot<H>>() + align_of::<Slot<H>>() - 1).checked_add(floats.checked_mul(size_of::<f32>())?)?;
+    Some((bytes, floats))
 }
 
 /// Bytes of a store region that holds the state of a learner of `size`;
@@ -79,8 +82,7 @@ unsafe fn carve<H: Handle>(
     if storage.is_null() {
         return Err(rk_status::NullArgument);
     }
-    let need = storage_need::<H>(size).ok_or(rk_status::LengthMismatch)?;
-    let floats = H::Learner::storage_len(size).ok_or(rk_status::LengthMismatch)?;
+    let (need, floats) = storage_need::<H>(size).ok_or(rk_status::LengthMismatch)?;
     if storage_len < need {
         return Err(rk_status::StorageTooSmall);
     }
@@ -180,10 +182,11 @@ pub(crate) unsafe fn init<H: Handle>(
     // Safety: forwarded caller promises.
     let m = unsafe { view(model)? };
     unsafe { check_out(out)? };
-    let size = H::Learner::prior_size(m).ok_or(rk_status::WrongModelKind)?;
+    let prior = H::Learner::prior(m).ok_or(rk_status::WrongModelKind)?;
     let p = params(m);
+    let size = H::Learner::prior_size(&prior);
     // Safety: forwarded caller promises.
-    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::init(state, m, p), out) }
+    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::init(state, &prior, p), out) }
 }
 
 /// Bytes of the `.rkl` file of the learner's state.
@@ -278,10 +281,12 @@ pub(crate) unsafe fn load<H: Handle>(
     }
     // Safety: the caller promises `region_len` readable bytes.
     let region = unsafe { core::slice::from_raw_parts(region, region_len) };
-    let (v, seq) = learner::newest(region)?.ok_or(rk_status::NoSavedState)?;
-    let size = H::Learner::saved_size(&v).ok_or(rk_status::WrongModelKind)?;
+    let loaded = ranklet_core::store::load(region).ok_or(rk_status::NoSavedState)?;
+    let (v, seq) = (ModelView::new_checked(loaded.payload)?, loaded.seq);
+    let saved = H::Learner::saved(&v).ok_or(rk_status::WrongModelKind)?;
+    let size = H::Learner::saved_size(&saved);
     // Safety: forwarded caller promises.
-    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::restore(state, &v), out)? };
+    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::restore(state, &saved), out)? };
     if !out_seq.is_null() {
         // Safety: checked non-NULL and aligned.
         unsafe { *out_seq = seq };
@@ -289,15 +294,13 @@ pub(crate) unsafe fn load<H: Handle>(
     Ok(())
 }
 
-/// A learner's error where its input was `inputs`: a non-finite value is
-/// the input's fault if an input holds one (`RK_STATUS_NON_FINITE_INPUT`),
-/// otherwise the update's (the one mapping of `LearnError`). Checked only
-/// on the error path, so a call that succeeds pays nothing for it.
-pub(crate) fn input_status(e: LearnError, inputs: &[&[f32]]) -> rk_status {
+/// A learner's error from an update whose input holds no float (the
+/// GP's observe of two item indices): a non-finite value there is an
+/// update `float` cannot hold (`RK_STATUS_PREF_UPDATE_FAILED`), not the
+/// caller's input; otherwise the one mapping of `LearnError`.
+pub(crate) fn state_status(e: LearnError) -> rk_status {
     match e {
-        LearnError::Numerics(LinalgError::NonFinite) if inputs.iter().any(|x| !x.iter().all(|v| v.is_finite())) => {
-            rk_status::NonFiniteInput
-        }
+        LearnError::Numerics(LinalgError::NonFinite) => rk_status::PrefUpdateFailed,
         e => rk_status::from(e),
     }
 }

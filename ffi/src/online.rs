@@ -13,7 +13,7 @@ use core::mem::size_of;
 
 use ranklet_core::learn::online::OnlineRankRls;
 
-use crate::device::{self, input_status, slot, slot_mut, Handle};
+use crate::device::{self, slot, slot_mut, Handle};
 use crate::guard::{check_out, in_slice, out_slice};
 use crate::model::rk_model;
 use crate::status::rk_status;
@@ -46,7 +46,7 @@ pub extern "C" fn rk_online_storage_size(d: usize) -> usize {
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_WRONG_MODEL_KIND` (not a linear model),
 /// `RK_STATUS_BAD_ARGUMENT` (`lambda` not finite and > 0),
-/// `RK_STATUS_PREF_UPDATE_FAILED` (`lambda` times the prior overflows
+/// `RK_STATUS_NON_FINITE_INPUT` (`lambda` times the prior overflows
 /// `float`),
 /// `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_online_storage_size(d)`).
 ///
@@ -85,9 +85,8 @@ fn crc_trailer(bytes: &[u8]) -> u32 {
 ///
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_MISALIGNED`, `RK_STATUS_DIMENSION_MISMATCH` (`d` is not the
-/// learner's), `RK_STATUS_NON_FINITE_INPUT` (a row holds NaN or infinity),
-/// `RK_STATUS_PREF_UPDATE_FAILED` (finite rows whose update would overflow
-/// `float`), `RK_STATUS_BAD_ARGUMENT` (`magnitude` not finite and > 0).
+/// learner's), `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_BAD_ARGUMENT`
+/// (`magnitude` not finite and > 0).
 ///
 /// # Safety
 ///
@@ -109,7 +108,7 @@ pub unsafe extern "C" fn rk_online_observe(
         if d != s.learner.dim() {
             return rk_status::DimensionMismatch;
         }
-        tri!(s.learner.observe(w, l, magnitude).map_err(|e| input_status(e, &[w, l])));
+        tri!(s.learner.observe(w, l, magnitude));
         rk_status::Ok
     })
 }
@@ -218,9 +217,7 @@ pub extern "C" fn rk_online_next_pair_work_size(n: usize, d: usize) -> usize {
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_MISALIGNED`, `RK_STATUS_LENGTH_MISMATCH` (`x_len != n·d`,
 /// `n < 2`, or no two rows differ), `RK_STATUS_STORAGE_TOO_SMALL` (`work`),
-/// `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`,
-/// `RK_STATUS_PREF_UPDATE_FAILED` (finite rows whose projection overflows
-/// `float`).
+/// `RK_STATUS_NON_FINITE_INPUT`, `RK_STATUS_TOO_MANY_ITEMS`.
 ///
 /// # Safety
 ///
@@ -258,7 +255,7 @@ pub unsafe extern "C" fn rk_online_next_pair(
         if work.len() < OnlineRankRls::<f32>::next_pair_workspace_len(n, d) {
             return rk_status::StorageTooSmall;
         }
-        let best = tri!(s.learner.next_pair(x, n, work).map_err(|e| input_status(e, &[x])));
+        let best = tri!(s.learner.next_pair(x, n, work));
         let Some((i, j, ratio)) = best else {
             return rk_status::LengthMismatch;
         };

@@ -53,8 +53,9 @@ fn item(i: u32, n: usize) -> Result<usize, rk_status> {
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_WRONG_MODEL_KIND` (not a preference GP over items),
 /// `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_pref_storage_size(N)`),
-/// `RK_STATUS_PREF_UPDATE_FAILED` (an `f64` model whose values overflow
-/// `float`).
+/// `RK_STATUS_NON_FINITE_INPUT` (an `f64` model whose values overflow
+/// `float`; before, `RK_STATUS_PREF_UPDATE_FAILED`: the same mapping as
+/// the online learner's init now).
 ///
 /// # Safety
 ///
@@ -282,7 +283,7 @@ pub unsafe extern "C" fn rk_pref_observe(pref: *mut rk_pref, winner: u32, loser:
         let s = tri!(unsafe { slot_mut(pref) });
         let n = s.learner.items();
         let (w, l) = (tri!(item(winner, n)), tri!(item(loser, n)));
-        tri!(s.learner.observe(w, l));
+        tri!(s.learner.observe(w, l).map_err(device::state_status));
         rk_status::Ok
     })
 }

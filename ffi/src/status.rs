@@ -110,9 +110,7 @@ pub enum rk_status {
     // 5154..=5189: reserved for future input codes.
     /// Preference GP: an observation's update would overflow `float` or
     /// leave a posterior variance `<= 0` by rounding; the posterior is
-    /// unchanged (refit on the host, or keep the state in `double`). The
-    /// online learner returns it too, for an update (or a state) that
-    /// would overflow `float` from finite input.
+    /// unchanged (refit on the host, or keep the state in `double`).
     PrefUpdateFailed = 5190,
     // 5191..=5199: reserved for future preference-GP codes.
 }
@@ -234,10 +232,13 @@ impl From<ScoreError> for rk_status {
 }
 
 /// The one mapping of a device learner's errors (`rk_online_*`,
-/// `rk_pref_*`). A non-finite value that is not the caller's input (that
-/// case is `crate::device::input_status`) is an update the state cannot
-/// hold: `RK_STATUS_PREF_UPDATE_FAILED`, as is a variance rounding left
-/// `<= 0`.
+/// `rk_pref_*`): a non-finite value is a value read that `float` cannot
+/// hold — the caller's rows, a model or saved state converted to `float`
+/// (`RK_STATUS_NON_FINITE_INPUT`); a variance rounding left `<= 0` is an
+/// update the state cannot hold (`RK_STATUS_PREF_UPDATE_FAILED`). The GP's
+/// observe, whose input is two indices, goes through
+/// `crate::device::state_status`, where a non-finite value is such an
+/// update too.
 impl From<LearnError> for rk_status {
     fn from(e: LearnError) -> Self {
         use rk_status as S;
@@ -245,9 +246,8 @@ impl From<LearnError> for rk_status {
             LearnError::Unsupported => S::WrongModelKind,
             LearnError::Numerics(LinalgError::WorkspaceTooSmall { .. }) => S::StorageTooSmall,
             LearnError::Numerics(LinalgError::DimensionMismatch) => S::DimensionMismatch,
-            LearnError::Numerics(LinalgError::NonFinite | LinalgError::NotPositiveDefinite { .. }) => {
-                S::PrefUpdateFailed
-            }
+            LearnError::Numerics(LinalgError::NonFinite) => S::NonFiniteInput,
+            LearnError::Numerics(LinalgError::NotPositiveDefinite { .. }) => S::PrefUpdateFailed,
             // A ridge, magnitude or item index outside its domain.
             _ => S::BadArgument,
         }

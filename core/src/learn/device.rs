@@ -10,8 +10,7 @@
 //! here, for every learner: [`store_len`] and [`store_len_within`] (the
 //! store region a state needs, checked, with `u64` arithmetic so a 64-bit
 //! host can test a 32-bit device's sizes), [`save`] (the state's own
-//! checks before the store is touched, then one A/B save) and
-//! [`restore`]. The online RankRLS ([`super::online`]) and the device
+//! checks before the store is touched, then one A/B save). The online RankRLS ([`super::online`]) and the device
 //! preference GP ([`super::pref::device`]) are the two learners; the C ABI
 //! wraps this trait once for both (`ffi/src/device.rs`).
 
@@ -43,32 +42,42 @@ pub trait DeviceLearner<'s>: Sized {
     /// `None` where it overflows or exceeds the format's 4 GiB.
     fn state_file_len(size: usize, et: ElementType) -> Option<usize>;
 
-    /// The size of the learner a prior model starts; `None` if the model
-    /// is not of the kind this learner starts from.
-    fn prior_size(prior: &ModelView<'_>) -> Option<usize>;
+    /// The part of a parsed model this learner starts from (the online
+    /// learner's whole linear model, the GP's kind-8 view).
+    type Prior<'v>;
+    /// The part of a parsed model that holds this learner's saved state.
+    type Saved<'v>;
 
-    /// Starts the learner from a prior model in `storage`.
+    /// The prior in a parsed model; `None` if the model is not of the
+    /// kind this learner starts from.
+    fn prior<'v>(model: &ModelView<'v>) -> Option<Self::Prior<'v>>;
+
+    /// The size of the learner `prior` starts.
+    fn prior_size(prior: &Self::Prior<'_>) -> usize;
+
+    /// Starts the learner from `prior` in `storage`.
     ///
     /// # Errors
-    /// [`LearnError::Unsupported`] for a model of another kind, and the
-    /// learner's own.
+    /// The learner's own (storage too short, a value `R` cannot hold, a
+    /// parameter outside its domain).
     fn init(
         storage: &'s mut [Self::Real],
-        prior: &ModelView<'_>,
+        prior: &Self::Prior<'_>,
         params: Self::Params,
     ) -> Result<(Self, Self::Extra), LearnError>;
 
-    /// The size of the learner a saved state restores; `None` if the
-    /// model is not this learner's state.
-    fn saved_size(saved: &ModelView<'_>) -> Option<usize>;
+    /// The saved state in a parsed model; `None` if the model is not this
+    /// learner's state.
+    fn saved<'v>(model: &ModelView<'v>) -> Option<Self::Saved<'v>>;
 
-    /// Restores a saved state (a parsed model of
-    /// [`state`](Self::state)'s kind) into `storage`.
+    /// The size of the learner `saved` restores.
+    fn saved_size(saved: &Self::Saved<'_>) -> usize;
+
+    /// Restores a saved state into `storage`.
     ///
     /// # Errors
-    /// [`LearnError::Unsupported`] for a model of another kind, and the
-    /// learner's own.
-    fn restore(storage: &'s mut [Self::Real], saved: &ModelView<'_>) -> Result<(Self, Self::Extra), LearnError>;
+    /// The learner's own, as [`init`](Self::init)'s.
+    fn restore(storage: &'s mut [Self::Real], saved: &Self::Saved<'_>) -> Result<(Self, Self::Extra), LearnError>;
 
     /// The state as a model to write.
     fn state(&self, extra: Self::Extra) -> Model<'_>;
@@ -109,19 +118,6 @@ pub fn save<'s, L: DeviceLearner<'s>>(
     let spec = ModelSpec::new(learner.state(extra), et);
     spec.check().map_err(StoreError::Write)?;
     store::save_by(region, spec.buffer_len(), |dst| spec.emit(dst).map(|_| ()))
-}
-
-/// The newest valid state in a store `region` as a parsed model, with its
-/// sequence number, for [`DeviceLearner::saved_size`] and
-/// [`DeviceLearner::restore`]: `Ok(None)` when neither slot holds a
-/// complete save.
-///
-/// # Errors
-/// The parser's, for a slot whose checksum holds but whose file is not a
-/// valid model (not written by this library).
-pub fn newest(region: &[u8]) -> Result<Option<(ModelView<'_>, u32)>, crate::format::ParseError> {
-    let Some(saved) = store::load(region) else { return Ok(None) };
-    Ok(Some((ModelView::new_checked(saved.payload)?, saved.seq)))
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ pub mod next_pair;
 pub mod nystrom;
 pub mod online;
 pub mod ordering;
+pub mod pair_log;
 pub mod pref;
 
 /// Why a learner refused or failed.

@@ -1057,8 +1057,15 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for OnlineRankRls<'s, R> {
         OnlineModel::file_len(d, et)
     }
 
-    fn prior_size(prior: &ModelView<'_>) -> Option<usize> {
-        prior.linear().map(|_| prior.dim())
+    type Prior<'v> = ModelView<'v>;
+    type Saved<'v> = OnlineView<'v>;
+
+    fn prior<'v>(model: &ModelView<'v>) -> Option<ModelView<'v>> {
+        model.linear().map(|_| *model)
+    }
+
+    fn prior_size(prior: &ModelView<'_>) -> usize {
+        prior.dim()
     }
 
     fn init(
@@ -1069,13 +1076,16 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for OnlineRankRls<'s, R> {
         Self::from_linear_model(storage, prior, lambda, prior_id)
     }
 
-    fn saved_size(saved: &ModelView<'_>) -> Option<usize> {
-        saved.online().map(|_| saved.dim())
+    fn saved<'v>(model: &ModelView<'v>) -> Option<OnlineView<'v>> {
+        model.online()
     }
 
-    fn restore(storage: &'s mut [R], saved: &ModelView<'_>) -> Result<(Self, f64), LearnError> {
-        let o = saved.online().ok_or(LearnError::Unsupported)?;
-        Ok((Self::restore(storage, &o)?, o.offset()))
+    fn saved_size(saved: &OnlineView<'_>) -> usize {
+        saved.weights().len()
+    }
+
+    fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<(Self, f64), LearnError> {
+        Ok((Self::restore(storage, saved)?, saved.offset()))
     }
 
     fn state(&self, offset: f64) -> Model<'_> {

@@ -109,6 +109,7 @@ use crate::format::kind::pref_gp::packed_len;
 use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, ValuesReal};
 use crate::learn::device::DeviceLearner;
 use crate::learn::next_pair::{offer, PairScore};
+use crate::learn::pair_log::{Pair, PairRecord};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
 use crate::special::norm_cdf;
@@ -370,6 +371,23 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
         Ok(())
     }
 
+    /// [`observe`](Self::observe), and on success `w ≻ l` recorded in
+    /// `log` ([`crate::learn::pair_log`]: a ring over caller storage, or
+    /// with the feature `heapless` a `heapless::HistoryBuffer`).
+    ///
+    /// # Errors
+    /// Those of [`observe`](Self::observe), and `BadGraph` for an index
+    /// above `u32::MAX`; on error neither the posterior nor the log has
+    /// changed.
+    pub fn observe_logged(&mut self, w: usize, l: usize, log: &mut impl PairRecord) -> Result<(), LearnError> {
+        let (Ok(winner), Ok(loser)) = (u32::try_from(w), u32::try_from(l)) else {
+            return Err(LearnError::BadGraph);
+        };
+        self.observe(w, l)?;
+        log.record(Pair { winner, loser });
+        Ok(())
+    }
+
     /// The posterior as a kind-8 model to write (no item names: the
     /// host's file keeps them, by item index). Written as `f32`, an `f32`
     /// posterior is stored bit for bit.
@@ -411,19 +429,30 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for DevicePrefGp<'s, R> {
         PrefGpModel::file_len(n, et)
     }
 
-    fn prior_size(prior: &ModelView<'_>) -> Option<usize> {
-        prior.pref_gp().map(|v| v.items())
+    type Prior<'v> = PrefGpView<'v>;
+    type Saved<'v> = PrefGpView<'v>;
+
+    fn prior<'v>(model: &ModelView<'v>) -> Option<PrefGpView<'v>> {
+        model.pref_gp()
     }
 
-    fn init(storage: &'s mut [R], prior: &ModelView<'_>, (): ()) -> Result<(Self, ()), LearnError> {
-        Ok((Self::from_model(storage, prior)?, ()))
+    fn prior_size(prior: &PrefGpView<'_>) -> usize {
+        prior.items()
     }
 
-    fn saved_size(saved: &ModelView<'_>) -> Option<usize> {
-        Self::prior_size(saved)
+    fn init(storage: &'s mut [R], prior: &PrefGpView<'_>, (): ()) -> Result<(Self, ()), LearnError> {
+        Ok((Self::from_view(storage, prior)?, ()))
     }
 
-    fn restore(storage: &'s mut [R], saved: &ModelView<'_>) -> Result<(Self, ()), LearnError> {
+    fn saved<'v>(model: &ModelView<'v>) -> Option<PrefGpView<'v>> {
+        model.pref_gp()
+    }
+
+    fn saved_size(saved: &PrefGpView<'_>) -> usize {
+        saved.items()
+    }
+
+    fn restore(storage: &'s mut [R], saved: &PrefGpView<'_>) -> Result<(Self, ()), LearnError> {
         Self::init(storage, saved, ())
     }
 
