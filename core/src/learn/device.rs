@@ -50,7 +50,7 @@ pub trait DeviceLearner<'s>: Sized {
 
     /// The prior in a parsed model; `None` if the model is not of the
     /// kind this learner starts from.
-    fn prior<'v>(model: &ModelView<'v>) -> Option<Self::Prior<'v>>;
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<Self::Prior<'v>>;
 
     /// The size of the learner `prior` starts.
     fn prior_size(prior: &Self::Prior<'_>) -> usize;

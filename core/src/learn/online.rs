@@ -1057,20 +1057,20 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for OnlineRankRls<'s, R> {
         OnlineModel::file_len(d, et)
     }
 
-    type Prior<'v> = ModelView<'v>;
+    type Prior<'v> = &'v ModelView<'v>;
     type Saved<'v> = OnlineView<'v>;
 
-    fn prior<'v>(model: &ModelView<'v>) -> Option<ModelView<'v>> {
-        model.linear().map(|_| *model)
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<&'v ModelView<'v>> {
+        model.linear().map(|_| model)
     }
 
-    fn prior_size(prior: &ModelView<'_>) -> usize {
+    fn prior_size(prior: &&ModelView<'_>) -> usize {
         prior.dim()
     }
 
     fn init(
         storage: &'s mut [R],
-        prior: &ModelView<'_>,
+        prior: &&ModelView<'_>,
         (lambda, prior_id): (R, u32),
     ) -> Result<(Self, f64), LearnError> {
         Self::from_linear_model(storage, prior, lambda, prior_id)

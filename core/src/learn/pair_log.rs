@@ -199,39 +199,6 @@ mod tests {
         assert!(PairLog::from_parts(&mut [], 1, 0).is_none());
     }
 
-    /// The device GP records a pair only when its update succeeded, and
-    /// the logged update is the plain one.
-    #[test]
-    fn device_gp_logs_absorbed_pairs() {
-        use crate::format::{ElementType, Model, ModelSpec, ModelView, PrefGpModel, Values};
-        use crate::learn::pref::device::DevicePrefGp;
-        let (mean, cov) = ([0.0; 3], [1.0, 0.5, 1.0, 0.0, 0.25, 1.0]);
-        let m = Model::PrefGp(PrefGpModel {
-            sigma: 1.0,
-            count: 0,
-            mean: Values::F64(&mean),
-            cov_packed: Values::F64(&cov),
-            item_names: "",
-        });
-        let mut file = [0u8; 256];
-        let len = ModelSpec::new(m, ElementType::F32).emit(&mut file).unwrap();
-        let view = ModelView::new_checked(&file[..len]).unwrap();
-        let (mut s1, mut s2) = ([0f32; 12], [0f32; 12]);
-        let mut plain = DevicePrefGp::from_model(&mut s1, &view).unwrap();
-        let mut logged = DevicePrefGp::from_model(&mut s2, &view).unwrap();
-        let mut buf = [Pair::default(); 2];
-        let mut log = PairLog::new(&mut buf);
-        for (w, l) in [(2, 0), (1, 0), (2, 1)] {
-            plain.observe(w, l).unwrap();
-            logged.observe_logged(w, l, &mut log).unwrap();
-        }
-        assert_eq!(logged.observe_logged(1, 1, &mut log), Err(crate::learn::LearnError::BadGraph));
-        assert_eq!(logged.observe_logged(0, 3, &mut log), Err(crate::learn::LearnError::BadGraph));
-        assert_eq!(contents(&log), [Pair { winner: 1, loser: 0 }, Pair { winner: 2, loser: 1 }]);
-        assert_eq!(plain.mean(), logged.mean());
-        assert_eq!(plain.cov_packed(), logged.cov_packed());
-    }
-
     /// The heapless log and the slice log of the same capacity hold the
     /// same pairs in the same order after every record.
     #[cfg(feature = "heapless")]

@@ -432,7 +432,7 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for DevicePrefGp<'s, R> {
     type Prior<'v> = PrefGpView<'v>;
     type Saved<'v> = PrefGpView<'v>;
 
-    fn prior<'v>(model: &ModelView<'v>) -> Option<PrefGpView<'v>> {
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<PrefGpView<'v>> {
         model.pref_gp()
     }
 
@@ -510,6 +510,31 @@ mod tests {
         let mut b = vec![0u8; s.buffer_len()];
         s.emit(&mut b).unwrap();
         b
+    }
+
+    /// `observe_logged` records a pair only when the update succeeded,
+    /// and its update is the plain `observe`'s, bit for bit.
+    #[test]
+    fn observe_logged_records_absorbed_pairs() {
+        use crate::learn::pair_log::PairLog;
+        let file = spec(3, &[0.3, -0.1, 0.5], &[1.0, 0.2, 0.8, -0.1, 0.3, 1.5]);
+        let view = ModelView::new_checked(&file).unwrap();
+        let (mut s1, mut s2) = ([0f32; 12], [0f32; 12]);
+        let mut plain = DevicePrefGp::from_model(&mut s1, &view).unwrap();
+        let mut logged = DevicePrefGp::from_model(&mut s2, &view).unwrap();
+        let mut buf = [Pair::default(); 2];
+        let mut log = PairLog::new(&mut buf);
+        for (w, l) in [(2, 0), (1, 0), (2, 1)] {
+            plain.observe(w, l).unwrap();
+            logged.observe_logged(w, l, &mut log).unwrap();
+        }
+        assert_eq!(logged.observe_logged(1, 1, &mut log), Err(LearnError::BadGraph));
+        assert_eq!(logged.observe_logged(0, 3, &mut log), Err(LearnError::BadGraph));
+        let (a, b) = log.ordered();
+        let got: Vec<Pair> = a.iter().chain(b).copied().collect();
+        assert_eq!(got, [Pair { winner: 1, loser: 0 }, Pair { winner: 2, loser: 1 }]);
+        assert_eq!(plain.mean(), logged.mean());
+        assert_eq!(plain.cov_packed(), logged.cov_packed());
     }
 
     #[test]
