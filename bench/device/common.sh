@@ -105,13 +105,15 @@ learner_firmwares() {
 }
 
 # doc_section HEADING SECTION: SECTION (markdown that starts with "##
-# HEADING") in place of that section of docs/performance.md, or appended.
+# HEADING") in place of that section of docs/performance.md (up to the
+# next heading or HTML comment, so markers between sections stay), or
+# appended.
 doc_section() {
     python3 - "$repo/docs/performance.md" "$1" "$2" <<'PY'
 import os, re, sys
 path, heading, section = sys.argv[1:4]
 text = open(path).read() if os.path.exists(path) else ""
-pat = re.compile(r"## " + re.escape(heading) + r"\n.*?(?=\n## |\Z)", re.S)
+pat = re.compile(r"## " + re.escape(heading) + r"\n.*?(?=\n## |\n<!-- |\Z)", re.S)
 text = pat.sub(lambda _: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
 open(path, "w").write(text)
 PY
