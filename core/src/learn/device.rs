@@ -5,14 +5,17 @@
 //! the previous state.
 //!
 //! A learner implements [`DeviceLearner`] (how much storage a size needs,
-//! how it starts from a prior, how it restores from a saved state, what
-//! model its state is); the sizes, the save and the load are written once
-//! here, for every learner: [`store_len`] and [`store_len_within`] (the
-//! store region a state needs, checked, with `u64` arithmetic so a 64-bit
-//! host can test a 32-bit device's sizes), [`save`] (the state's own
-//! checks before the store is touched, then one A/B save). The online RankRLS ([`super::online`]) and the device
-//! preference GP ([`super::pref::device`]) are the two learners; the C ABI
-//! wraps this trait once for both (`ffi/src/device.rs`).
+//! which part of a parsed model it starts from and restores from, what
+//! model its state is); the sizes and the save are written once here, for
+//! every learner: [`store_len`] and [`store_len_within`] (the store region
+//! a state needs, checked, with `u64` arithmetic so a 64-bit host can test
+//! a 32-bit device's sizes) and [`save`] (the state's own checks before
+//! the store is touched, then one A/B save). A load is
+//! [`store::load`], the parse, then the learner's
+//! [`saved`](DeviceLearner::saved) and [`restore`](DeviceLearner::restore).
+//! The online RankRLS ([`super::online`]) and the device preference GP
+//! ([`super::pref::device`]) are the two learners; the C ABI wraps this
+//! trait once for both (`ffi/src/device.rs`).
 
 use crate::format::{ElementType, EmitError, Model, ModelSpec, ModelView, ValuesReal};
 use crate::learn::LearnError;
