@@ -274,14 +274,4 @@ How each figure is measured:
   fast path.
 MD
 )
-doc=docs/performance.md
-touch "$doc"
-python3 - "$doc" "$section" <<'PY'
-import sys, re
-path, section = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pat = re.compile(r"## Device scoring\n.*?(?=\n## |\Z)", re.S)
-text = pat.sub(lambda _: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
-open(path, "w").write(text)
-PY
-printf '%s\n' "$section"
+doc_section "Device scoring" "$section"

@@ -23,28 +23,17 @@ repo="$(pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 out="$CARGO_TARGET_DIR/device-online"
 mkdir -p "$out"
-for t in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm python3; do
-    command -v "$t" >/dev/null || { echo "device_online: $t is missing (bash tests/firmware/run.sh installs the ARM tools)" >&2; exit 1; }
-done
+. "$repo/bench/device/common.sh"
+need_arm_tools device_online
 TARGET=thumbv7em-none-eabihf
-fw="$repo/tests/firmware"
-dev="$repo/bench/device"
-RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
-(export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-    CARGO_PROFILE_RELEASE_PANIC=abort
- cargo rustc --quiet -p ranklet-ffi --no-default-features --features f64,centring,all-kinds --release --lib --crate-type staticlib --target "$TARGET")
-lib="$CARGO_TARGET_DIR/$TARGET/release/libranklet_ffi.a"
+build_lib online "$TARGET" f64,centring,all-kinds
 if [ -n "${RANKLET_BIN:-}" ]; then
     ranklet="$RANKLET_BIN"
 else
-    cargo build --quiet --release -p ranklet
+    (unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
+        cargo build --quiet --release -p ranklet)
     ranklet="$CARGO_TARGET_DIR/release/ranklet"
 fi
-ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -fno-builtin
-    -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$fw")
-QEMU=(qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -semihosting-config enable=on,target=native)
-text() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
-calc() { python3 -c "print($1)"; }
 
 rows=""
 for d in 16 64 136; do
@@ -54,24 +43,18 @@ for d in 16 64 136; do
     (cd "$w" && "$ranklet" train --algo rankrls --kernel linear --lambda 1 --data data.light -o prior.rkl >&2)
     "$ranklet" export -m "$w/prior.rkl" --strip-metadata -o "$w/prior.device.rkl"
     python3 "$dev/gen.py" online-header "$w/prior.device.rkl" "$w/data.light" 32 >"$w/online_model.h"
-    for v in 0 1 2 3 4; do
-        arm-none-eabi-gcc "${ARM_CFLAGS[@]}" -I "$w" -DOB_VARIANT=$v -nostdlib -nostartfiles -T "$fw/mps2-an386.ld" \
-            -Wl,--gc-sections -Wl,-z,noexecstack -o "$w/ob$v.elf" "$fw/startup.c" "$repo/tests/support/mem.c" \
-            "$dev/online.c" "$lib" -lgcc
-    done
-    t0=$(text "$w/ob0.elf"); t1=$(text "$w/ob1.elf"); t2=$(text "$w/ob2.elf"); t3=$(text "$w/ob3.elf")
-    timeout 300 "${QEMU[@]}" -icount shift=0 -kernel "$w/ob4.elf" >"$w/ob4.out" 2>&1 || { cat "$w/ob4.out"; echo "ob4 failed (d = $d)" >&2; exit 1; }
-    cat "$w/ob4.out" >&2
-    read -r _ _ nobs _ t_obs _ t_next _ t_save _ t_load < <(grep '^ticks ' "$w/ob4.out")
-    read -r _ _ s_obs _ s_next _ s_save _ s_load < <(grep '^stack ' "$w/ob4.out")
-    read -r _ _ r_storage _ r_region _ r_work < <(grep '^ram ' "$w/ob4.out")
+    learner_firmwares online.c OB_VARIANT "$w" "$out/lib-online.a" >"$w/text.txt"
+    read -r d1 d2 d3 <"$w/text.txt"
+    read -r _ _ nobs _ t_obs _ t_next _ t_save _ t_load < <(grep '^ticks ' "$w/v4.out")
+    read -r _ _ s_obs _ s_next _ s_save _ s_load < <(grep '^stack ' "$w/v4.out")
+    read -r _ _ r_storage _ r_region _ r_work < <(grep '^ram ' "$w/v4.out")
     per_obs=$(calc "round($t_obs * 40 / $nobs)")
-    rows+="| $d | $((t1 - t0)) | $((t2 - t0)) | $((t3 - t0)) | $r_storage | $r_region | $r_work | $s_obs / $s_next / $s_save / $s_load | $per_obs ($(calc "f'{$per_obs / ($d * $d):.1f}'") per d²) | $(calc "$t_next * 40") | $(calc "$t_save * 40") | $(calc "$t_load * 40") |
+    rows+="| $d | $d1 | $d2 | $d3 | $r_storage | $r_region | $r_work | $s_obs / $s_next / $s_save / $s_load | $per_obs ($(calc "f'{$per_obs / ($d * $d):.1f}'") per d²) | $(calc "$t_next * 40") | $(calc "$t_save * 40") | $(calc "$t_load * 40") |
 "
 done
 
 echo "device_online: drift_curve (10^5 observations, three feature sets)" >&2
-drift=$(cargo test --quiet -p ranklet-core --test online_reference drift_curve -- --ignored --nocapture 2>&1 \
+drift=$(unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS; cargo test --quiet -p ranklet-core --test online_reference drift_curve -- --ignored --nocapture 2>&1 \
     | grep '^f32, D = 136' | sed 's/^/- /')
 [ -n "$drift" ] || { echo "device_online: drift_curve printed nothing" >&2; exit 1; }
 
@@ -112,13 +95,4 @@ families; ill-conditioned: \`0.9935·t_g + 0.0065·u\`.
 $drift
 MD
 )
-doc=docs/performance.md
-python3 - "$doc" "$section" <<'PY'
-import sys, re
-path, section = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pat = re.compile(r"## Device learning\n.*?(?=\n## |\Z)", re.S)
-text = pat.sub(lambda _: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
-open(path, "w").write(text)
-PY
-printf '%s\n' "$section"
+doc_section "Device learning" "$section"

@@ -10,7 +10,7 @@
 #  - instructions per observe (one ADF site update, O(N²)), per prob, per
 #    next pair (O(N²)), per rank, save and load (SysTick under qemu
 #    -icount shift=0: instructions, not cycles).
-# Library as in bench/device_online.sh: ranklet-ffi --no-default-features,
+# Library as in bench/device_online.sh: ranklet-ffi --no-default-features --features all-kinds (the parser refuses kind 8 without it),
 # panic = abort, opt-level s, fat LTO, one codegen unit. The prior and the
 # observations come from core/examples/pref_fixture.rs (N items, 30
 # observations, the same generator as the firmware test).
@@ -21,44 +21,26 @@ repo="$(pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$repo/target}"
 out="$CARGO_TARGET_DIR/device-pref"
 mkdir -p "$out"
-for t in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm python3; do
-    command -v "$t" >/dev/null || { echo "device_pref: $t is missing (bash tests/firmware/run.sh installs the ARM tools)" >&2; exit 1; }
-done
+. "$repo/bench/device/common.sh"
+need_arm_tools device_pref
 TARGET=thumbv7em-none-eabihf
-fw="$repo/tests/firmware"
-dev="$repo/bench/device"
 OBS=30
-RK_OPT_LEVEL="${RK_OPT_LEVEL:-s}"
-(export CARGO_PROFILE_RELEASE_OPT_LEVEL="$RK_OPT_LEVEL" CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-    CARGO_PROFILE_RELEASE_PANIC=abort
- cargo rustc --quiet -p ranklet-ffi --no-default-features --release --lib --crate-type staticlib --target "$TARGET" \
-    --target-dir "$CARGO_TARGET_DIR/device-pref-lib")
-lib="$CARGO_TARGET_DIR/device-pref-lib/$TARGET/release/libranklet_ffi.a"
-ARM_CFLAGS=(-std=c11 -O2 -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -ffreestanding -fno-builtin
-    -ffunction-sections -fdata-sections -Wall -Wextra -Werror -I "$repo/include" -I "$fw")
-QEMU=(qemu-system-arm -M mps2-an386 -nographic -monitor none -serial none -semihosting-config enable=on,target=native)
-text() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
-calc() { python3 -c "print($1)"; }
+build_lib pref "$TARGET" all-kinds
 
 rows=""
 for n in 16 32 64; do
     w="$out/n$n"
     mkdir -p "$w"
-    cargo run --quiet --release -p ranklet-core --example pref_fixture -- "$w" "$n" "$OBS"
+    (unset CARGO_PROFILE_RELEASE_OPT_LEVEL CARGO_PROFILE_RELEASE_LTO CARGO_PROFILE_RELEASE_CODEGEN_UNITS
+        cargo run --quiet --release -p ranklet-core --example pref_fixture -- "$w" "$n" "$OBS")
     python3 "$fw/fwtool.py" c-array fw_model_pref "$w/pref.rkl" >"$w/fw_model_pref.c"
-    for v in 0 1 2 3 4; do
-        arm-none-eabi-gcc "${ARM_CFLAGS[@]}" -I "$w" -DPB_VARIANT=$v -nostdlib -nostartfiles -T "$fw/mps2-an386.ld" \
-            -Wl,--gc-sections -Wl,-z,noexecstack -o "$w/pb$v.elf" "$fw/startup.c" "$repo/tests/support/mem.c" \
-            "$dev/pref.c" "$w/fw_model_pref.c" "$lib" -lgcc
-    done
-    t0=$(text "$w/pb0.elf"); t1=$(text "$w/pb1.elf"); t2=$(text "$w/pb2.elf"); t3=$(text "$w/pb3.elf")
-    timeout 300 "${QEMU[@]}" -icount shift=0 -kernel "$w/pb4.elf" >"$w/pb4.out" 2>&1 || { cat "$w/pb4.out"; echo "pb4 failed (N = $n)" >&2; exit 1; }
-    cat "$w/pb4.out" >&2
-    read -r _ _ nobs _ t_obs _ t_min _ t_max _ t_prob _ t_next _ t_rank _ t_save _ t_load < <(grep '^ticks ' "$w/pb4.out")
-    read -r _ _ s_obs _ s_prob _ s_next _ s_rank _ s_save _ s_load < <(grep '^stack ' "$w/pb4.out")
-    read -r _ _ r_storage _ r_region < <(grep '^ram ' "$w/pb4.out")
+    learner_firmwares pref.c PB_VARIANT "$w" "$out/lib-pref.a" "$w/fw_model_pref.c" >"$w/text.txt"
+    read -r d1 d2 d3 <"$w/text.txt"
+    read -r _ _ nobs _ t_obs _ t_min _ t_max _ t_prob _ t_next _ t_rank _ t_save _ t_load < <(grep '^ticks ' "$w/v4.out")
+    read -r _ _ s_obs _ s_prob _ s_next _ s_rank _ s_save _ s_load < <(grep '^stack ' "$w/v4.out")
+    read -r _ _ r_storage _ r_region < <(grep '^ram ' "$w/v4.out")
     per_obs=$(calc "round($t_obs * 40 / $nobs)")
-    rows+="| $n | $((t1 - t0)) | $((t2 - t0)) | $((t3 - t0)) | $r_storage | $r_region | $s_obs / $s_prob / $s_next / $s_rank / $s_save / $s_load | $per_obs ($(calc "f'{$per_obs / ($n * $n):.1f}'") per N²; $(calc "$t_min * 40")–$(calc "$t_max * 40")) | $(calc "$t_prob * 40") | $(calc "$t_next * 40") | $(calc "$t_rank * 40") | $(calc "$t_save * 40") | $(calc "$t_load * 40") |
+    rows+="| $n | $d1 | $d2 | $d3 | $r_storage | $r_region | $s_obs / $s_prob / $s_next / $s_rank / $s_save / $s_load | $per_obs ($(calc "f'{$per_obs / ($n * $n):.1f}'") per N²; $(calc "$t_min * 40")–$(calc "$t_max * 40")) | $(calc "$t_prob * 40") | $(calc "$t_next * 40") | $(calc "$t_rank * 40") | $(calc "$t_save * 40") | $(calc "$t_load * 40") |
 "
 done
 
@@ -66,7 +48,7 @@ section=$(cat <<MD
 ## Preference GP on the device
 
 Command: \`bash bench/device_pref.sh\`, run $(date -u '+%Y-%m-%d %H:%M UTC') (load average $(cut -d' ' -f1-3 /proc/loadavg); instruction
-counts do not depend on load). Library: \`ranklet-ffi\` \`--no-default-features --release\`, \`panic = "abort"\`,
+counts do not depend on load). Library: \`ranklet-ffi\` \`--no-default-features --features all-kinds --release\`, \`panic = "abort"\`,
 \`opt-level = "$RK_OPT_LEVEL"\`, \`lto = "fat"\`, \`codegen-units = 1\`, for \`$TARGET\`; $(arm-none-eabi-gcc --version | head -1);
 $(qemu-system-arm --version | head -1). Firmware: \`bench/device/pref.c\` on QEMU \`mps2-an386\` (Cortex-M4F).
 Model: a kind-8 prior over N items (\`core/examples/pref_fixture.rs\`: RBF covariance, σ = 0.4), $OBS observed
@@ -92,13 +74,4 @@ How each figure is measured:
   then the rank-one update of N(N+1)/2 entries).
 MD
 )
-doc=docs/performance.md
-python3 - "$doc" "$section" <<'PY'
-import sys, re
-path, section = sys.argv[1], sys.argv[2]
-text = open(path).read()
-pat = re.compile(r"## Preference GP on the device\n.*?(?=\n## |\Z)", re.S)
-text = pat.sub(lambda _: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
-open(path, "w").write(text)
-PY
-printf '%s\n' "$section"
+doc_section "Preference GP on the device" "$section"

@@ -756,6 +756,8 @@ size_t rk_online_storage_size(size_t d);
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_WRONG_MODEL_KIND` (not a linear model),
  `RK_STATUS_BAD_ARGUMENT` (`lambda` not finite and > 0),
+ `RK_STATUS_NON_FINITE_INPUT` (`lambda` times the prior overflows
+ `float`),
  `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_online_storage_size(d)`).
 
  # Safety
@@ -1080,8 +1082,9 @@ size_t rk_pref_storage_size(size_t n_items);
  `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
  `RK_STATUS_WRONG_MODEL_KIND` (not a preference GP over items),
  `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_pref_storage_size(N)`),
- `RK_STATUS_PREF_UPDATE_FAILED` (an `f64` model whose values overflow
- `float`).
+ `RK_STATUS_NON_FINITE_INPUT` (an `f64` model whose values overflow
+ `float`; before, `RK_STATUS_PREF_UPDATE_FAILED`: the same mapping as
+ the online learner's init now).
 
  # Safety
 

@@ -1,10 +1,11 @@
-# Shared by bench/device_footprint.sh (the device-scoring figures) and
-# tests/firmware/run_perf.sh (the CI bounds on the same figures): how the
-# scoring library is built for a device, how bench/device/footprint.c is
-# built into a firmware, how a firmware runs under QEMU, and how its
-# instruction counts become instructions per feature. Sourced, not run;
-# the caller sets `repo` (the checkout) and `out` (where builds go; it holds
-# the generated bench_model.h) before sourcing.
+# Shared by bench/device_footprint.sh (the device-scoring figures),
+# tests/firmware/run_perf.sh (the CI bounds on the same figures) and the
+# device learners' figures (bench/device_online.sh, device_pref.sh): how
+# the library is built for a device, how bench/device/footprint.c and the
+# learners' benchmark programs are built into firmwares, how a firmware
+# runs under QEMU, and how its instruction counts become figures. Sourced,
+# not run; the caller sets `repo` (the checkout) and `out` (where builds
+# go; it holds the generated bench_model.h) before sourcing.
 
 fw="$repo/tests/firmware"
 dev="$repo/bench/device"
@@ -76,4 +77,54 @@ per_feature() {
     read -r _ _ nr _ dm _ tb _ ts _ tp _ < <(grep '^ticks ' "$2")
     python3 -c "import sys; k = float(sys.argv[1]) / (int(sys.argv[2]) * int(sys.argv[3])); print(*sys.argv[4:7], *('%.2f' % (int(t) * k) for t in sys.argv[7:]))" \
         "${IPT[$1]}" "$nr" "$dm" "$sp" "$ss" "$sb" "$tb" "$ts" "$tp"
+}
+
+# text ELF: the .text bytes of a firmware.
+text() { arm-none-eabi-size -A "$1" | awk '$1 == ".text" { print $2 }'; }
+# calc EXPR: a Python expression's value.
+calc() { python3 -c "print($1)"; }
+
+# learner_firmwares SRC MACRO DIR LIB [C-FILE...]: a device learner's
+# benchmark program $dev/SRC (online.c, pref.c) with MACRO (its variant)
+# 0..4 for the Cortex-M4F (MPS2 script, headers from DIR), linked with LIB
+# and the C-FILEs, as DIR/v0.elf..v4.elf; v4 run under qemu -icount
+# shift=0 into DIR/v4.out. Prints the .text that variants 1, 2 and 3 add to
+# variant 0.
+learner_firmwares() {
+    local src="$1" macro="$2" w="$3" lib="$4" v t0
+    shift 4
+    for v in 0 1 2 3 4; do
+        arm-none-eabi-gcc "${ARM_CFLAGS[@]}" "${CPU_M4F[@]}" -I "$w" -D"$macro=$v" -nostdlib -nostartfiles \
+            -T "$fw/mps2-an386.ld" -Wl,--gc-sections -Wl,-z,noexecstack -o "$w/v$v.elf" \
+            "$fw/startup.c" "$repo/tests/support/mem.c" "$dev/$src" "$@" "$lib" -lgcc
+    done
+    qemu "${BOARD[m4f]}" 1 "$w/v4.elf" "$w/v4.out"
+    cat "$w/v4.out" >&2
+    t0=$(text "$w/v0.elf")
+    echo "$(($(text "$w/v1.elf") - t0)) $(($(text "$w/v2.elf") - t0)) $(($(text "$w/v3.elf") - t0))"
+}
+
+# doc_section HEADING SECTION: SECTION (markdown that starts with "##
+# HEADING") in place of that section of docs/performance.md (up to the
+# next heading or HTML comment, so markers between sections stay), or
+# appended.
+doc_section() {
+    python3 - "$repo/docs/performance.md" "$1" "$2" <<'PY'
+import os, re, sys
+path, heading, section = sys.argv[1:4]
+text = open(path).read() if os.path.exists(path) else ""
+pat = re.compile(r"## " + re.escape(heading) + r"\n.*?(?=\n## |\n<!-- |\Z)", re.S)
+text = pat.sub(lambda _: section.strip() + "\n", text) if pat.search(text) else text.rstrip() + "\n\n" + section.strip() + "\n"
+open(path, "w").write(text)
+PY
+    printf '%s\n' "$2"
+}
+
+# need_arm_tools NAME: exits (status 1, naming NAME) unless the ARM
+# toolchain, QEMU and python3 are on the PATH.
+need_arm_tools() {
+    local t
+    for t in arm-none-eabi-gcc arm-none-eabi-size qemu-system-arm python3; do
+        command -v "$t" >/dev/null || { echo "$1: $t is missing (bash tests/firmware/run.sh installs the ARM tools)" >&2; exit 1; }
+    done
 }

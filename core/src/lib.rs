@@ -43,7 +43,10 @@
 //!   decomposition, every grid point" entry point; and online RankRLS
 //!   ([`learn::online`]), which absorbs one preference at a time into a
 //!   state in caller storage (an O(D²) Cholesky update) and picks the next
-//!   pair to ask; [`learn::LearnError`].
+//!   pair to ask; the device preference GP ([`learn::pref::device`]);
+//!   the shape both device learners share, with their store size and save
+//!   written once ([`learn::device`]), and their bounded log of answered
+//!   pairs ([`learn::pair_log`]); [`learn::LearnError`].
 //! - [`metrics`]: ranking metrics (disagreement, c-index, Kendall τ-b,
 //!   Spearman ρ, AUC, NDCG, MAP, pair error), per query and averaged, and
 //!   per conditioning node of a relation matrix (004 eq. 4).

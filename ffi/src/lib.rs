@@ -106,6 +106,9 @@ mod rank;
 // Pair models: scoring pairs, ranking candidates for one node.
 mod pair;
 
+// The one C surface of the device learners: handle, sizes, init, store.
+mod device;
+
 // Learning on the device: the online RankRLS learner and its store.
 mod online;
 

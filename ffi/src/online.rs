@@ -9,16 +9,13 @@
 //! or [`rk_online_load`] ([`rk_online_storage_size`] bytes for dimension d,
 //! any alignment) and needs nothing else.
 
-use core::mem::{align_of, size_of};
-use core::ptr;
+use core::mem::size_of;
 
-use ranklet_core::format::{ElementType, ModelKind, ModelSpec, ModelView};
 use ranklet_core::learn::online::OnlineRankRls;
-use ranklet_core::learn::LearnError;
-use ranklet_core::store;
 
+use crate::device::{self, slot, slot_mut, Handle};
 use crate::guard::{check_out, in_slice, out_slice};
-use crate::model::{rk_model, view};
+use crate::model::rk_model;
 use crate::status::rk_status;
 
 /// An online learner (opaque), in caller storage.
@@ -26,116 +23,16 @@ pub struct rk_online {
     _private: [u8; 0],
 }
 
-const TAG_ONLINE: u32 = 0x524B_4F4C; // "RKOL"
-
-/// What an `rk_online` pointer points at; the learner's `f32` state
-/// follows it in the same storage.
-#[repr(C)]
-struct Slot {
-    tag: u32,
-    /// The prior's offset, added to every score.
-    offset: f64,
-    learner: OnlineRankRls<'static, f32>,
+impl Handle for rk_online {
+    type Learner = OnlineRankRls<'static, f32>;
+    const TAG: u32 = 0x524B_4F4C; // "RKOL"
 }
 
 /// Bytes of caller storage the learner of dimension `d` needs, at any
 /// alignment; 0 if `d` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_online_storage_size(d: usize) -> usize {
-    fence!(0 => usize, { storage_size(d).unwrap_or(0) })
-}
-
-fn storage_size(d: usize) -> Option<usize> {
-    if d == 0 || u32::try_from(d).is_err() {
-        return None;
-    }
-    let floats = OnlineRankRls::<f32>::storage_len(d).checked_mul(size_of::<f32>())?;
-    (size_of::<Slot>() + align_of::<Slot>() - 1).checked_add(floats)
-}
-
-/// Places a slot and its float state in `storage`: the slot pointer and
-/// the state slice.
-///
-/// # Safety
-///
-/// `storage` points to `storage_len` writable bytes used for nothing else
-/// while the learner lives.
-unsafe fn carve(
-    storage: *mut core::ffi::c_void,
-    storage_len: usize,
-    d: usize,
-) -> Result<(*mut Slot, &'static mut [f32]), rk_status> {
-    if storage.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    let need = storage_size(d).ok_or(rk_status::LengthMismatch)?;
-    if storage_len < need {
-        return Err(rk_status::StorageTooSmall);
-    }
-    let base = storage.cast::<u8>();
-    let pad = base.align_offset(align_of::<Slot>());
-    if pad == usize::MAX {
-        return Err(rk_status::StorageTooSmall);
-    }
-    // Safety: pad + size_of::<Slot>() + the floats <= need <= storage_len
-    // (pad < align_of::<Slot>() and the floats start right after the slot,
-    // which is 4-aligned because Slot's alignment is at least 4).
-    unsafe {
-        let slot = base.add(pad).cast::<Slot>();
-        let floats = base.add(pad + size_of::<Slot>()).cast::<f32>();
-        let state = core::slice::from_raw_parts_mut(floats, OnlineRankRls::<f32>::storage_len(d));
-        Ok((slot, state))
-    }
-}
-
-/// The learner behind a handle.
-///
-/// # Safety
-///
-/// `o` is NULL or a live handle from `rk_online_init`/`rk_online_load`.
-unsafe fn slot<'a>(o: *const rk_online) -> Result<&'a Slot, rk_status> {
-    if o.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    let s = o.cast::<Slot>();
-    if !s.is_aligned() {
-        return Err(rk_status::BadHandle);
-    }
-    // Safety: aligned, non-NULL, a live handle points at an initialised
-    // Slot; the tag catches storage never filled by this library.
-    let s = unsafe { &*s };
-    if s.tag == TAG_ONLINE {
-        Ok(s)
-    } else {
-        Err(rk_status::BadHandle)
-    }
-}
-
-/// As [`slot`], mutably.
-///
-/// # Safety
-///
-/// As [`slot`], and no other reference to the learner is in use.
-unsafe fn slot_mut<'a>(o: *mut rk_online) -> Result<&'a mut Slot, rk_status> {
-    // Safety: forwarded; the shared check first, then the exclusive borrow
-    // the caller promises.
-    unsafe {
-        slot(o)?;
-        Ok(&mut *o.cast::<Slot>())
-    }
-}
-
-/// Writes a new slot and hands out its handle.
-///
-/// # Safety
-///
-/// `at` is valid for a write of `Slot`; `out` was checked.
-unsafe fn publish(at: *mut Slot, offset: f64, learner: OnlineRankRls<'static, f32>, out: *mut *mut rk_online) {
-    // Safety: forwarded caller promises.
-    unsafe {
-        ptr::write(at, Slot { tag: TAG_ONLINE, offset, learner });
-        *out = at.cast::<rk_online>();
-    }
+    fence!(0 => usize, { device::storage_size::<rk_online>(d) })
 }
 
 /// Starts a learner from a host-trained linear model `prior` (its weights
@@ -149,6 +46,8 @@ unsafe fn publish(at: *mut Slot, offset: f64, learner: OnlineRankRls<'static, f3
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_WRONG_MODEL_KIND` (not a linear model),
 /// `RK_STATUS_BAD_ARGUMENT` (`lambda` not finite and > 0),
+/// `RK_STATUS_NON_FINITE_INPUT` (`lambda` times the prior overflows
+/// `float`),
 /// `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_online_storage_size(d)`).
 ///
 /// # Safety
@@ -165,20 +64,9 @@ pub unsafe extern "C" fn rk_online_init(
     out_online: *mut *mut rk_online,
 ) -> rk_status {
     fence!({
+        let params = |m: &ranklet_core::format::ModelView<'_>| (lambda, crc_trailer(m.into_inner()));
         // Safety: forwarded caller promises.
-        let m = tri!(unsafe { view(prior) });
-        tri!(unsafe { check_out(out_online) });
-        if m.kind() != ModelKind::Linear {
-            return rk_status::WrongModelKind;
-        }
-        let d = m.dim();
-        // Safety: forwarded caller promises.
-        let (at, state) = tri!(unsafe { carve(storage, storage_len, d) });
-        let prior_id = crc_trailer(m.into_inner());
-        let (learner, offset) =
-            tri!(OnlineRankRls::from_linear_model(state, m, lambda, prior_id).map_err(learn_status));
-        // Safety: `at` lies in the caller's storage, aligned (carve).
-        unsafe { publish(at, offset, learner, out_online) };
+        tri!(unsafe { device::init(prior, params, storage, storage_len, out_online) });
         rk_status::Ok
     })
 }
@@ -187,16 +75,6 @@ pub unsafe extern "C" fn rk_online_init(
 fn crc_trailer(bytes: &[u8]) -> u32 {
     let n = bytes.len();
     bytes.get(n.saturating_sub(4)..).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
-}
-
-fn learn_status(e: LearnError) -> rk_status {
-    match e {
-        LearnError::BadLambda => rk_status::BadArgument,
-        LearnError::Numerics(ranklet_core::LinalgError::NonFinite) => rk_status::NonFiniteInput,
-        LearnError::Numerics(ranklet_core::LinalgError::DimensionMismatch) => rk_status::DimensionMismatch,
-        LearnError::Numerics(ranklet_core::LinalgError::WorkspaceTooSmall { .. }) => rk_status::StorageTooSmall,
-        _ => rk_status::BadArgument,
-    }
 }
 
 /// One preference: the row `winner` (d floats) was preferred to `loser`,
@@ -230,7 +108,7 @@ pub unsafe extern "C" fn rk_online_observe(
         if d != s.learner.dim() {
             return rk_status::DimensionMismatch;
         }
-        tri!(s.learner.observe(w, l, magnitude).map_err(learn_status));
+        tri!(s.learner.observe(w, l, magnitude));
         rk_status::Ok
     })
 }
@@ -269,7 +147,7 @@ pub unsafe extern "C" fn rk_online_score_rows(
             return rk_status::NonFiniteInput;
         }
         for (row, o) in x.chunks_exact(d).zip(out.iter_mut()) {
-            let v = s.offset + f64::from(tri!(s.learner.score(row).map_err(learn_status)));
+            let v = s.extra + f64::from(tri!(s.learner.score(row)));
             if !(v as f32).is_finite() {
                 return rk_status::ScoreOverflow;
             }
@@ -377,7 +255,7 @@ pub unsafe extern "C" fn rk_online_next_pair(
         if work.len() < OnlineRankRls::<f32>::next_pair_workspace_len(n, d) {
             return rk_status::StorageTooSmall;
         }
-        let best = tri!(s.learner.next_pair(x, n, work).map_err(learn_status));
+        let best = tri!(s.learner.next_pair(x, n, work));
         let Some((i, j, ratio)) = best else {
             return rk_status::LengthMismatch;
         };
@@ -389,11 +267,6 @@ pub unsafe extern "C" fn rk_online_next_pair(
         }
         rk_status::Ok
     })
-}
-
-/// The `.rkl` spec of the learner's state (kind 5, `f32`).
-fn state_spec(s: &Slot) -> ModelSpec<'_> {
-    ModelSpec::new(s.learner.to_model(s.offset), ElementType::F32)
 }
 
 /// Bytes of the `.rkl` file that holds the learner's state
@@ -411,10 +284,7 @@ fn state_spec(s: &Slot) -> ModelSpec<'_> {
 pub unsafe extern "C" fn rk_online_model_size(online: *const rk_online, out_len: *mut usize) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(online) });
-        tri!(unsafe { check_out(out_len) });
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_len = state_spec(s).buffer_len() };
+        tri!(unsafe { device::model_size(online, out_len) });
         rk_status::Ok
     })
 }
@@ -423,9 +293,7 @@ pub unsafe extern "C" fn rk_online_model_size(online: *const rk_online, out_len:
 /// dimension `d` ([`rk_online_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_online_store_size(d: usize) -> usize {
-    fence!(0 => usize, {
-        ranklet_core::format::OnlineModel::file_len(d, ElementType::F32).and_then(store::region_len_for).unwrap_or(0)
-    })
+    fence!(0 => usize, { device::store_size::<rk_online>(d) })
 }
 
 /// Writes the learner's state as a `.rkl` file (kind 5, readable by
@@ -451,23 +319,9 @@ pub unsafe extern "C" fn rk_online_write_model(
 ) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(online) });
-        tri!(unsafe { check_out(out_written) });
-        let buf = tri!(unsafe { out_slice(out, len) });
-        let n = tri!(state_spec(s).emit(buf).map_err(emit_status));
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_written = n };
+        tri!(unsafe { device::write_model(online, out, len, out_written) });
         rk_status::Ok
     })
-}
-
-fn emit_status(e: ranklet_core::format::EmitError) -> rk_status {
-    use ranklet_core::format::EmitError as E;
-    match e {
-        E::BufferTooSmall { .. } => rk_status::StorageTooSmall,
-        E::NonFinite => rk_status::FormatNonFinite,
-        _ => rk_status::FormatOther,
-    }
 }
 
 /// Saves the learner's state into a two-slot store `region` of
@@ -495,24 +349,7 @@ pub unsafe extern "C" fn rk_online_save(
 ) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(online) });
-        tri!(unsafe { check_out(out_seq) });
-        if region.is_null() {
-            return rk_status::NullArgument;
-        }
-        // Safety: the caller promises `region_len` writable bytes.
-        let region = unsafe { core::slice::from_raw_parts_mut(region, region_len) };
-        let spec = state_spec(s);
-        // The state's own checks run before the store is touched.
-        tri!(spec.check().map_err(emit_status));
-        let len = spec.buffer_len();
-        let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
-            store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
-            store::StoreError::Write(e) => emit_status(e),
-            _ => rk_status::FormatOther,
-        }));
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_seq = seq };
+        tri!(unsafe { device::save(online, region, region_len, out_seq) });
         rk_status::Ok
     })
 }
@@ -544,31 +381,8 @@ pub unsafe extern "C" fn rk_online_load(
     out_seq: *mut u32,
 ) -> rk_status {
     fence!({
-        tri!(unsafe { check_out(out_online) });
-        if !out_seq.is_null() {
-            tri!(unsafe { check_out(out_seq) });
-        }
-        if region.is_null() {
-            return rk_status::NullArgument;
-        }
-        // Safety: the caller promises `region_len` readable bytes.
-        let region = unsafe { core::slice::from_raw_parts(region, region_len) };
-        let Some(saved) = store::load(region) else {
-            return rk_status::NoSavedState;
-        };
-        let v = tri!(ModelView::new_checked(saved.payload));
-        let Some(o) = v.online() else {
-            return rk_status::WrongModelKind;
-        };
         // Safety: forwarded caller promises.
-        let (at, state) = tri!(unsafe { carve(storage, storage_len, v.dim()) });
-        let learner = tri!(OnlineRankRls::restore(state, &o).map_err(learn_status));
-        // Safety: `at` lies in the caller's storage, aligned (carve).
-        unsafe { publish(at, o.offset(), learner, out_online) };
-        if !out_seq.is_null() {
-            // Safety: checked non-NULL and aligned.
-            unsafe { *out_seq = saved.seq };
-        }
+        tri!(unsafe { device::load(region, region_len, storage, storage_len, out_online, out_seq) });
         rk_status::Ok
     })
 }

@@ -11,16 +11,11 @@
 //! [`rk_pref_load`] ([`rk_pref_storage_size`] bytes for N items, any
 //! alignment) and needs nothing else.
 
-use core::mem::{align_of, size_of};
-use core::ptr;
-
-use ranklet_core::format::{ElementType, ModelSpec, ModelView, PrefGpModel};
 use ranklet_core::learn::pref::device::DevicePrefGp;
-use ranklet_core::learn::LearnError;
-use ranklet_core::store;
 
+use crate::device::{self, slot, slot_mut, Handle};
 use crate::guard::{check_out, out_slice};
-use crate::model::{rk_model, view};
+use crate::model::rk_model;
 use crate::status::rk_status;
 
 /// A preference-GP posterior (opaque), in caller storage.
@@ -28,14 +23,9 @@ pub struct rk_pref {
     _private: [u8; 0],
 }
 
-const TAG_PREF: u32 = 0x524B_5047; // "RKPG"
-
-/// What an `rk_pref` pointer points at; the `f32` posterior follows it in
-/// the same storage.
-#[repr(C)]
-struct Slot {
-    tag: u32,
-    gp: DevicePrefGp<'static, f32>,
+impl Handle for rk_pref {
+    type Learner = DevicePrefGp<'static, f32>;
+    const TAG: u32 = 0x524B_5047; // "RKPG"
 }
 
 /// Bytes of caller storage a posterior over `n_items` items needs, at any
@@ -43,113 +33,7 @@ struct Slot {
 /// N = 64 on a 32-bit device); 0 if `n_items` is 0 or absurdly large.
 #[no_mangle]
 pub extern "C" fn rk_pref_storage_size(n_items: usize) -> usize {
-    fence!(0 => usize, { storage_size(n_items).unwrap_or(0) })
-}
-
-fn storage_size(n: usize) -> Option<usize> {
-    if n == 0 || u32::try_from(n).is_err() {
-        return None;
-    }
-    let len = DevicePrefGp::<f32>::storage_len(n);
-    if len == usize::MAX {
-        return None;
-    }
-    let floats = len.checked_mul(size_of::<f32>())?;
-    (size_of::<Slot>() + align_of::<Slot>() - 1).checked_add(floats)
-}
-
-/// Places a slot and its float state in `storage`.
-///
-/// # Safety
-///
-/// `storage` points to `storage_len` writable bytes used for nothing else
-/// while the posterior lives.
-unsafe fn carve(
-    storage: *mut core::ffi::c_void,
-    storage_len: usize,
-    n: usize,
-) -> Result<(*mut Slot, &'static mut [f32]), rk_status> {
-    if storage.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    let need = storage_size(n).ok_or(rk_status::LengthMismatch)?;
-    if storage_len < need {
-        return Err(rk_status::StorageTooSmall);
-    }
-    let base = storage.cast::<u8>();
-    let pad = base.align_offset(align_of::<Slot>());
-    if pad == usize::MAX {
-        return Err(rk_status::StorageTooSmall);
-    }
-    // Safety: pad + size_of::<Slot>() + the floats <= need <= storage_len
-    // (pad < align_of::<Slot>(), and the floats start right after the
-    // slot, 4-aligned because Slot's alignment is at least 4).
-    unsafe {
-        let slot = base.add(pad).cast::<Slot>();
-        let floats = base.add(pad + size_of::<Slot>()).cast::<f32>();
-        Ok((slot, core::slice::from_raw_parts_mut(floats, DevicePrefGp::<f32>::storage_len(n))))
-    }
-}
-
-/// The posterior behind a handle.
-///
-/// # Safety
-///
-/// `p` is NULL or a live handle from `rk_pref_init`/`rk_pref_load`.
-unsafe fn slot<'a>(p: *const rk_pref) -> Result<&'a Slot, rk_status> {
-    if p.is_null() {
-        return Err(rk_status::NullArgument);
-    }
-    let s = p.cast::<Slot>();
-    if !s.is_aligned() {
-        return Err(rk_status::BadHandle);
-    }
-    // Safety: aligned, non-NULL, a live handle points at an initialised
-    // Slot; the tag catches storage never filled by this library.
-    let s = unsafe { &*s };
-    if s.tag == TAG_PREF {
-        Ok(s)
-    } else {
-        Err(rk_status::BadHandle)
-    }
-}
-
-/// As [`slot`], mutably.
-///
-/// # Safety
-///
-/// As [`slot`], and no other reference to the posterior is in use.
-unsafe fn slot_mut<'a>(p: *mut rk_pref) -> Result<&'a mut Slot, rk_status> {
-    // Safety: forwarded; the shared check first, then the exclusive borrow
-    // the caller promises.
-    unsafe {
-        slot(p)?;
-        Ok(&mut *p.cast::<Slot>())
-    }
-}
-
-/// Writes a new slot and hands out its handle.
-///
-/// # Safety
-///
-/// `at` is valid for a write of `Slot`; `out` was checked.
-unsafe fn publish(at: *mut Slot, gp: DevicePrefGp<'static, f32>, out: *mut *mut rk_pref) {
-    // Safety: forwarded caller promises.
-    unsafe {
-        ptr::write(at, Slot { tag: TAG_PREF, gp });
-        *out = at.cast::<rk_pref>();
-    }
-}
-
-fn learn_status(e: LearnError) -> rk_status {
-    use ranklet_core::LinalgError as L;
-    match e {
-        LearnError::BadGraph => rk_status::BadArgument,
-        LearnError::Unsupported => rk_status::WrongModelKind,
-        LearnError::Numerics(L::WorkspaceTooSmall { .. }) => rk_status::StorageTooSmall,
-        LearnError::Numerics(L::NonFinite | L::NotPositiveDefinite { .. }) => rk_status::PrefUpdateFailed,
-        _ => rk_status::BadArgument,
-    }
+    fence!(0 => usize, { device::storage_size::<rk_pref>(n_items) })
 }
 
 /// Index `i` as an item of a posterior over `n` items.
@@ -169,8 +53,9 @@ fn item(i: u32, n: usize) -> Result<usize, rk_status> {
 /// `RK_STATUS_NULL_ARGUMENT`, `RK_STATUS_BAD_HANDLE`,
 /// `RK_STATUS_WRONG_MODEL_KIND` (not a preference GP over items),
 /// `RK_STATUS_STORAGE_TOO_SMALL` (`storage_len < rk_pref_storage_size(N)`),
-/// `RK_STATUS_PREF_UPDATE_FAILED` (an `f64` model whose values overflow
-/// `float`).
+/// `RK_STATUS_NON_FINITE_INPUT` (an `f64` model whose values overflow
+/// `float`; before, `RK_STATUS_PREF_UPDATE_FAILED`: the same mapping as
+/// the online learner's init now).
 ///
 /// # Safety
 ///
@@ -186,16 +71,7 @@ pub unsafe extern "C" fn rk_pref_init(
 ) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let m = tri!(unsafe { view(model) });
-        tri!(unsafe { check_out(out_pref) });
-        let Some(v) = m.pref_gp() else {
-            return rk_status::WrongModelKind;
-        };
-        // Safety: forwarded caller promises.
-        let (at, state) = tri!(unsafe { carve(storage, storage_len, v.items()) });
-        let gp = tri!(DevicePrefGp::from_view(state, &v).map_err(learn_status));
-        // Safety: `at` lies in the caller's storage, aligned (carve).
-        unsafe { publish(at, gp, out_pref) };
+        tri!(unsafe { device::init(model, |_| (), storage, storage_len, out_pref) });
         rk_status::Ok
     })
 }
@@ -222,9 +98,9 @@ pub unsafe extern "C" fn rk_pref_items(pref: *const rk_pref, out_n: *mut usize, 
         }
         // Safety: checked non-NULL and aligned.
         unsafe {
-            *out_n = s.gp.items();
+            *out_n = s.learner.items();
             if !out_count.is_null() {
-                *out_count = s.gp.count();
+                *out_count = s.learner.count();
             }
         }
         rk_status::Ok
@@ -259,9 +135,9 @@ pub unsafe extern "C" fn rk_pref_prob(
         if !out_var.is_null() {
             tri!(unsafe { check_out(out_var) });
         }
-        let n = s.gp.items();
+        let n = s.learner.items();
         let (i, j) = (tri!(item(i, n)), tri!(item(j, n)));
-        let (p, v) = tri!(s.gp.prob(i, j).map_err(learn_status));
+        let (p, v) = tri!(s.learner.prob(i, j));
         // Safety: checked non-NULL and aligned.
         unsafe {
             *out_prob = p;
@@ -291,10 +167,10 @@ pub unsafe extern "C" fn rk_pref_rank(pref: *const rk_pref, out_order: *mut u32,
         // Safety: forwarded caller promises.
         let s = tri!(unsafe { slot(pref) });
         let out = tri!(unsafe { out_slice(out_order, n) });
-        if n != s.gp.items() {
+        if n != s.learner.items() {
             return rk_status::LengthMismatch;
         }
-        tri!(s.gp.rank(out));
+        tri!(s.learner.rank(out));
         rk_status::Ok
     })
 }
@@ -326,18 +202,18 @@ pub unsafe extern "C" fn rk_pref_posterior(
         // Safety: forwarded caller promises.
         let s = tri!(unsafe { slot(pref) });
         let mean = tri!(unsafe { out_slice(out_mean, mean_len) });
-        let n = s.gp.items();
+        let n = s.learner.items();
         if mean_len != n {
             return rk_status::LengthMismatch;
         }
         if !out_cov.is_null() {
             let cov = tri!(unsafe { out_slice(out_cov, cov_len) });
-            if cov_len != s.gp.cov_packed().len() {
+            if cov_len != s.learner.cov_packed().len() {
                 return rk_status::LengthMismatch;
             }
-            cov.copy_from_slice(s.gp.cov_packed());
+            cov.copy_from_slice(s.learner.cov_packed());
         }
-        mean.copy_from_slice(s.gp.mean());
+        mean.copy_from_slice(s.learner.mean());
         rk_status::Ok
     })
 }
@@ -372,7 +248,7 @@ pub unsafe extern "C" fn rk_pref_next_pair(
         tri!(unsafe { check_out(out_i) });
         tri!(unsafe { check_out(out_j) });
         tri!(unsafe { check_out(out_ratio) });
-        let Some((i, j, ratio)) = s.gp.next_pair() else {
+        let Some((i, j, ratio)) = s.learner.next_pair() else {
             return rk_status::LengthMismatch;
         };
         // Safety: checked non-NULL and aligned; i < j < N ≤ u32::MAX.
@@ -405,16 +281,11 @@ pub unsafe extern "C" fn rk_pref_observe(pref: *mut rk_pref, winner: u32, loser:
     fence!({
         // Safety: forwarded caller promises.
         let s = tri!(unsafe { slot_mut(pref) });
-        let n = s.gp.items();
+        let n = s.learner.items();
         let (w, l) = (tri!(item(winner, n)), tri!(item(loser, n)));
-        tri!(s.gp.observe(w, l).map_err(learn_status));
+        tri!(s.learner.observe(w, l).map_err(device::state_status));
         rk_status::Ok
     })
-}
-
-/// The `.rkl` spec of the posterior (kind 8, `f32`, no item names).
-fn state_spec(s: &Slot) -> ModelSpec<'_> {
-    ModelSpec::new(s.gp.to_model(), ElementType::F32)
 }
 
 /// Bytes of the `.rkl` file that holds the posterior
@@ -431,21 +302,9 @@ fn state_spec(s: &Slot) -> ModelSpec<'_> {
 pub unsafe extern "C" fn rk_pref_model_size(pref: *const rk_pref, out_len: *mut usize) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(pref) });
-        tri!(unsafe { check_out(out_len) });
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_len = state_spec(s).buffer_len() };
+        tri!(unsafe { device::model_size(pref, out_len) });
         rk_status::Ok
     })
-}
-
-fn emit_status(e: ranklet_core::format::EmitError) -> rk_status {
-    use ranklet_core::format::EmitError as E;
-    match e {
-        E::BufferTooSmall { .. } => rk_status::StorageTooSmall,
-        E::NonFinite => rk_status::FormatNonFinite,
-        _ => rk_status::FormatOther,
-    }
 }
 
 /// Writes the posterior as a `.rkl` file (kind 8, `float`, no item names;
@@ -472,12 +331,7 @@ pub unsafe extern "C" fn rk_pref_write_model(
 ) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(pref) });
-        tri!(unsafe { check_out(out_written) });
-        let buf = tri!(unsafe { out_slice(out, len) });
-        let n = tri!(state_spec(s).emit(buf).map_err(emit_status));
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_written = n };
+        tri!(unsafe { device::write_model(pref, out, len, out_written) });
         rk_status::Ok
     })
 }
@@ -486,7 +340,7 @@ pub unsafe extern "C" fn rk_pref_write_model(
 /// `n_items` items ([`rk_pref_save`]); 0 on overflow.
 #[no_mangle]
 pub extern "C" fn rk_pref_store_size(n_items: usize) -> usize {
-    fence!(0 => usize, { PrefGpModel::file_len(n_items, ElementType::F32).and_then(store::region_len_for).unwrap_or(0) })
+    fence!(0 => usize, { device::store_size::<rk_pref>(n_items) })
 }
 
 /// Saves the posterior into a two-slot store `region` of `region_len`
@@ -514,24 +368,7 @@ pub unsafe extern "C" fn rk_pref_save(
 ) -> rk_status {
     fence!({
         // Safety: forwarded caller promises.
-        let s = tri!(unsafe { slot(pref) });
-        tri!(unsafe { check_out(out_seq) });
-        if region.is_null() {
-            return rk_status::NullArgument;
-        }
-        // Safety: the caller promises `region_len` writable bytes.
-        let region = unsafe { core::slice::from_raw_parts_mut(region, region_len) };
-        let spec = state_spec(s);
-        // The posterior's own checks run before the store is touched.
-        tri!(spec.check().map_err(emit_status));
-        let len = spec.buffer_len();
-        let seq = tri!(store::save_by(region, len, |dst| spec.emit(dst).map(|_| ())).map_err(|e| match e {
-            store::StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
-            store::StoreError::Write(e) => emit_status(e),
-            _ => rk_status::FormatOther,
-        }));
-        // Safety: checked non-NULL and aligned.
-        unsafe { *out_seq = seq };
+        tri!(unsafe { device::save(pref, region, region_len, out_seq) });
         rk_status::Ok
     })
 }
@@ -561,31 +398,8 @@ pub unsafe extern "C" fn rk_pref_load(
     out_seq: *mut u32,
 ) -> rk_status {
     fence!({
-        tri!(unsafe { check_out(out_pref) });
-        if !out_seq.is_null() {
-            tri!(unsafe { check_out(out_seq) });
-        }
-        if region.is_null() {
-            return rk_status::NullArgument;
-        }
-        // Safety: the caller promises `region_len` readable bytes.
-        let region = unsafe { core::slice::from_raw_parts(region, region_len) };
-        let Some(saved) = store::load(region) else {
-            return rk_status::NoSavedState;
-        };
-        let v = tri!(ModelView::new_checked(saved.payload));
-        let Some(p) = v.pref_gp() else {
-            return rk_status::WrongModelKind;
-        };
         // Safety: forwarded caller promises.
-        let (at, state) = tri!(unsafe { carve(storage, storage_len, p.items()) });
-        let gp = tri!(DevicePrefGp::from_view(state, &p).map_err(learn_status));
-        // Safety: `at` lies in the caller's storage, aligned (carve).
-        unsafe { publish(at, gp, out_pref) };
-        if !out_seq.is_null() {
-            // Safety: checked non-NULL and aligned.
-            unsafe { *out_seq = saved.seq };
-        }
+        tri!(unsafe { device::load(region, region_len, storage, storage_len, out_pref, out_seq) });
         rk_status::Ok
     })
 }

@@ -1,8 +1,12 @@
 //! Status codes: [`rk_status`], its messages ([`rk_status_str`]), and the
-//! one mapping from core's errors (parse, score, rank) to statuses.
+//! one mapping from core's errors (parse, score, rank, write, store, the
+//! device learners) to statuses.
 
-use ranklet_core::format::{ParseError, ScoreError};
+use ranklet_core::format::{EmitError, ParseError, ScoreError};
+use ranklet_core::learn::LearnError;
 use ranklet_core::rank::RankError;
+use ranklet_core::store::StoreError;
+use ranklet_core::LinalgError;
 
 /// Result of every fallible `rk_` function. Stable numbers: never reused,
 /// never renumbered; new codes are appended.
@@ -169,7 +173,7 @@ status_messages! {
     BadInputIndex => "sparse input indices not strictly increasing",
     NonFiniteInput => "input contains NaN or infinity",
     ScoreOverflow => "score is not a finite float",
-    PrefUpdateFailed => "preference update would leave the posterior non-finite or not positive definite (unchanged)",
+    PrefUpdateFailed => "learner update would leave the state non-finite or not positive definite (unchanged)",
 }
 
 impl rk_status {
@@ -223,6 +227,51 @@ impl From<ScoreError> for rk_status {
             // feature that scores it.
             ScoreError::UnsupportedKind => S::NotInBuild,
             _ => S::FormatOther,
+        }
+    }
+}
+
+/// The one mapping of a device learner's errors (`rk_online_*`,
+/// `rk_pref_*`): a non-finite value is a value read that `float` cannot
+/// hold — the caller's rows, a model or saved state converted to `float`
+/// (`RK_STATUS_NON_FINITE_INPUT`); a variance rounding left `<= 0` is an
+/// update the state cannot hold (`RK_STATUS_PREF_UPDATE_FAILED`). The GP's
+/// observe, whose input is two indices, goes through
+/// `crate::device::state_status`, where a non-finite value is such an
+/// update too.
+impl From<LearnError> for rk_status {
+    fn from(e: LearnError) -> Self {
+        use rk_status as S;
+        match e {
+            LearnError::Unsupported => S::WrongModelKind,
+            LearnError::Numerics(LinalgError::WorkspaceTooSmall { .. }) => S::StorageTooSmall,
+            LearnError::Numerics(LinalgError::DimensionMismatch) => S::DimensionMismatch,
+            LearnError::Numerics(LinalgError::NonFinite) => S::NonFiniteInput,
+            LearnError::Numerics(LinalgError::NotPositiveDefinite { .. }) => S::PrefUpdateFailed,
+            // A ridge, magnitude or item index outside its domain.
+            _ => S::BadArgument,
+        }
+    }
+}
+
+/// Writing a model: the buffer, or the format's refusal of the values.
+impl From<EmitError> for rk_status {
+    fn from(e: EmitError) -> Self {
+        match e {
+            EmitError::BufferTooSmall { .. } => rk_status::StorageTooSmall,
+            EmitError::NonFinite => rk_status::FormatNonFinite,
+            _ => rk_status::FormatOther,
+        }
+    }
+}
+
+/// Saving a state into a store region.
+impl From<StoreError<EmitError>> for rk_status {
+    fn from(e: StoreError<EmitError>) -> Self {
+        match e {
+            StoreError::TooLarge { .. } => rk_status::StorageTooSmall,
+            StoreError::Write(e) => e.into(),
+            _ => rk_status::FormatOther,
         }
     }
 }

@@ -2234,22 +2234,18 @@ fn pref_inductive_errors() {
     // The builder packs the lower triangle of a full W.
     let full = unpack(&PI_W, 3);
     let mut buf = [0.0; 6];
-    let m = pref_inductive_model(
-        PI_KERNEL,
-        2.0,
-        0.3,
-        11,
-        &PI_BASIS,
-        2,
-        &PI_ALPHA,
-        PrefMatRef::from_row_major(&full, 3, 3).unwrap(),
-        &mut buf,
-    )
-    .unwrap();
+    let fit = |dim| PrefInductiveModel {
+        kernel: PI_KERNEL,
+        scale: 2.0,
+        sigma: 0.3,
+        count: 11,
+        dim,
+        basis: &PI_BASIS,
+        alpha: &PI_ALPHA,
+        w_packed: &[],
+    };
+    let m = pref_inductive_model(fit(2), PrefMatRef::from_row_major(&full, 3, 3).unwrap(), &mut buf).unwrap();
     assert_eq!(emit(&ModelSpec::new(m, ElementType::F64)), good);
     let wm = PrefMatRef::from_row_major(&full, 3, 3).unwrap();
-    assert_eq!(
-        pref_inductive_model(PI_KERNEL, 2.0, 0.3, 11, &PI_BASIS, 3, &PI_ALPHA, wm, &mut [0.0; 6]).map(|_| ()),
-        Err(EmitError::BadDimensions)
-    );
+    assert_eq!(pref_inductive_model(fit(3), wm, &mut [0.0; 6]).map(|_| ()), Err(EmitError::BadDimensions));
 }

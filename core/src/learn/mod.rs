@@ -34,6 +34,7 @@ use core::fmt;
 
 use crate::LinalgError;
 
+pub mod device;
 pub mod expansion;
 pub mod kpc;
 pub mod kron;
@@ -43,6 +44,7 @@ pub mod next_pair;
 pub mod nystrom;
 pub mod online;
 pub mod ordering;
+pub mod pair_log;
 pub mod pref;
 
 /// Why a learner refused or failed.

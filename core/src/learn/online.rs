@@ -163,9 +163,10 @@
 
 use core::cmp::Ordering;
 
+use super::device::DeviceLearner;
 use super::next_pair::{offer, PairScore};
 use super::LearnError;
-use crate::format::{Model, ModelView, OnlineModel, OnlineView, ValuesReal};
+use crate::format::{ElementType, Model, ModelView, OnlineModel, OnlineView, ValuesReal};
 use crate::linalg::blas::{axpy_unchecked, dot_unchecked};
 use crate::rank::{RankError, Score};
 use crate::{scratch, LinalgError, Real};
@@ -1035,5 +1036,59 @@ impl<'s, R: ValuesReal> OnlineRankRls<'s, R> {
             w0: R::values(self.prior()),
             l_packed: R::values(self.factor_packed()),
         })
+    }
+}
+
+/// The device shape ([`super::device`]): sized by the dimension `d`,
+/// started from a linear prior with `(λ, prior id)`, carrying the prior's
+/// offset beside the state, written as kind 5.
+impl<'s, R: ValuesReal> DeviceLearner<'s> for OnlineRankRls<'s, R> {
+    type Real = R;
+    type Extra = f64;
+    type Params = (R, u32);
+
+    fn storage_len(d: usize) -> Option<usize> {
+        let tri = d.checked_add(1).and_then(|d1| d.checked_mul(d1))? / 2;
+        (d > 0).then_some(())?;
+        tri.checked_mul(2)?.checked_add(d.checked_mul(4)?)
+    }
+
+    fn state_file_len(d: usize, et: ElementType) -> Option<usize> {
+        OnlineModel::file_len(d, et)
+    }
+
+    type Prior<'v> = &'v ModelView<'v>;
+    type Saved<'v> = OnlineView<'v>;
+
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<&'v ModelView<'v>> {
+        model.linear().map(|_| model)
+    }
+
+    fn prior_size(prior: &&ModelView<'_>) -> usize {
+        prior.dim()
+    }
+
+    fn init(
+        storage: &'s mut [R],
+        prior: &&ModelView<'_>,
+        (lambda, prior_id): (R, u32),
+    ) -> Result<(Self, f64), LearnError> {
+        Self::from_linear_model(storage, prior, lambda, prior_id)
+    }
+
+    fn saved<'v>(model: &ModelView<'v>) -> Option<OnlineView<'v>> {
+        model.online()
+    }
+
+    fn saved_size(saved: &OnlineView<'_>) -> usize {
+        saved.weights().len()
+    }
+
+    fn restore(storage: &'s mut [R], saved: &OnlineView<'_>) -> Result<(Self, f64), LearnError> {
+        Ok((Self::restore(storage, saved)?, saved.offset()))
+    }
+
+    fn state(&self, offset: f64) -> Model<'_> {
+        self.to_model(offset)
     }
 }

@@ -472,7 +472,7 @@ fn packed_driver<T: Real>(
             while ic < m {
                 let mb = mc.min(m - ic);
                 pack_a(a, ic, mb, pc, kb, apack);
-                macro_kernel(alpha, ic, mb, jc, nb, kb, apack, bpack, c, lower);
+                macro_kernel(alpha, Block { ic, mb, jc, nb, kb }, apack, bpack, c, lower);
                 ic += mb;
             }
             pc += kb;
@@ -540,19 +540,20 @@ fn pack_b<T: Real>(b: MatRef<'_, T>, pc: usize, kb: usize, jc: usize, nb: usize,
     }
 }
 
-/// All MR × NR tiles of one packed block: `C[ic.., jc..] += α·Apack·Bpack`.
-fn macro_kernel<T: Real>(
-    alpha: T,
+/// Where one packed block sits: rows `ic..ic + mb` and columns
+/// `jc..jc + nb` of C, over a depth of `kb`.
+#[derive(Clone, Copy)]
+struct Block {
     ic: usize,
     mb: usize,
     jc: usize,
     nb: usize,
     kb: usize,
-    apack: &[T],
-    bpack: &[T],
-    c: &mut MatMut<'_, T>,
-    lower: bool,
-) {
+}
+
+/// All MR × NR tiles of one packed block: `C[ic.., jc..] += α·Apack·Bpack`.
+fn macro_kernel<T: Real>(alpha: T, blk: Block, apack: &[T], bpack: &[T], c: &mut MatMut<'_, T>, lower: bool) {
+    let Block { ic, mb, jc, nb, kb } = blk;
     let (rs, cs) = (c.row_stride(), c.col_stride());
     let cdata = c.as_slice_mut();
     for (q, bp) in bpack.chunks_exact(NR * kb).take(nb.div_ceil(NR)).enumerate() {

@@ -498,18 +498,18 @@ pub fn train<B: Backend>(
             let mut buf = vec![0.0; packed_len(n)];
             let w = MatRef::from_col_major(&r, n, n).map_err(|e| fail(e.into()))?;
             let k = Kernel::Rbf { gamma: theta[1].exp() };
-            let model = format::pref_inductive_model(
-                k,
-                theta[0].exp(),
+            let fit = format::PrefInductiveModel {
+                kernel: k,
+                scale: theta[0].exp(),
                 sigma,
-                m as u64,
-                &items.x,
-                d,
-                post.alpha(),
-                w,
-                &mut buf,
-            )
-            .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+                count: m as u64,
+                dim: d,
+                basis: &items.x,
+                alpha: post.alpha(),
+                w_packed: &[],
+            };
+            let model = format::pref_inductive_model(fit, w, &mut buf)
+                .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
             meta.push_str(&format!("items_ids={}\n", items.ids.join(",")));
             emit(model, element, meta)?
         }

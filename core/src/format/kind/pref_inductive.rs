@@ -428,28 +428,22 @@ impl<'a> Kind<'a> for PrefInductiveView<'a> {
     }
 }
 
-/// A kind-9 model from a host fit: the kernel and amplitude `scale`, the
-/// noise `sigma`, the training items `basis` (`m × dim`, row-major), `α`
-/// (m) and `W = (K + S̃⁻¹)⁻¹` (m × m, any layout; only its lower triangle
-/// is read), packed row by row into `buf`
-/// ([`packed_len(m)`](packed_len) elements). Wrap the result in a
-/// [`ModelSpec`](crate::format::ModelSpec), whose `check` validates the
-/// rest.
+/// A kind-9 model from a host fit: `fit` holds every field but
+/// `w_packed` (pass `&[]` there), which is packed row by row into `buf`
+/// ([`packed_len(m)`](packed_len) elements) from `W = (K + S̃⁻¹)⁻¹`
+/// (m × m, any layout; only its lower triangle is read). Wrap the result
+/// in a [`ModelSpec`](crate::format::ModelSpec), whose `check` validates
+/// the rest.
 ///
 /// # Errors
 /// [`EmitError::BadDimensions`] if the sizes disagree,
 /// [`EmitError::BufferTooSmall`] if `buf` is short.
 pub fn pref_inductive_model<'a>(
-    kernel: Kernel,
-    scale: f64,
-    sigma: f64,
-    count: u64,
-    basis: &'a [f64],
-    dim: usize,
-    alpha: &'a [f64],
+    fit: PrefInductiveModel<'a>,
     w: MatRef<'_, f64>,
     buf: &'a mut [f64],
 ) -> Result<Model<'a>, EmitError> {
+    let (basis, dim, alpha) = (fit.basis, fit.dim, fit.alpha);
     let m = alpha.len();
     if m == 0 || dim == 0 || basis.len() != m.saturating_mul(dim) || w.nrows() != m || w.ncols() != m {
         return Err(EmitError::BadDimensions);
@@ -462,5 +456,5 @@ pub fn pref_inductive_model<'a>(
             buf[packed_len(i) + j] = w.get(i, j).unwrap_or(f64::NAN);
         }
     }
-    Ok(Model::PrefInductive(PrefInductiveModel { kernel, scale, sigma, count, dim, basis, alpha, w_packed: buf }))
+    Ok(Model::PrefInductive(PrefInductiveModel { w_packed: buf, ..fit }))
 }

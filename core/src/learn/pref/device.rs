@@ -107,7 +107,9 @@
 
 use crate::format::kind::pref_gp::packed_len;
 use crate::format::{ElementType, Model, ModelView, PrefGpModel, PrefGpView, ValuesReal};
+use crate::learn::device::DeviceLearner;
 use crate::learn::next_pair::{offer, PairScore};
+use crate::learn::pair_log::{Pair, PairRecord};
 use crate::learn::LearnError;
 use crate::rank::{self, RankError, Score};
 use crate::special::norm_cdf;
@@ -369,6 +371,23 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
         Ok(())
     }
 
+    /// [`observe`](Self::observe), and on success `w ≻ l` recorded in
+    /// `log` ([`crate::learn::pair_log`]: a ring over caller storage, or
+    /// with the feature `heapless` a `heapless::HistoryBuffer`).
+    ///
+    /// # Errors
+    /// Those of [`observe`](Self::observe), and `BadGraph` for an index
+    /// above `u32::MAX`; on error neither the posterior nor the log has
+    /// changed.
+    pub fn observe_logged(&mut self, w: usize, l: usize, log: &mut impl PairRecord) -> Result<(), LearnError> {
+        let (Ok(winner), Ok(loser)) = (u32::try_from(w), u32::try_from(l)) else {
+            return Err(LearnError::BadGraph);
+        };
+        self.observe(w, l)?;
+        log.record(Pair { winner, loser });
+        Ok(())
+    }
+
     /// The posterior as a kind-8 model to write (no item names: the
     /// host's file keeps them, by item index). Written as `f32`, an `f32`
     /// posterior is stored bit for bit.
@@ -389,6 +408,56 @@ impl<'s, R: Real> DevicePrefGp<'s, R> {
     /// as `et` without metadata.
     pub fn model_len(&self, et: ElementType) -> Option<usize> {
         PrefGpModel::file_len(self.n, et)
+    }
+}
+
+/// The device shape ([`crate::learn::device`]): sized by the number of
+/// items N, started from a kind-8 posterior (nothing else), carrying
+/// nothing beside the state, written as kind 8.
+impl<'s, R: ValuesReal> DeviceLearner<'s> for DevicePrefGp<'s, R> {
+    type Real = R;
+    type Extra = ();
+    type Params = ();
+
+    fn storage_len(n: usize) -> Option<usize> {
+        let tri = n.checked_add(1).and_then(|n1| n.checked_mul(n1))? / 2;
+        (n > 0).then_some(())?;
+        tri.checked_add(n.checked_mul(2)?)
+    }
+
+    fn state_file_len(n: usize, et: ElementType) -> Option<usize> {
+        PrefGpModel::file_len(n, et)
+    }
+
+    type Prior<'v> = PrefGpView<'v>;
+    type Saved<'v> = PrefGpView<'v>;
+
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<PrefGpView<'v>> {
+        model.pref_gp()
+    }
+
+    fn prior_size(prior: &PrefGpView<'_>) -> usize {
+        prior.items()
+    }
+
+    fn init(storage: &'s mut [R], prior: &PrefGpView<'_>, (): ()) -> Result<(Self, ()), LearnError> {
+        Ok((Self::from_view(storage, prior)?, ()))
+    }
+
+    fn saved<'v>(model: &ModelView<'v>) -> Option<PrefGpView<'v>> {
+        model.pref_gp()
+    }
+
+    fn saved_size(saved: &PrefGpView<'_>) -> usize {
+        saved.items()
+    }
+
+    fn restore(storage: &'s mut [R], saved: &PrefGpView<'_>) -> Result<(Self, ()), LearnError> {
+        Self::init(storage, saved, ())
+    }
+
+    fn state(&self, (): ()) -> Model<'_> {
+        self.to_model()
     }
 }
 
@@ -441,6 +510,31 @@ mod tests {
         let mut b = vec![0u8; s.buffer_len()];
         s.emit(&mut b).unwrap();
         b
+    }
+
+    /// `observe_logged` records a pair only when the update succeeded,
+    /// and its update is the plain `observe`'s, bit for bit.
+    #[test]
+    fn observe_logged_records_absorbed_pairs() {
+        use crate::learn::pair_log::PairLog;
+        let file = spec(3, &[0.3, -0.1, 0.5], &[1.0, 0.2, 0.8, -0.1, 0.3, 1.5]);
+        let view = ModelView::new_checked(&file).unwrap();
+        let (mut s1, mut s2) = ([0f32; 12], [0f32; 12]);
+        let mut plain = DevicePrefGp::from_model(&mut s1, &view).unwrap();
+        let mut logged = DevicePrefGp::from_model(&mut s2, &view).unwrap();
+        let mut buf = [Pair::default(); 2];
+        let mut log = PairLog::new(&mut buf);
+        for (w, l) in [(2, 0), (1, 0), (2, 1)] {
+            plain.observe(w, l).unwrap();
+            logged.observe_logged(w, l, &mut log).unwrap();
+        }
+        assert_eq!(logged.observe_logged(1, 1, &mut log), Err(LearnError::BadGraph));
+        assert_eq!(logged.observe_logged(0, 3, &mut log), Err(LearnError::BadGraph));
+        let (a, b) = log.ordered();
+        let got: Vec<Pair> = a.iter().chain(b).copied().collect();
+        assert_eq!(got, [Pair { winner: 1, loser: 0 }, Pair { winner: 2, loser: 1 }]);
+        assert_eq!(plain.mean(), logged.mean());
+        assert_eq!(plain.cov_packed(), logged.cov_packed());
     }
 
     #[test]
