@@ -558,7 +558,7 @@ fn sym_lower_gemv(a: &[f64], d: usize, x: &[f64], y: &mut [f64]) {
 
 /// Each fold's system `(A_k, b_k, sᵀL_ks, n_k)` from its total record and
 /// the query records of its queries (the module docs' equations).
-fn fold_systems(
+pub(crate) fn fold_systems(
     stats: &StatsRef<'_>,
     target: Target,
     a: &mut [f64],

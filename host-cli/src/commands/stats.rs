@@ -8,10 +8,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::args::{heading, QueryWeightArg};
+use crate::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
 use crate::data::svmlight::SvmlightOptions;
 use crate::error::{check_writable, write_atomic, CliError};
 use crate::family::ls_stats::Shard;
+use crate::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec};
 use crate::hostbackend::{BackendChoice, HostBackend};
 
 /// `ranklet stats`.
@@ -41,9 +42,30 @@ pub struct StatsArgs {
     /// sealed query met again is refused.
     #[arg(long, help_heading = heading::ROWS)]
     pub keep_queries: bool,
-    /// Seed of the fold assignment.
+    /// Seed of the fold assignment (and of the landmark sample).
     #[arg(long, default_value_t = 1, help_heading = heading::CV)]
     pub seed: u64,
+    /// Nyström statistics: the kernel of the feature map (`rbf:G`,
+    /// `poly:D[:G[:C]]`, `linear`); needs --basis. Every row x is mapped
+    /// to φ(x) = L⁻¹k_m(x) over M landmarks (K_mm = LLᵀ) and the statistics
+    /// are those of φ; `ranklet train --from-stats` fits the reduced-basis
+    /// kernel model (rls, rankrls, kpcr, kpcrank).
+    #[arg(long, value_parser = parse_kernel_list, requires = "basis", conflicts_with = "landmarks", help_heading = heading::LEARNER)]
+    pub kernel: Option<KernelList>,
+    /// At most M landmarks, chosen by pivoted Cholesky of the kernel matrix
+    /// of a sample of the rows (as `ranklet train --basis` on all rows).
+    #[arg(long, value_name = "M", requires = "kernel", help_heading = heading::LEARNER)]
+    pub basis: Option<usize>,
+    /// The sample the landmarks are chosen from: N rows drawn uniformly
+    /// (seeded by --seed) in a first pass over --data; all rows when there
+    /// are at most N.
+    #[arg(long, value_name = "N", default_value_t = 10000, help_heading = heading::LEARNER)]
+    pub sample: usize,
+    /// Nyström statistics with the feature map (kernel, landmarks, L) of
+    /// this statistics file, so that shards share one map: compute one
+    /// shard with --kernel/--basis, the others with --landmarks that file.
+    #[arg(long, value_name = "L.rks", conflicts_with_all = ["kernel", "basis"], help_heading = heading::LEARNER)]
+    pub landmarks: Option<PathBuf>,
     /// Linear-algebra backend.
     #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
@@ -73,12 +95,53 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
     };
     let opts = SvmlightOptions { num_features: a.num_features, optional_label: false };
     let mut backend = HostBackend::new(a.backend);
-    let shard =
-        Shard::from_svmlight(&mut backend, &a.data, &opts, a.query_weight.to_core(), folds, a.seed, a.keep_queries)?;
+    let map = match (&a.landmarks, &a.kernel, a.basis) {
+        (Some(l), _, _) => {
+            let spec = read_map(l)?;
+            if let Some(p) = a.num_features.filter(|&p| p != spec.input_dim) {
+                return Err(CliError::input(format!(
+                    "--num-features {p}: the landmarks of {} have {} features",
+                    l.display(),
+                    spec.input_dim
+                )));
+            }
+            Some(spec)
+        }
+        (None, Some(k), Some(m)) => {
+            let kernel = match &k.0[..] {
+                [k] => *k,
+                _ => return Err(CliError::input("--kernel: statistics take one kernel, not a grid")),
+            };
+            if m == 0 || a.sample == 0 {
+                return Err(CliError::input("--basis M and --sample N: at least 1"));
+            }
+            let (sample, p) = sample_svmlight(&a.data, &opts, a.sample, a.seed)?;
+            let spec = NystromSpec::from_sample(kernel, &sample, p, m)?;
+            if spec.m() < m.min(sample.len() / p.max(1)) {
+                eprintln!(
+                    "reduced basis: {} landmark rows (at most {m}): the sample's kernel matrix has that numerical rank",
+                    spec.m()
+                );
+            }
+            Some(spec)
+        }
+        _ => None,
+    };
+    let map_note = map.as_ref().map(|m| format!(", Nyström map: {}", m.describe())).unwrap_or_default();
+    let shard = Shard::from_svmlight_mapped(
+        &mut backend,
+        &a.data,
+        &opts,
+        a.query_weight.to_core(),
+        folds,
+        a.seed,
+        a.keep_queries,
+        map,
+    )?;
     let bytes = shard.to_bytes()?;
     write_atomic(&a.output, &bytes)?;
     eprintln!(
-        "wrote {} ({} bytes: {} rows, {} queries of which {} open, d = {}, {} fold(s))",
+        "wrote {} ({} bytes: {} rows, {} queries of which {} open, d = {}, {} fold(s){map_note})",
         a.output.display(),
         bytes.len(),
         shard.rows(),

@@ -26,6 +26,7 @@ use ranklet_core::learn::LearnError;
 
 use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
 use crate::error::CliError;
+use crate::family::nystrom_stats::NystromSpec;
 
 /// The statistics of some rows: fold totals and per-query partials, with
 /// the qids strictly increasing once [`Shard::finish`]ed.
@@ -47,6 +48,9 @@ pub struct Shard {
     pub queries: Vec<f64>,
     /// What the statistics were computed from, for messages.
     pub source: String,
+    /// The Nyström feature map the rows go through (`None`: the raw
+    /// features); `shape.d` is then its `m`.
+    pub map: Option<NystromSpec>,
     /// The record of each qid (`qids` inverted).
     slots: HashMap<u64, usize>,
     /// Each row's record, and [`ls_stats::accumulate`]'s scratch.
@@ -98,15 +102,18 @@ impl Shard {
             qids: Vec::new(),
             queries: Vec::new(),
             source,
+            map: None,
             slots: HashMap::new(),
             row_slots: Vec::new(),
             work: Vec::new(),
         })
     }
 
-    /// Adds a block of rows: `x` row-major `rows × d`, labels `y`, each
-    /// row's qid (rows without qids: 0). A qid already met adds to that
-    /// query's partials, whichever block it was in.
+    /// Adds a block of rows: `x` row-major `rows × d` (`rows × p`, the
+    /// map's input dimension, with a Nyström map: the rows are mapped to
+    /// its `m` features first), labels `y`, each row's qid (rows without
+    /// qids: 0). A qid already met adds to that query's partials, whichever
+    /// block it was in.
     ///
     /// # Errors
     /// As [`ls_stats::accumulate`] (sizes, NaN or ±∞); nothing is added.
@@ -117,6 +124,17 @@ impl Shard {
         y: &[f64],
         qids: &[u64],
     ) -> Result<(), LearnError> {
+        let mapped;
+        let x = match &self.map {
+            Some(spec) => {
+                if x.len() != y.len() * spec.input_dim {
+                    return Err(ranklet_core::LinalgError::DimensionMismatch.into());
+                }
+                mapped = spec.features(backend, x)?;
+                &mapped[..]
+            }
+            None => x,
+        };
         let mq = 2 * self.shape.query_len();
         self.row_slots.clear();
         for &qid in qids {
@@ -228,7 +246,11 @@ impl Shard {
 
     /// The `.rks` bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
-        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map: FeatureMap::Linear };
+        let (map, nystrom) = match &self.map {
+            Some(spec) => (FeatureMap::Nystrom, Some(spec.as_core())),
+            None => (FeatureMap::Linear, None),
+        };
+        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map, nystrom };
         let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
         let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
         f.emit(&mut out).map_err(bad)?;
@@ -240,13 +262,8 @@ impl Shard {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
         let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
-        if v.feature_map() != (FeatureMap::Linear, 0) {
-            return Err(CliError::input(format!(
-                "{name}: statistics of feature map {}: only linear ones train here",
-                v.feature_map().0.name()
-            )));
-        }
         let mut shard = Shard::new(v.shape(), v.seed(), name)?;
+        shard.map = v.nystrom().map(|m| NystromSpec::from_view(&m)).transpose()?;
         shard.totals = v.totals().iter().collect();
         shard.sealed = v.sealed().iter().collect();
         shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
@@ -263,6 +280,15 @@ impl Shard {
         let clash = |what: &str, mine: String, theirs: String, hint: &str| {
             CliError::input(format!("{}: {what} {theirs}, but {} has {what} {mine}: {hint}", other.source, self.source))
         };
+        let describe = |m: &Option<NystromSpec>| m.as_ref().map_or("linear features".to_string(), |s| s.describe());
+        if self.map.as_ref().map(|m| m.fingerprint) != other.map.as_ref().map(|m| m.fingerprint) {
+            return Err(clash(
+                "feature map",
+                describe(&self.map),
+                describe(&other.map),
+                "compute every shard with the same landmarks (`ranklet stats --landmarks` one shard's file)",
+            ));
+        }
         if a.d != b.d {
             return Err(clash(
                 "d =",
@@ -412,7 +438,9 @@ struct Acc<'b, B> {
 impl<B: Backend> Acc<'_, B> {
     fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
         let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
-        self.shard.widen(d)?;
+        if self.shard.map.is_none() {
+            self.shard.widen(d)?;
+        }
         self.xb.clear();
         self.yb.clear();
         self.qb.clear();
@@ -467,12 +495,32 @@ impl Shard {
         seed: u64,
         keep_queries: bool,
     ) -> Result<Shard, CliError> {
+        Self::from_svmlight_mapped(backend, paths, opts, weight, folds, seed, keep_queries, None)
+    }
+
+    /// [`Shard::from_svmlight`] through a Nyström feature map: every row
+    /// (of the map's input dimension; a larger feature index is refused
+    /// with its file and block) mapped to the map's `m` features.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_svmlight_mapped<B: Backend + Send>(
+        backend: &mut B,
+        paths: &[PathBuf],
+        opts: &SvmlightOptions,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+        keep_queries: bool,
+        map: Option<NystromSpec>,
+    ) -> Result<Shard, CliError> {
         let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-        let d0 = opts.num_features.unwrap_or(1).max(1);
+        let d0 = map.as_ref().map_or(opts.num_features.unwrap_or(1).max(1), NystromSpec::m);
+        let fixed_d = map.as_ref().map_or(opts.num_features, |m| Some(m.input_dim));
+        let mut shard = Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?;
+        shard.map = map;
         let mut acc = Acc {
             backend,
-            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?,
-            fixed_d: opts.num_features,
+            shard,
+            fixed_d,
             xb: Vec::new(),
             yb: Vec::new(),
             qb: Vec::new(),
@@ -565,6 +613,17 @@ impl FromStats {
     }
 }
 
+/// Reads statistics files and merges them (each refused, naming both
+/// files, if it does not describe the same problem as the others).
+pub fn merge_files(files: &[PathBuf]) -> Result<Shard, CliError> {
+    let mut shards = files.iter().map(|f| Shard::read(f));
+    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
+    for s in shards {
+        all.merge(&s?)?;
+    }
+    Ok(all)
+}
+
 /// Reads and merges statistics files, solves every λ (and, with `cv`,
 /// every fold), and picks the λ of least mean held-out objective.
 ///
@@ -578,10 +637,13 @@ pub fn fit_from_stats<B: Backend>(
     lambdas: &[f64],
     cv: Option<usize>,
 ) -> Result<FromStats, CliError> {
-    let mut shards = files.iter().map(|f| Shard::read(f));
-    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
-    for s in shards {
-        all.merge(&s?)?;
+    let all = merge_files(files)?;
+    if let Some(m) = &all.map {
+        return Err(CliError::input(format!(
+            "{}: Nyström statistics ({}): they train kernel models (ranklet train --from-stats fits them), not linear weights",
+            all.source,
+            m.describe()
+        )));
     }
     let s = all.shape;
     if target == Target::RankRls && s.weight != weight {
