@@ -936,4 +936,63 @@ mod tests {
         assert!(matches!(f.emit(&mut out[..n - 1]), Err(StatsFileError::BufferTooSmall { .. })));
         assert!(out.iter().all(|&b| b == 0xAA));
     }
+
+    /// A Nyström file: the map section round-trips (kernel, landmarks, `L`
+    /// packed by rows from the column-major lower triangle, its upper part
+    /// ignored), the header's `map_hash` is the section's FNV-1a and
+    /// changes with any landmark bit; every flipped byte is refused; a
+    /// `map_hash` that does not match a (re-checksummed) section is
+    /// `BadHeader`; a map that is missing or not positive on `L`'s diagonal
+    /// is refused by emit, which writes nothing.
+    #[test]
+    fn nystrom_map_round_trip_and_refusals() {
+        let shape = StatsShape { d: 2, folds: 1, weight: QueryWeight::Equal };
+        let mt = shape.total_len();
+        let mut totals = vec![0.0; shape.totals_buffer_len()];
+        let vals: std::vec::Vec<f64> = (0..mt).map(|i| 2.0 + i as f64).collect();
+        add_values(&mut totals, &vals).unwrap();
+        let sealed = vec![0.0; shape.totals_buffer_len()];
+        let stats = StatsRef { shape, seed: 3, totals: &totals, sealed: &sealed, qids: &[], queries: &[] };
+        let landmarks = [0.5, -1.0, 2.0, 0.25, 1.5, 3.0]; // m = 2 rows of p = 3
+        let factor = [1.0, 0.5, 99.0, 0.75]; // column-major; 99 above the diagonal, unread
+        let kernel = Kernel::Rbf { gamma: 0.3 };
+        let map = NystromMap { kernel, input_dim: 3, landmarks: &landmarks, factor: &factor };
+        let f = StatsFile { stats, sealed_qids: &[], map: FeatureMap::Nystrom, nystrom: Some(map) };
+        let n = f.buffer_len().unwrap();
+        assert_eq!(n, field::HEADER_LEN + map_field::FIXED_LEN + 8 * (6 + 3) + 2 * 2 * mt * 8 + 4);
+        let mut buf = vec![0u8; n];
+        assert_eq!(f.emit(&mut buf), Ok(n));
+        let v = StatsView::new_checked(&buf).unwrap();
+        let sect = &buf[field::HEADER_LEN..field::HEADER_LEN + map.section_len(2).unwrap()];
+        assert_eq!(v.feature_map(), (FeatureMap::Nystrom, fnv1a64(sect)));
+        let m = v.nystrom().unwrap();
+        assert_eq!((m.kernel(), m.input_dim(), m.landmarks_len()), (kernel, 3, 2));
+        assert!(m.landmarks().iter().eq(landmarks.iter().copied()));
+        assert!(m.factor_packed().iter().eq([1.0, 0.5, 0.75].into_iter()));
+        assert!(v.totals().iter().eq(totals.iter().copied()));
+        let other = [0.5, -1.0, 2.0, 0.25, 1.5, 3.0000000000000004];
+        let g = StatsFile { nystrom: Some(NystromMap { landmarks: &other, ..map }), ..f };
+        let mut buf2 = vec![0u8; n];
+        g.emit(&mut buf2).unwrap();
+        assert_ne!(StatsView::new_checked(&buf2).unwrap().feature_map().1, v.feature_map().1);
+        for at in 0..n {
+            let mut bad = buf.clone();
+            bad[at] ^= 0x01;
+            assert!(StatsView::new_checked(&bad).is_err(), "byte {at}");
+        }
+        let mut hash = buf.clone();
+        hash[field::MAP_HASH.start] ^= 1;
+        let c = crc32(&hash[..n - 4]);
+        hash[n - 4..].copy_from_slice(&c.to_le_bytes());
+        assert_eq!(StatsView::new_checked(&hash).unwrap_err(), StatsFileError::BadHeader);
+        let mut out = vec![0xAAu8; n];
+        let zero_diag = [1.0, 0.5, 0.0, 0.0];
+        let h = StatsFile { nystrom: Some(NystromMap { factor: &zero_diag, ..map }), ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadValue));
+        let h = StatsFile { nystrom: None, ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadHeader));
+        let h = StatsFile { nystrom: Some(NystromMap { kernel: Kernel::Rbf { gamma: -1.0 }, ..map }), ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadHeader));
+        assert!(out.iter().all(|&b| b == 0xAA));
+    }
 }
