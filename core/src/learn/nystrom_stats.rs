@@ -359,3 +359,165 @@ fn held_out(
     }
     obj / nk
 }
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::*;
+    use crate::backend::Portable;
+    use crate::graph::{Graph, QueryWeight};
+    use crate::learn::ls_stats::{accumulate, accumulate_workspace_len, fold_of, StatsShape};
+    use crate::learn::nystrom::{landmarks, landmarks_workspace_len};
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> f64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 >> 11) as f64 / (1u64 << 53) as f64
+        }
+    }
+
+    /// Statistics of the rows `keep` (row indices, features `phi` n × m)
+    /// with `folds` folds, every query open.
+    fn stats_of(
+        phi: &[f64],
+        y: &[f64],
+        q: &[u64],
+        keep: &[usize],
+        shape: &StatsShape,
+        seed: u64,
+    ) -> (Vec<f64>, Vec<f64>, Vec<u64>, Vec<f64>) {
+        let m = shape.d;
+        let (mut ids, mut slots) = (Vec::new(), Vec::new());
+        for &i in keep {
+            let s = ids.iter().position(|&v| v == q[i]).unwrap_or_else(|| {
+                ids.push(q[i]);
+                ids.len() - 1
+            });
+            slots.push(s);
+        }
+        let x: Vec<f64> = keep.iter().flat_map(|&i| phi[i * m..(i + 1) * m].iter().copied()).collect();
+        let (yk, qk): (Vec<f64>, Vec<u64>) = keep.iter().map(|&i| (y[i], q[i])).unzip();
+        let mut totals = vec![0.0; shape.totals_buffer_len()];
+        let sealed = totals.clone();
+        let mut queries = vec![0.0; ids.len() * 2 * shape.query_len()];
+        let mut pw = vec![0.0; Portable::workspace_len(m)];
+        let mut work = vec![0.0; accumulate_workspace_len(shape, keep.len())];
+        accumulate(
+            &mut Portable::new(&mut pw),
+            shape,
+            seed,
+            &x,
+            &yk,
+            &qk,
+            &slots,
+            &mut totals,
+            &mut queries,
+            &mut work,
+        )
+        .unwrap();
+        (totals, sealed, ids, queries)
+    }
+
+    /// The one-pass KPCR / KPCRank CV table — fold `k` from total − fold
+    /// `k`, every (λ, p) — equals, to 1e-9 relative, the held-out objective
+    /// computed directly: a model fitted on the statistics of the other
+    /// folds' rows alone (one fold), scored on fold `k`'s rows by
+    /// `βᵀφ + offset`, the residuals weighed by fold `k`'s own query graph
+    /// (the identity for KPCR).
+    #[test]
+    fn one_pass_kpc_cv_equals_fold_fits_scored_directly() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let (p, nq) = (3, 24);
+        let (mut x, mut y, mut q) = (Vec::new(), Vec::new(), Vec::new());
+        for qi in 0..nq {
+            for _ in 0..2 + (rng.next() * 6.0) as usize {
+                let r: Vec<f64> = (0..p).map(|_| rng.next() * 3.0 - 1.5).collect();
+                y.push(r[0] - r[1] * r[2] + 0.2 * rng.next());
+                x.extend(r);
+                q.push(100 + qi as u64 * 3);
+            }
+        }
+        let n = y.len();
+        let kernel = Kernel::Rbf { gamma: 0.4 };
+        let xr = Rows::Dense(MatRef::from_row_major(&x, n, p).unwrap());
+        let mut piv = vec![0usize; 12];
+        let mut lmat = vec![0.0; 144];
+        let mut w = vec![0.0; landmarks_workspace_len(n, 12)];
+        let m = landmarks(&kernel, &xr, 1e-12, &mut piv, &mut lmat, &mut w).unwrap();
+        assert_eq!(m, 12);
+        let lm: Vec<f64> = piv.iter().flat_map(|&i| x[i * p..(i + 1) * p].iter().copied()).collect();
+        let lmr = Rows::Dense(MatRef::from_row_major(&lm, m, p).unwrap());
+        let map = FeatureMap { kernel: &kernel, landmarks: &lmr, factor: &lmat };
+        let mut phi = vec![0.0; n * m];
+        let mut pw = vec![0.0; Portable::workspace_len(m)];
+        let mut fw = vec![0.0; features_workspace_len(&map, &xr)];
+        features(&mut Portable::new(&mut pw), &map, &xr, &mut phi, &mut fw).unwrap();
+        let (kf, seed) = (3, 5);
+        let grid = Grid { lambdas: &[0.0, 0.5], components: &[2, 5, 9] };
+        let pts = 6;
+        for (target, weight) in [
+            (Target::RankRls, QueryWeight::Equal),
+            (Target::RankRls, QueryWeight::Pairs),
+            (Target::Rls, QueryWeight::Equal),
+        ] {
+            let shape = StatsShape { d: m, folds: kf, weight };
+            let all: Vec<usize> = (0..n).collect();
+            let (t, s, ids, qr) = stats_of(&phi, &y, &q, &all, &shape, seed);
+            let st = StatsRef { shape, seed, totals: &t, sealed: &s, qids: &ids, queries: &qr };
+            let (mut beta, mut off, mut cv) = (vec![0.0; pts * m], vec![0.0; pts], vec![0.0; kf * pts]);
+            let mut work = vec![0.0; kpc_solve_stats_workspace_len(m, kf, &grid)];
+            let out = KpcOut { beta: &mut beta, offset: &mut off, cv: &mut cv };
+            kpc_solve_stats(&mut Portable::new(&mut pw), &st, target, &grid, out, &mut work).unwrap();
+            for k in 0..kf {
+                let train: Vec<usize> = (0..n).filter(|&i| fold_of(q[i], seed, kf) != k).collect();
+                let held: Vec<usize> = (0..n).filter(|&i| fold_of(q[i], seed, kf) == k).collect();
+                assert!(!held.is_empty());
+                let one = StatsShape { folds: 1, ..shape };
+                let (t1, s1, i1, q1) = stats_of(&phi, &y, &q, &train, &one, seed);
+                let st1 = StatsRef { shape: one, seed, totals: &t1, sealed: &s1, qids: &i1, queries: &q1 };
+                let (mut b1, mut o1) = (vec![0.0; pts * m], vec![0.0; pts]);
+                let mut w1 = vec![0.0; kpc_solve_stats_workspace_len(m, 1, &grid)];
+                let out = KpcOut { beta: &mut b1, offset: &mut o1, cv: &mut [] };
+                kpc_solve_stats(&mut Portable::new(&mut pw), &st1, target, &grid, out, &mut w1).unwrap();
+                // Held-out rows grouped by query, their residuals under L_k.
+                let mut order = held.clone();
+                order.sort_by_key(|&i| q[i]);
+                let mut ptr = vec![0];
+                for j in 1..order.len() {
+                    if q[order[j]] != q[order[j - 1]] {
+                        ptr.push(j);
+                    }
+                }
+                ptr.push(order.len());
+                let nh = order.len();
+                for pt in 0..pts {
+                    let r: Vec<f64> = order
+                        .iter()
+                        .map(|&i| {
+                            let f: f64 = (0..m).map(|j| b1[pt * m + j] * phi[i * m + j]).sum::<f64>() + o1[pt];
+                            y[i] - f
+                        })
+                        .collect();
+                    let g = match target {
+                        Target::Rls => Graph::Identity { n: nh },
+                        Target::RankRls => Graph::Queries { query_ptr: &ptr, weight },
+                    };
+                    let mut lr = vec![0.0; nh];
+                    g.apply(&r, &mut lr).unwrap();
+                    let want = r.iter().zip(&lr).map(|(a, b)| a * b).sum::<f64>() / nh as f64;
+                    let got = cv[k * pts + pt];
+                    assert!(
+                        (got - want).abs() <= 1e-9 * want.abs(),
+                        "{target:?} {weight:?} fold {k} point {pt}: {got} vs {want}"
+                    );
+                }
+            }
+        }
+    }
+}
