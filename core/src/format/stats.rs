@@ -706,7 +706,7 @@ impl<'a> StatsView<'a> {
 
     /// Sealed query id `j` (0 past the end).
     pub fn sealed_qid(&self, j: usize) -> u64 {
-        le_u64(self.sealed_qids, 8 * j).unwrap_or(0)
+        j.checked_mul(8).and_then(|at| le_u64(self.sealed_qids, at)).unwrap_or(0)
     }
 
     /// Number of query records.
@@ -716,7 +716,7 @@ impl<'a> StatsView<'a> {
 
     /// Query id `j` (0 past the end).
     pub fn qid(&self, j: usize) -> u64 {
-        le_u64(self.qids, 8 * j).unwrap_or(0)
+        j.checked_mul(8).and_then(|at| le_u64(self.qids, at)).unwrap_or(0)
     }
 
     /// The query records (`Q·2·query_len` values), in qid order.
