@@ -277,16 +277,61 @@ fn wide_fixed_dimension_is_refused_before_allocating() {
     assert!(!out.exists(), "nothing written on error");
 }
 
-/// A CSV file is refused by name before any reading, with the command that
-/// does read it; an output directory that does not exist is refused before
-/// the data is read.
+/// CSV shards (`--label-col`/`--qid-col`, as `train --data` reads CSV;
+/// queries cut between the shards and string qids) give the model `train
+/// --data` gives on the whole CSV file (weights to 1e-10); a CSV and an
+/// SVMlight file in one shard are refused naming both, before reading; an
+/// output directory that does not exist is refused before the data is read.
 #[test]
-fn csv_input_and_missing_output_directory_are_refused_first() {
+fn csv_shards_equal_train_data_and_bad_input_is_refused_first() {
     let dir = Scratch::new("stats-csv");
+    let lines = letor(false);
+    let row = |l: &String| {
+        let mut it = l.split_whitespace();
+        let y = it.next().unwrap().to_string();
+        let q = format!("q{}", it.next().unwrap().trim_start_matches("qid:"));
+        let mut x = vec!["0".to_string(); 9];
+        for f in it {
+            let (j, v) = f.split_once(':').unwrap();
+            x[j.parse::<usize>().unwrap() - 1] = v.to_string();
+        }
+        format!("{},{y},{q}\n", x.join(","))
+    };
+    let header = "f1,f2,f3,f4,f5,f6,f7,f8,f9,grade,query\n";
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].split_whitespace().nth(1) == lines[i - 1].split_whitespace().nth(1))
+        .unwrap();
+    let part = |ls: &[String]| format!("{header}{}", ls.iter().map(row).collect::<String>());
+    let whole = dir.input("all.csv", part(&lines));
+    let (a, b) = (dir.input("a.csv", part(&lines[..cut])), dir.input("b.csv", part(&lines[cut..])));
+    let rks: Vec<PathBuf> = [&a, &b]
+        .iter()
+        .map(|p| {
+            let out = p.with_extension("rks");
+            let mut v = args(&["stats", "--label-col", "grade", "--qid-col", "query", "--data"]);
+            v.extend([os(p), "-o".into(), os(&out)]);
+            let run = ranklet(&dir, v);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            out
+        })
+        .collect();
+    let (fs_model, d_model) = (dir.out("fs.rkl"), dir.out("d.rkl"));
+    let common = ["--algo", "rankrls", "--lambda", "0.3", "--precision", "f64"];
+    let run = train(&dir, &from_stats(&rks), &common, &fs_model);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let mut input = vec![OsString::from("--data"), os(&whole)];
+    input.extend(args(&["--label-col", "grade", "--qid-col", "query"]));
+    let run = train(&dir, &input, &common, &d_model);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_close(&weights(&fs_model).0, &weights(&d_model).0, "csv shards");
+    fs::remove_file(&fs_model).unwrap();
+    fs::remove_file(&d_model).unwrap();
+
     let csv = dir.input("wine.csv", "a,b,label\n1,2,3\n");
+    let light = dir.input("x.light", "1 qid:1 1:0.5\n");
     let out = dir.out("s.rks");
-    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&csv), "-o".into(), os(&out)]);
-    assert_bad_input(&run, &dir, Some(&csv), None, &["not CSV", "ranklet train --data"]);
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&csv), os(&light), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&csv), None, &[&light.display().to_string(), "one format"]);
     let data = dir.input("ok.light", "1 qid:1 1:0.5\n0 qid:1 2:1\n");
     let missing = dir.out("no/such/dir/s.rks");
     let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&data), "-o".into(), os(&missing)]);

@@ -562,6 +562,97 @@ impl Shard {
     }
 }
 
+/// The `u64` qid of a CSV query id: the number itself when it is one (as
+/// SVMlight's `qid:`), else the FNV-1a 64-bit hash of its text, so that the
+/// same id gets the same qid in every shard.
+pub fn csv_qid(name: &str) -> u64 {
+    name.parse::<u64>().unwrap_or_else(|_| ranklet_core::format::stats::fnv1a64(name.as_bytes()))
+}
+
+impl Shard {
+    /// The statistics of a data set read whole (CSV), in blocks of rows in
+    /// file order, sealing as [`Shard::from_svmlight_mapped`] does: each
+    /// query once its run of lines ends, except the file's first and last
+    /// runs (and none with `keep_queries`); a query resuming after its run
+    /// ended is refused (file and line) unless `keep_queries`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_dataset<B: Backend>(
+        backend: &mut B,
+        ds: &crate::data::Dataset,
+        name: &str,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+        keep_queries: bool,
+        map: Option<NystromSpec>,
+    ) -> Result<Shard, CliError> {
+        let p = ds.n_features().max(1);
+        if let Some(m) = map.as_ref().filter(|m| m.input_dim != p) {
+            return Err(CliError::input(format!(
+                "{name}: {p} feature columns, but the landmarks have {} features",
+                m.input_dim
+            )));
+        }
+        let d0 = map.as_ref().map_or(p, NystromSpec::m);
+        let mut shard = Shard::new(StatsShape { d: d0, folds, weight }, seed, name.to_string())?;
+        shard.map = map;
+        let n = ds.n_rows();
+        let qid = |i: usize| ds.qid_of_row(i).map_or(0, csv_qid);
+        // Runs of equal qids in file order.
+        let mut runs: Vec<(u64, usize)> = Vec::new();
+        for i in 0..n {
+            if runs.last().map(|r| r.0) != Some(qid(i)) {
+                runs.push((qid(i), i));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for &(q, at) in &runs {
+            if !seen.insert(q) && !keep_queries {
+                return Err(CliError::input(format!(
+                    "{name}:{}: rows of qid {q} resume after other queries' rows; statistics seal each query \
+                     when its lines end: put each query's rows on consecutive lines, or give --keep-queries",
+                    ds.source_line(at)
+                )));
+            }
+        }
+        let last = runs.len().saturating_sub(1);
+        let sealable = |r: usize| !keep_queries && r != 0 && r != last;
+        const BLOCK: usize = 4096;
+        let (mut xb, mut yb, mut qb, mut ended) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut run = 0;
+        let mut start = 0;
+        while start < n {
+            let end = (start + BLOCK).min(n);
+            xb.clear();
+            xb.resize((end - start) * p, 0.0);
+            yb.clear();
+            qb.clear();
+            for i in start..end {
+                let (c, v) = ds.row(i);
+                for (&c, &v) in c.iter().zip(v) {
+                    xb[(i - start) * p + c as usize] = v;
+                }
+                yb.push(ds.labels()[i]);
+                qb.push(qid(i));
+            }
+            // Runs that end inside this block.
+            while run < runs.len() && runs.get(run + 1).map_or(n, |r| r.1) <= end {
+                if sealable(run) {
+                    ended.push(runs[run].0);
+                }
+                run += 1;
+            }
+            let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+            shard.add_rows(backend, &xb, &yb, &qb).map_err(err)?;
+            shard.seal(backend, &ended).map_err(err)?;
+            ended.clear();
+            start = end;
+        }
+        shard.finish();
+        Ok(shard)
+    }
+}
+
 /// A cross-validation table: the fold count and, per λ, the held-out
 /// objective of every fold.
 pub type CvTable = (usize, Vec<(f64, Vec<f64>)>);

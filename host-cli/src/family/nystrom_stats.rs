@@ -158,10 +158,65 @@ impl NystromSpec {
     }
 }
 
-/// A uniform sample of at most `n` rows of SVMlight files (reservoir
-/// sampling, seeded; all rows in file order when there are at most `n`),
-/// dense `rows × p`, with `p` the `--num-features` or the largest index
-/// met in the sample.
+/// A uniform sample of at most `n` rows (reservoir sampling, seeded; all
+/// rows in the order offered when there are at most `n`).
+pub struct Reservoir {
+    n: usize,
+    rng: SplitMix64,
+    seen: usize,
+    kept: Vec<(usize, Vec<u32>, Vec<f64>)>,
+}
+
+impl Reservoir {
+    /// An empty sample of at most `n` rows.
+    pub fn new(n: usize, seed: u64) -> Self {
+        Reservoir { n, rng: SplitMix64(seed), seen: 0, kept: Vec::new() }
+    }
+
+    /// Offers one row (0-based sorted columns and values).
+    pub fn offer(&mut self, cols: &[u32], vals: &[f64]) {
+        let slot = if self.kept.len() < self.n {
+            Some(self.kept.len())
+        } else {
+            let j = (self.rng.next_u64() % (self.seen as u64 + 1)) as usize;
+            (j < self.n).then_some(j)
+        };
+        match slot {
+            Some(s) if s == self.kept.len() => self.kept.push((self.seen, cols.to_vec(), vals.to_vec())),
+            Some(s) => self.kept[s] = (self.seen, cols.to_vec(), vals.to_vec()),
+            None => {}
+        }
+        self.seen += 1;
+    }
+
+    /// The sample, dense `rows × p` in the order offered, with `p` the
+    /// `num_features` or the largest index met in the sample.
+    ///
+    /// # Errors
+    /// Its size; an index beyond `num_features`.
+    pub fn finish(mut self, num_features: Option<usize>) -> Result<(Vec<f64>, usize), CliError> {
+        self.kept.sort_unstable_by_key(|r| r.0);
+        let max_index = self.kept.iter().filter_map(|r| r.1.last()).map(|&c| c as usize + 1).max().unwrap_or(0);
+        let p = num_features.unwrap_or(max_index).max(1);
+        crate::mem::check(
+            &format!("a sample of {} rows × {p} features", self.kept.len()),
+            self.kept.len().checked_mul(p),
+            8,
+            "give a smaller --sample",
+        )?;
+        let mut x = vec![0.0; self.kept.len() * p];
+        for (i, (_, cols, vals)) in self.kept.iter().enumerate() {
+            for (&c, &v) in cols.iter().zip(vals) {
+                *x.get_mut(i * p + c as usize).filter(|_| (c as usize) < p).ok_or_else(|| {
+                    CliError::input(format!("sample row {}: feature index {} beyond --num-features {p}", i + 1, c + 1))
+                })? = v;
+            }
+        }
+        Ok((x, p))
+    }
+}
+
+/// A uniform sample of at most `n` rows of SVMlight files ([`Reservoir`]).
 ///
 /// # Errors
 /// The readers' errors (file and line); the size of the sample.
@@ -171,46 +226,16 @@ pub fn sample_svmlight(
     n: usize,
     seed: u64,
 ) -> Result<(Vec<f64>, usize), CliError> {
-    let mut rng = SplitMix64(seed);
-    let mut kept: Vec<(usize, Vec<u32>, Vec<f64>)> = Vec::new();
-    let mut seen = 0usize;
+    let mut r = Reservoir::new(n, seed);
     for path in paths {
         stream_svmlight(path, opts, |b| {
             for row in b.rows() {
-                let slot = if kept.len() < n {
-                    Some(kept.len())
-                } else {
-                    let j = (rng.next_u64() % (seen as u64 + 1)) as usize;
-                    (j < n).then_some(j)
-                };
-                match slot {
-                    Some(s) if s == kept.len() => kept.push((seen, row.cols.to_vec(), row.vals.to_vec())),
-                    Some(s) => kept[s] = (seen, row.cols.to_vec(), row.vals.to_vec()),
-                    None => {}
-                }
-                seen += 1;
+                r.offer(row.cols, row.vals);
             }
             std::ops::ControlFlow::Continue(())
         })?;
     }
-    kept.sort_unstable_by_key(|r| r.0);
-    let max_index = kept.iter().filter_map(|r| r.1.last()).map(|&c| c as usize + 1).max().unwrap_or(0);
-    let p = opts.num_features.unwrap_or(max_index).max(1);
-    crate::mem::check(
-        &format!("a sample of {} rows × {p} features", kept.len()),
-        kept.len().checked_mul(p),
-        8,
-        "give a smaller --sample",
-    )?;
-    let mut x = vec![0.0; kept.len() * p];
-    for (i, (_, cols, vals)) in kept.iter().enumerate() {
-        for (&c, &v) in cols.iter().zip(vals) {
-            *x.get_mut(i * p + c as usize).filter(|_| (c as usize) < p).ok_or_else(|| {
-                CliError::input(format!("sample row {}: feature index {} beyond --num-features {p}", i + 1, c + 1))
-            })? = v;
-        }
-    }
-    Ok((x, p))
+    r.finish(opts.num_features)
 }
 
 /// The learner of a Nyström model from statistics.
