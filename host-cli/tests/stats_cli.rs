@@ -339,3 +339,68 @@ fn csv_shards_equal_train_data_and_bad_input_is_refused_first() {
     assert!(run.stderr.contains("no/such/dir"), "the message names the directory: {run:?}");
     assert!(!missing.exists());
 }
+
+/// Sparse rows (3 of 40 features per row: the CSR path, no densifying)
+/// in two shards cut inside a query give `train --data`'s weights on the
+/// whole file to 1e-10, for both weightings.
+#[test]
+fn sparse_rows_equal_train_data() {
+    let dir = Scratch::new("stats-sparse");
+    let mut s = 0x1234_5678_9abc_def1u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let mut lines = Vec::new();
+    for q in 0..60u64 {
+        for _ in 0..2 + next() % 8 {
+            let mut cols: Vec<u64> = (0..3).map(|_| 1 + next() % 40).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let feats: Vec<String> =
+                cols.iter().map(|c| format!("{c}:{:.6}", (next() % 2_000_000) as f64 / 1e6 - 1.0)).collect();
+            lines.push(format!("{} qid:{} {}", next() % 5, q + 1, feats.join(" ")));
+        }
+    }
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].split_whitespace().nth(1) == lines[i - 1].split_whitespace().nth(1))
+        .unwrap();
+    let text = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let all = dir.input("all.light", text(&lines));
+    let parts = [dir.input("a.light", text(&lines[..cut])), dir.input("b.light", text(&lines[cut..]))];
+    for weight in ["equal", "pairs"] {
+        let rks: Vec<PathBuf> = parts
+            .iter()
+            .map(|p| {
+                let out = p.with_extension(format!("{weight}.rks"));
+                let mut a = args(&["stats", "--num-features", "40", "--query-weight", weight, "--data"]);
+                a.extend([os(p), "-o".into(), os(&out)]);
+                let run = ranklet(&dir, a);
+                assert_eq!(run.code, Some(0), "{run:?}");
+                out
+            })
+            .collect();
+        let (a, b) = (dir.out("fs.rkl"), dir.out("d.rkl"));
+        let common = [
+            "--algo",
+            "rankrls",
+            "--query-weight",
+            weight,
+            "--lambda",
+            "0.3",
+            "--precision",
+            "f64",
+            "--num-features",
+            "40",
+        ];
+        let run = train(&dir, &from_stats(&rks), &common[..8], &a);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let run = train(&dir, &[OsString::from("--data"), os(&all)], &common, &b);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_close(&weights(&a).0, &weights(&b).0, weight);
+        fs::remove_file(&a).unwrap();
+        fs::remove_file(&b).unwrap();
+    }
+}
