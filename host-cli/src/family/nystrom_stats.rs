@@ -247,6 +247,10 @@ pub enum NystromAlgo {
     Kpc(Target),
 }
 
+/// A cross-validation table by labelled grid point: the fold count and, per
+/// point, the held-out objective of every fold.
+pub type PointTable = (usize, Vec<(String, Vec<f64>)>);
+
 /// A Nyström model from merged statistics.
 pub struct NystromFit {
     /// The model.
@@ -261,7 +265,7 @@ pub struct NystromFit {
     pub queries: usize,
     /// With folds: the grid and each point's held-out objective per fold
     /// (points are λ, or `λ, p` for KPC, labelled).
-    pub cv: Option<(usize, Vec<(String, Vec<f64>)>)>,
+    pub cv: Option<PointTable>,
     /// The map, for messages and metadata.
     pub map: String,
 }
