@@ -26,9 +26,9 @@ const EX_TRAIN: &str = "Examples:
   ranklet train --algo pref-gp --kernel rbf:auto --items items.csv --prefs judgements.txt -o /tmp/gp.rkl";
 /// `Stats`'s `--help` examples.
 const EX_STATS: &str = "Examples:
-  ranklet stats --data data/wine-quality/winequality_red.svmlight -o /tmp/wine.rks
   ranklet stats --data shard-00.light --num-features 136 --cv 5 --seed 1 -o /tmp/shard-00.rks
-  ranklet stats --data part.light --num-features 136 --keep-queries -o /tmp/part.rks      (queries cut anywhere)";
+  ranklet stats --data part.00 --kernel rbf:0.01 --basis 256 --sample 20000 -o /tmp/p00.rks   (Nyström features)
+  ranklet stats --data part.01 --landmarks /tmp/p00.rks -o /tmp/p01.rks   (the same landmarks)";
 /// `Score`'s `--help` examples.
 const EX_SCORE: &str = "Examples:
   ranklet score -m /tmp/wine.rkl --data data/wine-quality/winequality_red.csv --label-col quality

@@ -277,20 +277,130 @@ fn wide_fixed_dimension_is_refused_before_allocating() {
     assert!(!out.exists(), "nothing written on error");
 }
 
-/// A CSV file is refused by name before any reading, with the command that
-/// does read it; an output directory that does not exist is refused before
-/// the data is read.
+/// CSV shards (`--label-col`/`--qid-col`, as `train --data` reads CSV;
+/// queries cut between the shards and string qids) give the model `train
+/// --data` gives on the whole CSV file (weights to 1e-10); a CSV and an
+/// SVMlight file in one shard are refused naming both, before reading; an
+/// output directory that does not exist is refused before the data is read.
 #[test]
-fn csv_input_and_missing_output_directory_are_refused_first() {
+fn csv_shards_equal_train_data_and_bad_input_is_refused_first() {
     let dir = Scratch::new("stats-csv");
+    let lines = letor(false);
+    let row = |l: &String| {
+        let mut it = l.split_whitespace();
+        let y = it.next().unwrap().to_string();
+        let q = format!("q{}", it.next().unwrap().trim_start_matches("qid:"));
+        let mut x = vec!["0".to_string(); 9];
+        for f in it {
+            let (j, v) = f.split_once(':').unwrap();
+            x[j.parse::<usize>().unwrap() - 1] = v.to_string();
+        }
+        format!("{},{y},{q}\n", x.join(","))
+    };
+    let header = "f1,f2,f3,f4,f5,f6,f7,f8,f9,grade,query\n";
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].split_whitespace().nth(1) == lines[i - 1].split_whitespace().nth(1))
+        .unwrap();
+    let part = |ls: &[String]| format!("{header}{}", ls.iter().map(row).collect::<String>());
+    let whole = dir.input("all.csv", part(&lines));
+    let (a, b) = (dir.input("a.csv", part(&lines[..cut])), dir.input("b.csv", part(&lines[cut..])));
+    let rks: Vec<PathBuf> = [&a, &b]
+        .iter()
+        .map(|p| {
+            let out = p.with_extension("rks");
+            let mut v = args(&["stats", "--label-col", "grade", "--qid-col", "query", "--data"]);
+            v.extend([os(p), "-o".into(), os(&out)]);
+            let run = ranklet(&dir, v);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            out
+        })
+        .collect();
+    let (fs_model, d_model) = (dir.out("fs.rkl"), dir.out("d.rkl"));
+    let common = ["--algo", "rankrls", "--lambda", "0.3", "--precision", "f64"];
+    let run = train(&dir, &from_stats(&rks), &common, &fs_model);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let mut input = vec![OsString::from("--data"), os(&whole)];
+    input.extend(args(&["--label-col", "grade", "--qid-col", "query"]));
+    let run = train(&dir, &input, &common, &d_model);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_close(&weights(&fs_model).0, &weights(&d_model).0, "csv shards");
+    fs::remove_file(&fs_model).unwrap();
+    fs::remove_file(&d_model).unwrap();
+
     let csv = dir.input("wine.csv", "a,b,label\n1,2,3\n");
+    let light = dir.input("x.light", "1 qid:1 1:0.5\n");
     let out = dir.out("s.rks");
-    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&csv), "-o".into(), os(&out)]);
-    assert_bad_input(&run, &dir, Some(&csv), None, &["not CSV", "ranklet train --data"]);
+    let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&csv), os(&light), "-o".into(), os(&out)]);
+    assert_bad_input(&run, &dir, Some(&csv), None, &[&light.display().to_string(), "one format"]);
     let data = dir.input("ok.light", "1 qid:1 1:0.5\n0 qid:1 2:1\n");
     let missing = dir.out("no/such/dir/s.rks");
     let run = ranklet(&dir, [OsString::from("stats"), "--data".into(), os(&data), "-o".into(), os(&missing)]);
     assert_ne!(run.code, Some(0), "{run:?}");
     assert!(run.stderr.contains("no/such/dir"), "the message names the directory: {run:?}");
     assert!(!missing.exists());
+}
+
+/// Sparse rows (3 of 40 features per row: the CSR path, no densifying)
+/// in two shards cut inside a query give `train --data`'s weights on the
+/// whole file to 1e-10, for both weightings.
+#[test]
+fn sparse_rows_equal_train_data() {
+    let dir = Scratch::new("stats-sparse");
+    let mut s = 0x1234_5678_9abc_def1u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let mut lines = Vec::new();
+    for q in 0..60u64 {
+        for _ in 0..2 + next() % 8 {
+            let mut cols: Vec<u64> = (0..3).map(|_| 1 + next() % 40).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let feats: Vec<String> =
+                cols.iter().map(|c| format!("{c}:{:.6}", (next() % 2_000_000) as f64 / 1e6 - 1.0)).collect();
+            lines.push(format!("{} qid:{} {}", next() % 5, q + 1, feats.join(" ")));
+        }
+    }
+    let cut = (lines.len() / 2..lines.len())
+        .find(|&i| lines[i].split_whitespace().nth(1) == lines[i - 1].split_whitespace().nth(1))
+        .unwrap();
+    let text = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let all = dir.input("all.light", text(&lines));
+    let parts = [dir.input("a.light", text(&lines[..cut])), dir.input("b.light", text(&lines[cut..]))];
+    for weight in ["equal", "pairs"] {
+        let rks: Vec<PathBuf> = parts
+            .iter()
+            .map(|p| {
+                let out = p.with_extension(format!("{weight}.rks"));
+                let mut a = args(&["stats", "--num-features", "40", "--query-weight", weight, "--data"]);
+                a.extend([os(p), "-o".into(), os(&out)]);
+                let run = ranklet(&dir, a);
+                assert_eq!(run.code, Some(0), "{run:?}");
+                out
+            })
+            .collect();
+        let (a, b) = (dir.out("fs.rkl"), dir.out("d.rkl"));
+        let common = [
+            "--algo",
+            "rankrls",
+            "--query-weight",
+            weight,
+            "--lambda",
+            "0.3",
+            "--precision",
+            "f64",
+            "--num-features",
+            "40",
+        ];
+        let run = train(&dir, &from_stats(&rks), &common[..8], &a);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let run = train(&dir, &[OsString::from("--data"), os(&all)], &common, &b);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_close(&weights(&a).0, &weights(&b).0, weight);
+        fs::remove_file(&a).unwrap();
+        fs::remove_file(&b).unwrap();
+    }
 }

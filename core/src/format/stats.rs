@@ -23,6 +23,7 @@ use super::array::{le_u16, le_u32, le_u64};
 use super::crc32::crc32;
 use super::{Array, ElementType, Version};
 use crate::graph::QueryWeight;
+use crate::kernel::Kernel;
 use crate::LinalgError;
 
 // The layout of statistics records lives here, below the learners: the
@@ -51,6 +52,17 @@ impl StatsShape {
     /// Elements of a packed lower triangle of `d × d`.
     pub const fn packed_len(d: usize) -> usize {
         d * (d + 1) / 2
+    }
+
+    /// [`Self::packed_len`] with checked arithmetic.
+    pub const fn packed_len_checked(d: usize) -> Option<usize> {
+        match d.checked_add(1) {
+            Some(d1) => match d.checked_mul(d1) {
+                Some(v) => Some(v / 2),
+                None => None,
+            },
+            None => None,
+        }
     }
 
     /// Offset of `Σy²`.
@@ -130,7 +142,7 @@ pub struct StatsRef<'a> {
 pub const STATS_MAGIC: [u8; 4] = *b"RKST";
 
 /// The statistics format version this crate reads and writes.
-pub const STATS_VERSION: Version = Version { major: 1, minor: 0 };
+pub const STATS_VERSION: Version = Version { major: 1, minor: 1 };
 
 /// The header as named byte ranges.
 pub mod field {
@@ -148,13 +160,14 @@ pub mod field {
     pub const DIM: Field = 8..12;
     /// Query weighting (`u8`): 1 equal, 2 pairs.
     pub const QUERY_WEIGHT: usize = 12;
-    /// Feature map (`u8`): 1 linear (the raw features).
+    /// Feature map (`u8`): 1 linear (the raw features), 2 Nyström.
     pub const FEATURE_MAP: usize = 13;
     /// Cross-validation folds `K ≥ 1` (`u16`).
     pub const FOLDS: Field = 14..16;
     /// Fold seed (`u64`).
     pub const SEED: Field = 16..24;
-    /// Identity of the feature map's parameters (`u64`): 0 for linear.
+    /// Identity of the feature map's parameters (`u64`): 0 for linear,
+    /// the FNV-1a hash of the map section for Nyström.
     pub const MAP_HASH: Field = 24..32;
     /// Number of queries `Q` (`u64`).
     pub const QUERIES: Field = 32..40;
@@ -172,14 +185,19 @@ pub mod field {
     pub const FIELDS: &[(&str, Field, &str, &str)] = &[
         ("magic", MAGIC, "[u8; 4]", "`52 4B 53 54` (`RKST`)"),
         ("format_major", FORMAT_MAJOR..FORMAT_MAJOR + 1, "u8", "statistics format major version (1)"),
-        ("format_minor", FORMAT_MINOR..FORMAT_MINOR + 1, "u8", "statistics format minor version (0)"),
+        ("format_minor", FORMAT_MINOR..FORMAT_MINOR + 1, "u8", "statistics format minor version (1)"),
         ("reserved", RESERVED, "u16", "zero"),
         ("d", DIM, "u32", "feature dimension, ≥ 1"),
         ("query_weight", QUERY_WEIGHT..QUERY_WEIGHT + 1, "u8", "1 equal, 2 pairs"),
-        ("feature_map", FEATURE_MAP..FEATURE_MAP + 1, "u8", "1 linear"),
+        ("feature_map", FEATURE_MAP..FEATURE_MAP + 1, "u8", "1 linear, 2 Nyström (a map section follows the header)"),
         ("folds", FOLDS, "u16", "cross-validation folds K ≥ 1"),
         ("seed", SEED, "u64", "fold seed"),
-        ("map_hash", MAP_HASH, "u64", "identity of the feature map's parameters; 0 for linear"),
+        (
+            "map_hash",
+            MAP_HASH,
+            "u64",
+            "identity of the feature map: 0 for linear, FNV-1a 64 of the map section for Nyström",
+        ),
         ("queries", QUERIES, "u64", "number of query records Q"),
         ("total_len", TOTAL_LEN, "u64", "file length in bytes, checksum included"),
         ("sealed_queries", SEALED, "u64", "number of sealed query ids S"),
@@ -192,6 +210,9 @@ pub mod field {
 pub enum FeatureMap {
     /// The raw features.
     Linear,
+    /// Nyström features `φ(x) = L⁻¹k_m(x)` of `m = d` landmarks
+    /// (`K_mm = LLᵀ`), described by the map section ([`NystromMap`]).
+    Nystrom,
 }
 
 impl FeatureMap {
@@ -199,6 +220,7 @@ impl FeatureMap {
     pub const fn code(self) -> u8 {
         match self {
             FeatureMap::Linear => 1,
+            FeatureMap::Nystrom => 2,
         }
     }
 
@@ -206,6 +228,7 @@ impl FeatureMap {
     pub const fn from_code(c: u8) -> Option<FeatureMap> {
         match c {
             1 => Some(FeatureMap::Linear),
+            2 => Some(FeatureMap::Nystrom),
             _ => None,
         }
     }
@@ -214,7 +237,186 @@ impl FeatureMap {
     pub const fn name(self) -> &'static str {
         match self {
             FeatureMap::Linear => "linear",
+            FeatureMap::Nystrom => "nystrom",
         }
+    }
+}
+
+/// The map section of Nyström statistics (after the header, before the
+/// payload): the kernel, the input dimension `p`, the `m = d` landmark rows
+/// and the factor `L` of `K_mm = LLᵀ` (lower triangular, positive
+/// diagonal; in the landmarks' order), so that every shard maps its rows by
+/// the very same `φ(x) = L⁻¹k_m(x)`.
+pub mod map_field {
+    use super::super::field::Field;
+
+    /// Kernel code (`u8`), as the model format's `KERNEL` section.
+    pub const KERNEL: usize = 0;
+    /// Polynomial degree (`u8`), 0 otherwise.
+    pub const DEGREE: usize = 1;
+    /// Reserved, zero.
+    pub const RESERVED: Field = 2..8;
+    /// γ (`f64`), 0 for linear.
+    pub const GAMMA: Field = 8..16;
+    /// Polynomial offset c (`f64`), 0 otherwise.
+    pub const COEF0: Field = 16..24;
+    /// Input dimension `p ≥ 1` of the landmark rows (`u64`).
+    pub const INPUT_DIM: Field = 24..32;
+    /// Length of the fixed part; the landmarks (`m × p` f64, row-major)
+    /// then `L` (`m(m+1)/2` f64, lower triangle packed by rows) follow.
+    pub const FIXED_LEN: usize = INPUT_DIM.end;
+
+    /// The map section as `(name, bytes, type, meaning)`, in file order.
+    pub const FIELDS: &[(&str, Field, &str, &str)] = &[
+        (
+            "kernel",
+            KERNEL..KERNEL + 1,
+            "u8",
+            "kernel code: 1 linear, 2 RBF, 3 polynomial (as the model's `KERNEL` section)",
+        ),
+        ("degree", DEGREE..DEGREE + 1, "u8", "polynomial degree; 0 otherwise"),
+        ("reserved", RESERVED, "[u8; 6]", "zero"),
+        ("gamma", GAMMA, "f64", "γ; 0 for linear"),
+        ("coef0", COEF0, "f64", "polynomial offset c; 0 otherwise"),
+        ("input_dim", INPUT_DIM, "u64", "dimension p ≥ 1 of the rows the map reads"),
+    ];
+}
+
+/// A Nyström feature map as written: see [`map_field`].
+#[derive(Clone, Copy, Debug)]
+pub struct NystromMap<'a> {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// Input dimension `p`.
+    pub input_dim: usize,
+    /// The `m` landmark rows, `m × p` row-major.
+    pub landmarks: &'a [f64],
+    /// `L`, `m × m` column-major (the lower triangle with the diagonal is
+    /// read, as [`crate::learn::nystrom`] builds it).
+    pub factor: &'a [f64],
+}
+
+/// The map section's length for `m` landmarks of dimension `p` (checked).
+fn map_len(m: usize, p: usize) -> Option<usize> {
+    let vals = m.checked_mul(p)?.checked_add(StatsShape::packed_len_checked(m)?)?;
+    vals.checked_mul(8)?.checked_add(map_field::FIXED_LEN)
+}
+
+/// FNV-1a (64-bit) of `bytes`: the fingerprint of a map section.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+impl NystromMap<'_> {
+    /// Bytes of the map section of `m` landmarks (`None` on overflow).
+    pub fn section_len(&self, m: usize) -> Option<usize> {
+        map_len(m, self.input_dim)
+    }
+
+    /// Writes the map section of `m` landmarks into `out` (exactly
+    /// [`Self::section_len`] bytes), after checking it (nothing is written
+    /// on error); returns its fingerprint, the header's `map_hash`.
+    ///
+    /// # Errors
+    /// Sizes ([`StatsFileError::BadDimensions`]), a kernel outside its
+    /// domain ([`StatsFileError::BadHeader`]), a non-finite value or a
+    /// diagonal entry of `L` not positive ([`StatsFileError::BadValue`]).
+    pub fn emit(&self, m: usize, out: &mut [u8]) -> Result<u64, StatsFileError> {
+        let p = self.input_dim;
+        if p == 0 || self.landmarks.len() != m.checked_mul(p).ok_or(StatsFileError::BadDimensions)? {
+            return Err(StatsFileError::BadDimensions);
+        }
+        if self.factor.len() != m * m || map_len(m, p) != Some(out.len()) {
+            return Err(StatsFileError::BadDimensions);
+        }
+        self.kernel.check().map_err(|_| StatsFileError::BadHeader)?;
+        let lower = |i: usize, j: usize| self.factor[j * m + i];
+        let diag_ok = (0..m).all(|i| lower(i, i) > 0.0);
+        let finite =
+            self.landmarks.iter().all(|v| v.is_finite()) && (0..m).all(|i| (0..=i).all(|j| lower(i, j).is_finite()));
+        if !diag_ok || !finite {
+            return Err(StatsFileError::BadValue);
+        }
+        out[..map_field::FIXED_LEN].fill(0);
+        let (g, c, deg) = self.kernel.raw();
+        out[map_field::KERNEL] = self.kernel.code();
+        out[map_field::DEGREE] = deg;
+        out[map_field::GAMMA].copy_from_slice(&g.to_le_bytes());
+        out[map_field::COEF0].copy_from_slice(&c.to_le_bytes());
+        out[map_field::INPUT_DIM].copy_from_slice(&(p as u64).to_le_bytes());
+        let body = &mut out[map_field::FIXED_LEN..];
+        let vals = self.landmarks.iter().copied().chain((0..m).flat_map(|i| (0..=i).map(move |j| lower(i, j))));
+        for (chunk, v) in body.chunks_exact_mut(8).zip(vals) {
+            chunk.copy_from_slice(&v.to_le_bytes());
+        }
+        Ok(fnv1a64(out))
+    }
+}
+
+/// A validated map section (see [`map_field`]).
+#[derive(Clone, Copy, Debug)]
+pub struct NystromView<'a> {
+    kernel: Kernel,
+    input_dim: usize,
+    m: usize,
+    landmarks: Array<'a>,
+    factor: Array<'a>,
+}
+
+impl<'a> NystromView<'a> {
+    /// Checks a map section of `m` landmarks occupying all of `bytes`.
+    fn new_checked(bytes: &'a [u8], m: usize) -> Result<NystromView<'a>, StatsFileError> {
+        let byte = |at: usize| bytes.get(at).copied().unwrap_or(0);
+        let f64_at = |at: usize| super::array::le_f64(bytes, at).unwrap_or(f64::NAN);
+        let reserved_zero = bytes.get(map_field::RESERVED).is_some_and(|r| r.iter().all(|&b| b == 0));
+        let kernel = Kernel::from_raw(
+            byte(map_field::KERNEL),
+            f64_at(map_field::GAMMA.start),
+            f64_at(map_field::COEF0.start),
+            byte(map_field::DEGREE),
+        )
+        .map_err(|_| StatsFileError::BadHeader)?;
+        let p = usize::try_from(le_u64(bytes, map_field::INPUT_DIM.start).unwrap_or(0))
+            .map_err(|_| StatsFileError::BadDimensions)?;
+        if !reserved_zero || p == 0 {
+            return Err(StatsFileError::BadHeader);
+        }
+        if map_len(m, p) != Some(bytes.len()) {
+            return Err(StatsFileError::BadDimensions);
+        }
+        let split = map_field::FIXED_LEN + 8 * m * p;
+        let landmarks = Array::new(&bytes[map_field::FIXED_LEN..split], ElementType::F64);
+        let factor = Array::new(&bytes[split..], ElementType::F64);
+        let diag_ok = (0..m).all(|i| factor.at(i * (i + 1) / 2 + i) > 0.0);
+        if !landmarks.iter().all(f64::is_finite) || !factor.iter().all(f64::is_finite) || !diag_ok {
+            return Err(StatsFileError::BadValue);
+        }
+        Ok(NystromView { kernel, input_dim: p, m, landmarks, factor })
+    }
+
+    /// The kernel.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Input dimension `p`.
+    pub fn input_dim(&self) -> usize {
+        self.input_dim
+    }
+
+    /// Landmarks `m`.
+    pub fn landmarks_len(&self) -> usize {
+        self.m
+    }
+
+    /// The landmark rows (`m × p` row-major).
+    pub fn landmarks(&self) -> Array<'a> {
+        self.landmarks
+    }
+
+    /// `L` (`m(m+1)/2`, lower triangle packed by rows).
+    pub fn factor_packed(&self) -> Array<'a> {
+        self.factor
     }
 }
 
@@ -309,6 +511,7 @@ impl core::error::Error for StatsFileError {}
 /// header values (checked arithmetic).
 #[derive(Clone, Copy)]
 struct Layout {
+    /// Where the payload starts (after the header and the map section).
     totals: usize,
     sealed: usize,
     qids: usize,
@@ -317,9 +520,9 @@ struct Layout {
     end: usize,
 }
 
-fn layout(shape: &StatsShape, q: usize, sealed: usize) -> Option<Layout> {
+fn layout(shape: &StatsShape, map: usize, q: usize, sealed: usize) -> Option<Layout> {
     shape.check().ok()?;
-    let totals = field::HEADER_LEN;
+    let totals = field::HEADER_LEN.checked_add(map)?;
     let rec = shape.totals_buffer_len().checked_mul(8)?;
     let sealed_at = totals.checked_add(rec)?;
     let qids = sealed_at.checked_add(rec)?;
@@ -370,6 +573,7 @@ pub struct StatsView<'a> {
     seed: u64,
     map: FeatureMap,
     map_hash: u64,
+    nystrom: Option<NystromView<'a>>,
     totals: Array<'a>,
     sealed: Array<'a>,
     qids: &'a [u8],
@@ -417,17 +621,33 @@ impl<'a> StatsView<'a> {
         let map_hash = u64_at(field::MAP_HASH.start);
         let d = le_u32(bytes, field::DIM.start).unwrap_or(0) as usize;
         let folds = le_u16(bytes, field::FOLDS.start).unwrap_or(0) as usize;
-        if le_u16(bytes, field::RESERVED.start) != Some(0) || d == 0 || folds == 0 || map_hash != 0 {
+        let linear = map == FeatureMap::Linear;
+        if le_u16(bytes, field::RESERVED.start) != Some(0) || d == 0 || folds == 0 || (linear && map_hash != 0) {
             return Err(StatsFileError::BadHeader);
         }
         let shape = StatsShape { d, folds, weight };
         let q = usize::try_from(u64_at(field::QUERIES.start)).map_err(|_| StatsFileError::BadDimensions)?;
         let ns = usize::try_from(u64_at(field::SEALED.start)).map_err(|_| StatsFileError::BadDimensions)?;
-        let l = layout(&shape, q, ns).ok_or(StatsFileError::BadDimensions)?;
+        let part = |a: usize, b: usize| bytes.get(a..b).ok_or(StatsFileError::BadDimensions);
+        // The map section: its input dimension sits at a fixed place, and
+        // with `m = d` it gives the section's length.
+        let (map_bytes, nystrom) = if linear {
+            (0, None)
+        } else {
+            let at = field::HEADER_LEN;
+            let p =
+                usize::try_from(u64_at(at + map_field::INPUT_DIM.start)).map_err(|_| StatsFileError::BadDimensions)?;
+            let ml = map_len(d, p).ok_or(StatsFileError::BadDimensions)?;
+            let sect = part(at, at.checked_add(ml).ok_or(StatsFileError::BadDimensions)?)?;
+            if fnv1a64(sect) != map_hash {
+                return Err(StatsFileError::BadHeader);
+            }
+            (ml, Some(NystromView::new_checked(sect, d)?))
+        };
+        let l = layout(&shape, map_bytes, q, ns).ok_or(StatsFileError::BadDimensions)?;
         if l.end != len {
             return Err(StatsFileError::BadDimensions);
         }
-        let part = |a: usize, b: usize| bytes.get(a..b).ok_or(StatsFileError::BadDimensions);
         let (qids, sealed_qids) = (part(l.qids, l.sealed_qids)?, part(l.sealed_qids, l.queries)?);
         if !increasing(qids) || !increasing(sealed_qids) || overlap(qids, sealed_qids) {
             return Err(StatsFileError::BadQids);
@@ -446,7 +666,7 @@ impl<'a> StatsView<'a> {
             return Err(StatsFileError::BadValue);
         }
         let seed = u64_at(field::SEED.start);
-        Ok(StatsView { shape, seed, map, map_hash, totals, sealed, qids, sealed_qids, queries })
+        Ok(StatsView { shape, seed, map, map_hash, nystrom, totals, sealed, qids, sealed_qids, queries })
     }
 
     /// Dimension, folds and query weighting.
@@ -462,6 +682,11 @@ impl<'a> StatsView<'a> {
     /// The feature map and the identity of its parameters.
     pub fn feature_map(&self) -> (FeatureMap, u64) {
         (self.map, self.map_hash)
+    }
+
+    /// The Nyström map section (`None` for linear statistics).
+    pub fn nystrom(&self) -> Option<NystromView<'a>> {
+        self.nystrom
     }
 
     /// The `K` total records (`K·2·total_len` values).
@@ -481,7 +706,7 @@ impl<'a> StatsView<'a> {
 
     /// Sealed query id `j` (0 past the end).
     pub fn sealed_qid(&self, j: usize) -> u64 {
-        le_u64(self.sealed_qids, 8 * j).unwrap_or(0)
+        j.checked_mul(8).and_then(|at| le_u64(self.sealed_qids, at)).unwrap_or(0)
     }
 
     /// Number of query records.
@@ -491,7 +716,7 @@ impl<'a> StatsView<'a> {
 
     /// Query id `j` (0 past the end).
     pub fn qid(&self, j: usize) -> u64 {
-        le_u64(self.qids, 8 * j).unwrap_or(0)
+        j.checked_mul(8).and_then(|at| le_u64(self.qids, at)).unwrap_or(0)
     }
 
     /// The query records (`Q·2·query_len` values), in qid order.
@@ -515,13 +740,27 @@ pub struct StatsFile<'a> {
     pub sealed_qids: &'a [u64],
     /// The feature map.
     pub map: FeatureMap,
+    /// Its section: `Some` exactly for [`FeatureMap::Nystrom`], with
+    /// `m = stats.shape.d` landmarks.
+    pub nystrom: Option<NystromMap<'a>>,
 }
 
 impl StatsFile<'_> {
+    /// Bytes of the map section.
+    fn map_bytes(&self) -> Result<usize, StatsFileError> {
+        match (self.map, &self.nystrom) {
+            (FeatureMap::Linear, None) => Ok(0),
+            (FeatureMap::Nystrom, Some(m)) => {
+                map_len(self.stats.shape.d, m.input_dim).ok_or(StatsFileError::BadDimensions)
+            }
+            _ => Err(StatsFileError::BadHeader),
+        }
+    }
+
     /// Bytes of the file ([`StatsFileError::BadDimensions`] if the sizes
     /// overflow).
     pub fn buffer_len(&self) -> Result<usize, StatsFileError> {
-        layout(&self.stats.shape, self.stats.qids.len(), self.sealed_qids.len())
+        layout(&self.stats.shape, self.map_bytes()?, self.stats.qids.len(), self.sealed_qids.len())
             .map(|l| l.end)
             .ok_or(StatsFileError::BadDimensions)
     }
@@ -535,7 +774,8 @@ impl StatsFile<'_> {
     pub fn emit(&self, out: &mut [u8]) -> Result<usize, StatsFileError> {
         let StatsRef { shape, seed, totals, sealed, qids, queries } = self.stats;
         let s = &shape;
-        let l = layout(s, qids.len(), self.sealed_qids.len()).ok_or(StatsFileError::BadDimensions)?;
+        let map_bytes = self.map_bytes()?;
+        let l = layout(s, map_bytes, qids.len(), self.sealed_qids.len()).ok_or(StatsFileError::BadDimensions)?;
         let end = l.end;
         let (mt, mq) = (s.total_len(), s.query_len());
         if totals.len() != s.totals_buffer_len()
@@ -564,7 +804,14 @@ impl StatsFile<'_> {
             return Err(StatsFileError::BufferTooSmall { needed: end, got: out.len() });
         }
         let out = &mut out[..end];
+        // The map section first: it is checked as it is written, and an
+        // error leaves the header unwritten (not a file).
+        let map_hash = match &self.nystrom {
+            Some(m) => m.emit(s.d, &mut out[field::HEADER_LEN..l.totals])?,
+            None => 0,
+        };
         out[..field::HEADER_LEN].fill(0);
+        out[field::MAP_HASH].copy_from_slice(&map_hash.to_le_bytes());
         out[field::MAGIC].copy_from_slice(&STATS_MAGIC);
         out[field::FORMAT_MAJOR] = STATS_VERSION.major;
         out[field::FORMAT_MINOR] = STATS_VERSION.minor;
@@ -621,7 +868,7 @@ mod tests {
         add_values(&mut sealed[2 * mt..], &vals).unwrap(); // one sealed query, in fold 1
         let sealed_qids = [50u64];
         let stats = StatsRef { shape, seed: 7, totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
-        let f = StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Linear };
+        let f = StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Linear, nystrom: None };
         let n = f.buffer_len().unwrap();
         let mut buf = vec![0u8; n];
         assert_eq!(f.emit(&mut buf), Ok(n));
@@ -658,7 +905,7 @@ mod tests {
             b[n - 4..].copy_from_slice(&c.to_le_bytes());
             b
         };
-        let l = layout(&shape, 2, 1).unwrap();
+        let l = layout(&shape, 0, 2, 1).unwrap();
         let (q0, r0) = (l.qids, l.queries);
         let mut order = buf.clone();
         order[q0..q0 + 8].copy_from_slice(&100u64.to_le_bytes());
@@ -687,6 +934,65 @@ mod tests {
         let g = StatsFile { stats: StatsRef { queries: &queries[..2 * mq], ..stats }, ..f };
         assert_eq!(g.emit(&mut out), Err(StatsFileError::BadDimensions));
         assert!(matches!(f.emit(&mut out[..n - 1]), Err(StatsFileError::BufferTooSmall { .. })));
+        assert!(out.iter().all(|&b| b == 0xAA));
+    }
+
+    /// A Nyström file: the map section round-trips (kernel, landmarks, `L`
+    /// packed by rows from the column-major lower triangle, its upper part
+    /// ignored), the header's `map_hash` is the section's FNV-1a and
+    /// changes with any landmark bit; every flipped byte is refused; a
+    /// `map_hash` that does not match a (re-checksummed) section is
+    /// `BadHeader`; a map that is missing or not positive on `L`'s diagonal
+    /// is refused by emit, which writes nothing.
+    #[test]
+    fn nystrom_map_round_trip_and_refusals() {
+        let shape = StatsShape { d: 2, folds: 1, weight: QueryWeight::Equal };
+        let mt = shape.total_len();
+        let mut totals = vec![0.0; shape.totals_buffer_len()];
+        let vals: std::vec::Vec<f64> = (0..mt).map(|i| 2.0 + i as f64).collect();
+        add_values(&mut totals, &vals).unwrap();
+        let sealed = vec![0.0; shape.totals_buffer_len()];
+        let stats = StatsRef { shape, seed: 3, totals: &totals, sealed: &sealed, qids: &[], queries: &[] };
+        let landmarks = [0.5, -1.0, 2.0, 0.25, 1.5, 3.0]; // m = 2 rows of p = 3
+        let factor = [1.0, 0.5, 99.0, 0.75]; // column-major; 99 above the diagonal, unread
+        let kernel = Kernel::Rbf { gamma: 0.3 };
+        let map = NystromMap { kernel, input_dim: 3, landmarks: &landmarks, factor: &factor };
+        let f = StatsFile { stats, sealed_qids: &[], map: FeatureMap::Nystrom, nystrom: Some(map) };
+        let n = f.buffer_len().unwrap();
+        assert_eq!(n, field::HEADER_LEN + map_field::FIXED_LEN + 8 * (6 + 3) + 2 * 2 * mt * 8 + 4);
+        let mut buf = vec![0u8; n];
+        assert_eq!(f.emit(&mut buf), Ok(n));
+        let v = StatsView::new_checked(&buf).unwrap();
+        let sect = &buf[field::HEADER_LEN..field::HEADER_LEN + map.section_len(2).unwrap()];
+        assert_eq!(v.feature_map(), (FeatureMap::Nystrom, fnv1a64(sect)));
+        let m = v.nystrom().unwrap();
+        assert_eq!((m.kernel(), m.input_dim(), m.landmarks_len()), (kernel, 3, 2));
+        assert!(m.landmarks().iter().eq(landmarks.iter().copied()));
+        assert!(m.factor_packed().iter().eq([1.0, 0.5, 0.75].into_iter()));
+        assert!(v.totals().iter().eq(totals.iter().copied()));
+        let other = [0.5, -1.0, 2.0, 0.25, 1.5, 3.0000000000000004];
+        let g = StatsFile { nystrom: Some(NystromMap { landmarks: &other, ..map }), ..f };
+        let mut buf2 = vec![0u8; n];
+        g.emit(&mut buf2).unwrap();
+        assert_ne!(StatsView::new_checked(&buf2).unwrap().feature_map().1, v.feature_map().1);
+        for at in 0..n {
+            let mut bad = buf.clone();
+            bad[at] ^= 0x01;
+            assert!(StatsView::new_checked(&bad).is_err(), "byte {at}");
+        }
+        let mut hash = buf.clone();
+        hash[field::MAP_HASH.start] ^= 1;
+        let c = crc32(&hash[..n - 4]);
+        hash[n - 4..].copy_from_slice(&c.to_le_bytes());
+        assert_eq!(StatsView::new_checked(&hash).unwrap_err(), StatsFileError::BadHeader);
+        let mut out = vec![0xAAu8; n];
+        let zero_diag = [1.0, 0.5, 0.0, 0.0];
+        let h = StatsFile { nystrom: Some(NystromMap { factor: &zero_diag, ..map }), ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadValue));
+        let h = StatsFile { nystrom: None, ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadHeader));
+        let h = StatsFile { nystrom: Some(NystromMap { kernel: Kernel::Rbf { gamma: -1.0 }, ..map }), ..f };
+        assert_eq!(h.emit(&mut out), Err(StatsFileError::BadHeader));
         assert!(out.iter().all(|&b| b == 0xAA));
     }
 }

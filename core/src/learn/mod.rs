@@ -42,6 +42,7 @@ pub mod ls;
 pub mod ls_stats;
 pub mod next_pair;
 pub mod nystrom;
+pub mod nystrom_stats;
 pub mod online;
 pub mod ordering;
 pub mod pair_log;

@@ -154,11 +154,52 @@ fn gather_l(g: &[f64], n: usize, piv: &[usize], lmat: &mut [f64]) {
 }
 
 /// `a ← L⁻ᵀβ`: the expansion coefficients over the landmarks of the
-/// feature-space weights `β` (`a.len() = r`).
-fn coefficients(lmat: &[f64], beta: &[f64], a: &mut [f64]) -> Result<(), LinalgError> {
+/// feature-space weights `β` (`a.len() = r`; `lmat` is `L`, `r × r`
+/// column-major, lower triangle read), so that
+/// `βᵀφ(x) = βᵀL⁻¹k_m(x) = Σ_j a_j k(x, z_j)`.
+pub fn coefficients(lmat: &[f64], beta: &[f64], a: &mut [f64]) -> Result<(), LinalgError> {
     let r = a.len();
     a.copy_from_slice(&beta[..r]);
     solve_lower_transpose_in_place(MatRef::from_col_major(&lmat[..r * r], r, r)?, MatMut::from_col_major(a, r, 1)?)
+}
+
+/// Scratch for [`landmarks`] with `n` sample rows and at most `m`
+/// landmarks.
+pub fn landmarks_workspace_len(n: usize, m: usize) -> usize {
+    n.saturating_mul(m).saturating_add(n)
+}
+
+/// The landmarks alone, for a feature map used elsewhere (statistics of
+/// row blocks, `super::nystrom_stats`): [`pivoted_cholesky`] of the sample
+/// rows `x` (at most `m = piv.len()` steps, tolerance `tol`), the landmark
+/// rows to `piv[..r]` and `L = G[piv, :]` to `lmat[..r·r]` (`r × r`,
+/// column-major, lower triangular; `lmat.len() = m·m`). The very steps of
+/// [`ls_fit`] and [`kpc_fit`], so the same sample gives the same landmarks
+/// and the same `L`. Returns `r`.
+///
+/// # Errors
+/// As [`pivoted_cholesky`]; the workspace size.
+pub fn landmarks(
+    kernel: &Kernel,
+    x: &Rows<'_>,
+    tol: f64,
+    piv: &mut [usize],
+    lmat: &mut [f64],
+    work: &mut [f64],
+) -> Result<usize, LinalgError> {
+    let (n, m) = (x.nrows(), piv.len());
+    if lmat.len() != m * m {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let need = landmarks_workspace_len(n, m);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() });
+    }
+    let (g, rest) = work.split_at_mut(n * m);
+    let r = pivoted_cholesky(kernel, x, tol, g, piv, &mut rest[..n])?;
+    lmat.fill(0.0);
+    gather_l(g, n, &piv[..r], &mut lmat[..r * r]);
+    Ok(r)
 }
 
 scratch! {

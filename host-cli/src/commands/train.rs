@@ -126,11 +126,13 @@ impl TrainAlgo {
 pub struct TrainArgs {
     #[command(flatten)]
     pub data: DataArgs,
-    /// Linear rls/rankrls from statistics files (`ranklet stats`) instead
-    /// of rows: merged (a query split across files counts as whole), the CV
-    /// table from their folds (--cv K as they were made), the model as
-    /// `--data` on all their rows would give.
-    #[arg(long, value_name = "S.rks", num_args = 1.., conflicts_with_all = ["data", "items", "edges", "prefs", "kernel", "basis", "components", "standardize", "plot_cv", "metric"], help_heading = heading::ROWS)]
+    /// rls/rankrls (linear or Nyström statistics) or kpcr/kpcrank (Nyström
+    /// statistics, `ranklet stats --kernel --basis`) from statistics files
+    /// instead of rows: merged (a query split across files counts as
+    /// whole), the CV table from their folds (--cv K as they were made),
+    /// the model as `--data` on all their rows would give (Nyström: the
+    /// reduced-basis kernel model over the files' landmarks).
+    #[arg(long, value_name = "S.rks", num_args = 1.., conflicts_with_all = ["data", "items", "edges", "prefs", "kernel", "basis", "standardize", "plot_cv", "metric"], help_heading = heading::ROWS)]
     pub from_stats: Vec<PathBuf>,
     /// Reduce the attributes first and learn on the reduced ones:
     /// `rcdr-kendall:K`, `rcdr-spearman:K` or `pca:K`. The model is folded
@@ -344,18 +346,28 @@ fn train_rows_streamed(a: &TrainArgs, plan: &RowsPlan, data_path: &Path) -> Resu
 /// statistics ([`crate::family::ls_stats`]); metadata and messages as the
 /// in-memory path's.
 fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
-    let (target, ranker) = match a.algo {
-        TrainAlgo::Rls => (ls_stats::Target::Rls, false),
-        TrainAlgo::Rankrls => (ls_stats::Target::RankRls, true),
-        _ => return Err(CliError::input("--from-stats trains --algo rls or rankrls")),
+    let (target, ranker, kpc) = match a.algo {
+        TrainAlgo::Rls => (ls_stats::Target::Rls, false, false),
+        TrainAlgo::Rankrls => (ls_stats::Target::RankRls, true, false),
+        TrainAlgo::Kpcr => (ls_stats::Target::Rls, false, true),
+        TrainAlgo::Kpcrank => (ls_stats::Target::RankRls, true, true),
+        _ => return Err(CliError::input("--from-stats trains --algo rls, rankrls, kpcr or kpcrank")),
     };
-    let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or("1"))?;
+    let default_lambda = if kpc { "0" } else { "1" };
+    let lambdas: Vec<f64> = parse_list("lambda", a.lambda.as_deref().unwrap_or(default_lambda))?;
     let cv = match a.cv {
         None => None,
         Some(Scheme::KFold(k)) => Some(k),
         Some(Scheme::Loo) => return Err(CliError::input("--cv loo: statistics give k-fold cross-validation only")),
     };
     let mut backend = HostBackend::new(a.backend);
+    let merged = crate::family::ls_stats::merge_files(&a.from_stats)?;
+    if merged.map.is_some() || kpc {
+        return train_nystrom_from_stats(a, &mut backend, &merged, target, kpc, &lambdas, cv);
+    }
+    if a.components.is_some() {
+        return Err(CliError::input("--components applies to --algo kpcr and kpcrank"));
+    }
     let fit = fit_from_stats(&mut backend, &a.from_stats, target, a.query_weight.to_core(), &lambdas, cv)?;
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
     let family = LeastSquares {
@@ -370,6 +382,71 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     eprintln!("chosen: {}", push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda }));
     let bytes =
         model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, a.precision.element(), &meta, None)?;
+    write_model(&a.output, &bytes)?;
+    fit.print_cv();
+    Ok(())
+}
+
+/// `ranklet train --from-stats` on Nyström statistics
+/// ([`crate::family::nystrom_stats`]): the reduced-basis kernel model.
+fn train_nystrom_from_stats(
+    a: &TrainArgs,
+    backend: &mut HostBackend,
+    merged: &crate::family::ls_stats::Shard,
+    target: ls_stats::Target,
+    kpc: bool,
+    lambdas: &[f64],
+    cv: Option<usize>,
+) -> Result<(), CliError> {
+    use crate::family::nystrom_stats::{fit_nystrom, NystromAlgo};
+    if merged.map.is_none() {
+        return Err(CliError::input(format!(
+            "{}: linear statistics: --algo kpcr/kpcrank from statistics needs Nyström ones (`ranklet stats --kernel K --basis M`)",
+            merged.source
+        )));
+    }
+    if target == ls_stats::Target::RankRls && merged.shape.weight != a.query_weight.to_core() {
+        return Err(CliError::input(format!(
+            "{}: statistics weighted with the other --query-weight than the {} asked",
+            merged.source,
+            a.query_weight.name()
+        )));
+    }
+    let components: Vec<usize> = match &a.components {
+        Some(c) => parse_list("components", c)?,
+        None => Vec::new(),
+    };
+    let algo = if kpc { NystromAlgo::Kpc(target) } else { NystromAlgo::Ls(target) };
+    let fit = fit_nystrom(backend, merged, algo, lambdas, &components, cv)?;
+    let name = match a.algo {
+        TrainAlgo::Rls => "rls",
+        TrainAlgo::Rankrls => "rankrls",
+        TrainAlgo::Kpcr => "kpcr",
+        _ => "kpcrank",
+    };
+    let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+    let mut meta = rows_meta(name, &files, fit.rows, fit.queries, a.query_weight);
+    meta.push_str(&format!(
+        "nystrom_map={}
+lambda={}
+",
+        fit.map, fit.lambda
+    ));
+    if let Some(p) = fit.components {
+        meta.push_str(&format!(
+            "components={p}
+"
+        ));
+    }
+    meta.push_str(&fit.cv_meta());
+    eprintln!(
+        "chosen: lambda={}{} ({})",
+        fit.lambda,
+        fit.components.map(|p| format!(" components={p}")).unwrap_or_default(),
+        fit.map
+    );
+    let d = merged.map.as_ref().map_or(0, |m| m.input_dim);
+    let bytes = model_bytes(&fit.fitted, d, a.precision.element(), &meta, None)?;
     write_model(&a.output, &bytes)?;
     fit.print_cv();
     Ok(())

@@ -26,6 +26,7 @@ use ranklet_core::learn::LearnError;
 
 use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
 use crate::error::CliError;
+use crate::family::nystrom_stats::NystromSpec;
 
 /// The statistics of some rows: fold totals and per-query partials, with
 /// the qids strictly increasing once [`Shard::finish`]ed.
@@ -47,6 +48,9 @@ pub struct Shard {
     pub queries: Vec<f64>,
     /// What the statistics were computed from, for messages.
     pub source: String,
+    /// The Nyström feature map the rows go through (`None`: the raw
+    /// features); `shape.d` is then its `m`.
+    pub map: Option<NystromSpec>,
     /// The record of each qid (`qids` inverted).
     slots: HashMap<u64, usize>,
     /// Each row's record, and [`ls_stats::accumulate`]'s scratch.
@@ -98,15 +102,18 @@ impl Shard {
             qids: Vec::new(),
             queries: Vec::new(),
             source,
+            map: None,
             slots: HashMap::new(),
             row_slots: Vec::new(),
             work: Vec::new(),
         })
     }
 
-    /// Adds a block of rows: `x` row-major `rows × d`, labels `y`, each
-    /// row's qid (rows without qids: 0). A qid already met adds to that
-    /// query's partials, whichever block it was in.
+    /// Adds a block of rows: `x` row-major `rows × d` (`rows × p`, the
+    /// map's input dimension, with a Nyström map: the rows are mapped to
+    /// its `m` features first), labels `y`, each row's qid (rows without
+    /// qids: 0). A qid already met adds to that query's partials, whichever
+    /// block it was in.
     ///
     /// # Errors
     /// As [`ls_stats::accumulate`] (sizes, NaN or ±∞); nothing is added.
@@ -117,6 +124,35 @@ impl Shard {
         y: &[f64],
         qids: &[u64],
     ) -> Result<(), LearnError> {
+        let mapped;
+        let x = match &self.map {
+            Some(spec) => {
+                if x.len() != y.len() * spec.input_dim {
+                    return Err(ranklet_core::LinalgError::DimensionMismatch.into());
+                }
+                mapped = spec.features(backend, x)?;
+                &mapped[..]
+            }
+            None => x,
+        };
+        self.assign_slots(qids);
+        self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, y.len()), 0.0);
+        ls_stats::accumulate(
+            backend,
+            &self.shape,
+            self.seed,
+            x,
+            y,
+            qids,
+            &self.row_slots,
+            &mut self.totals,
+            &mut self.queries,
+            &mut self.work,
+        )
+    }
+
+    /// Each row's query record (new qids get one), into `row_slots`.
+    fn assign_slots(&mut self, qids: &[u64]) {
         let mq = 2 * self.shape.query_len();
         self.row_slots.clear();
         for &qid in qids {
@@ -128,12 +164,32 @@ impl Shard {
             self.row_slots.push(slot);
         }
         self.queries.resize(self.qids.len() * mq, 0.0);
-        self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, y.len()), 0.0);
-        ls_stats::accumulate(
-            backend,
+    }
+
+    /// [`Shard::add_rows`] for CSR rows of the raw features (no Nyström
+    /// map), without densifying ([`ls_stats::accumulate_sparse`]).
+    ///
+    /// # Errors
+    /// As [`ls_stats::accumulate_sparse`]; nothing is added.
+    pub fn add_sparse_rows(
+        &mut self,
+        row_ptr: &[usize],
+        cols: &[u32],
+        vals: &[f64],
+        y: &[f64],
+        qids: &[u64],
+    ) -> Result<(), LearnError> {
+        if self.map.is_some() {
+            return Err(LearnError::Unsupported);
+        }
+        self.assign_slots(qids);
+        self.work.resize(ls_stats::accumulate_sparse_workspace_len(&self.shape).max(self.work.len()), 0.0);
+        ls_stats::accumulate_sparse(
             &self.shape,
             self.seed,
-            x,
+            row_ptr,
+            cols,
+            vals,
             y,
             qids,
             &self.row_slots,
@@ -228,7 +284,11 @@ impl Shard {
 
     /// The `.rks` bytes.
     pub fn to_bytes(&self) -> Result<Vec<u8>, CliError> {
-        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map: FeatureMap::Linear };
+        let (map, nystrom) = match &self.map {
+            Some(spec) => (FeatureMap::Nystrom, Some(spec.as_core())),
+            None => (FeatureMap::Linear, None),
+        };
+        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map, nystrom };
         let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
         let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
         f.emit(&mut out).map_err(bad)?;
@@ -240,13 +300,8 @@ impl Shard {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
         let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
-        if v.feature_map() != (FeatureMap::Linear, 0) {
-            return Err(CliError::input(format!(
-                "{name}: statistics of feature map {}: only linear ones train here",
-                v.feature_map().0.name()
-            )));
-        }
         let mut shard = Shard::new(v.shape(), v.seed(), name)?;
+        shard.map = v.nystrom().map(|m| NystromSpec::from_view(&m)).transpose()?;
         shard.totals = v.totals().iter().collect();
         shard.sealed = v.sealed().iter().collect();
         shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
@@ -263,6 +318,15 @@ impl Shard {
         let clash = |what: &str, mine: String, theirs: String, hint: &str| {
             CliError::input(format!("{}: {what} {theirs}, but {} has {what} {mine}: {hint}", other.source, self.source))
         };
+        let describe = |m: &Option<NystromSpec>| m.as_ref().map_or("linear features".to_string(), |s| s.describe());
+        if self.map.as_ref().map(|m| m.fingerprint) != other.map.as_ref().map(|m| m.fingerprint) {
+            return Err(clash(
+                "feature map",
+                describe(&self.map),
+                describe(&other.map),
+                "compute every shard with the same landmarks (`ranklet stats --landmarks` one shard's file)",
+            ));
+        }
         if a.d != b.d {
             return Err(clash(
                 "d =",
@@ -396,6 +460,9 @@ struct Acc<'b, B> {
     xb: Vec<f64>,
     yb: Vec<f64>,
     qb: Vec<u64>,
+    /// A sparse block's row pointer and columns (its values in `xb`).
+    ptr: Vec<usize>,
+    cols: Vec<u32>,
     error: Option<CliError>,
     /// Seal each query when its run of lines ends, except a file's first
     /// and last runs, which may go on in another shard.
@@ -412,16 +479,35 @@ struct Acc<'b, B> {
 impl<B: Backend> Acc<'_, B> {
     fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
         let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
-        self.shard.widen(d)?;
+        if self.shard.map.is_none() {
+            self.shard.widen(d)?;
+        }
         self.xb.clear();
         self.yb.clear();
         self.qb.clear();
+        // Sparse blocks of raw features go in as CSR (no densifying): under
+        // a quarter of the entries present, where Σ nnz²/2 per row beats
+        // the dense syrk's d² per row.
+        let (rows, nnz) = block.rows().fold((0usize, 0usize), |(r, z), row| (r + 1, z + row.cols.len()));
+        let sparse = self.shard.map.is_none() && nnz.saturating_mul(4) < rows.saturating_mul(d);
+        self.ptr.clear();
+        self.ptr.push(0);
+        self.cols.clear();
         for row in block.rows() {
-            let at = self.xb.len();
-            self.xb.resize(at + d, 0.0);
-            for (&c, &v) in row.cols.iter().zip(row.vals) {
-                let x = self.xb.get_mut(at + c as usize).filter(|_| (c as usize) < d);
-                *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
+            if sparse {
+                if let Some(&c) = row.cols.last().filter(|&&c| c as usize >= d) {
+                    return Err(CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)));
+                }
+                self.cols.extend_from_slice(row.cols);
+                self.xb.extend_from_slice(row.vals);
+                self.ptr.push(self.cols.len());
+            } else {
+                let at = self.xb.len();
+                self.xb.resize(at + d, 0.0);
+                for (&c, &v) in row.cols.iter().zip(row.vals) {
+                    let x = self.xb.get_mut(at + c as usize).filter(|_| (c as usize) < d);
+                    *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
+                }
             }
             self.yb.push(row.label);
             let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
@@ -447,7 +533,11 @@ impl<B: Backend> Acc<'_, B> {
             }
         }
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
-        self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
+        if sparse {
+            self.shard.add_sparse_rows(&self.ptr, &self.cols, &self.xb, &self.yb, &self.qb).map_err(err)?;
+        } else {
+            self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
+        }
         self.shard.seal(self.backend, &self.ended).map_err(err)?;
         self.ended.clear();
         Ok(())
@@ -467,15 +557,37 @@ impl Shard {
         seed: u64,
         keep_queries: bool,
     ) -> Result<Shard, CliError> {
+        Self::from_svmlight_mapped(backend, paths, opts, weight, folds, seed, keep_queries, None)
+    }
+
+    /// [`Shard::from_svmlight`] through a Nyström feature map: every row
+    /// (of the map's input dimension; a larger feature index is refused
+    /// with its file and block) mapped to the map's `m` features.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_svmlight_mapped<B: Backend + Send>(
+        backend: &mut B,
+        paths: &[PathBuf],
+        opts: &SvmlightOptions,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+        keep_queries: bool,
+        map: Option<NystromSpec>,
+    ) -> Result<Shard, CliError> {
         let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-        let d0 = opts.num_features.unwrap_or(1).max(1);
+        let d0 = map.as_ref().map_or(opts.num_features.unwrap_or(1).max(1), NystromSpec::m);
+        let fixed_d = map.as_ref().map_or(opts.num_features, |m| Some(m.input_dim));
+        let mut shard = Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?;
+        shard.map = map;
         let mut acc = Acc {
             backend,
-            shard: Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?,
-            fixed_d: opts.num_features,
+            shard,
+            fixed_d,
             xb: Vec::new(),
             yb: Vec::new(),
             qb: Vec::new(),
+            ptr: Vec::new(),
+            cols: Vec::new(),
             error: None,
             seal: !keep_queries,
             keep_open: std::collections::HashSet::new(),
@@ -509,6 +621,97 @@ impl Shard {
             }
         }
         let mut shard = acc.shard;
+        shard.finish();
+        Ok(shard)
+    }
+}
+
+/// The `u64` qid of a CSV query id: the number itself when it is one (as
+/// SVMlight's `qid:`), else the FNV-1a 64-bit hash of its text, so that the
+/// same id gets the same qid in every shard.
+pub fn csv_qid(name: &str) -> u64 {
+    name.parse::<u64>().unwrap_or_else(|_| ranklet_core::format::stats::fnv1a64(name.as_bytes()))
+}
+
+impl Shard {
+    /// The statistics of a data set read whole (CSV), in blocks of rows in
+    /// file order, sealing as [`Shard::from_svmlight_mapped`] does: each
+    /// query once its run of lines ends, except the file's first and last
+    /// runs (and none with `keep_queries`); a query resuming after its run
+    /// ended is refused (file and line) unless `keep_queries`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn from_dataset<B: Backend>(
+        backend: &mut B,
+        ds: &crate::data::Dataset,
+        name: &str,
+        weight: QueryWeight,
+        folds: usize,
+        seed: u64,
+        keep_queries: bool,
+        map: Option<NystromSpec>,
+    ) -> Result<Shard, CliError> {
+        let p = ds.n_features().max(1);
+        if let Some(m) = map.as_ref().filter(|m| m.input_dim != p) {
+            return Err(CliError::input(format!(
+                "{name}: {p} feature columns, but the landmarks have {} features",
+                m.input_dim
+            )));
+        }
+        let d0 = map.as_ref().map_or(p, NystromSpec::m);
+        let mut shard = Shard::new(StatsShape { d: d0, folds, weight }, seed, name.to_string())?;
+        shard.map = map;
+        let n = ds.n_rows();
+        let qid = |i: usize| ds.qid_of_row(i).map_or(0, csv_qid);
+        // Runs of equal qids in file order.
+        let mut runs: Vec<(u64, usize)> = Vec::new();
+        for i in 0..n {
+            if runs.last().map(|r| r.0) != Some(qid(i)) {
+                runs.push((qid(i), i));
+            }
+        }
+        let mut seen = std::collections::HashSet::new();
+        for &(q, at) in &runs {
+            if !seen.insert(q) && !keep_queries {
+                return Err(CliError::input(format!(
+                    "{name}:{}: rows of qid {q} resume after other queries' rows; statistics seal each query \
+                     when its lines end: put each query's rows on consecutive lines, or give --keep-queries",
+                    ds.source_line(at)
+                )));
+            }
+        }
+        let last = runs.len().saturating_sub(1);
+        let sealable = |r: usize| !keep_queries && r != 0 && r != last;
+        const BLOCK: usize = 4096;
+        let (mut xb, mut yb, mut qb, mut ended) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut run = 0;
+        let mut start = 0;
+        while start < n {
+            let end = (start + BLOCK).min(n);
+            xb.clear();
+            xb.resize((end - start) * p, 0.0);
+            yb.clear();
+            qb.clear();
+            for i in start..end {
+                let (c, v) = ds.row(i);
+                for (&c, &v) in c.iter().zip(v) {
+                    xb[(i - start) * p + c as usize] = v;
+                }
+                yb.push(ds.labels()[i]);
+                qb.push(qid(i));
+            }
+            // Runs that end inside this block.
+            while run < runs.len() && runs.get(run + 1).map_or(n, |r| r.1) <= end {
+                if sealable(run) {
+                    ended.push(runs[run].0);
+                }
+                run += 1;
+            }
+            let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+            shard.add_rows(backend, &xb, &yb, &qb).map_err(err)?;
+            shard.seal(backend, &ended).map_err(err)?;
+            ended.clear();
+            start = end;
+        }
         shard.finish();
         Ok(shard)
     }
@@ -566,6 +769,17 @@ impl FromStats {
     }
 }
 
+/// Reads statistics files and merges them (each refused, naming both
+/// files, if it does not describe the same problem as the others).
+pub fn merge_files(files: &[PathBuf]) -> Result<Shard, CliError> {
+    let mut shards = files.iter().map(|f| Shard::read(f));
+    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
+    for s in shards {
+        all.merge(&s?)?;
+    }
+    Ok(all)
+}
+
 /// Reads and merges statistics files, solves every λ (and, with `cv`,
 /// every fold), and picks the λ of least mean held-out objective.
 ///
@@ -579,10 +793,13 @@ pub fn fit_from_stats<B: Backend>(
     lambdas: &[f64],
     cv: Option<usize>,
 ) -> Result<FromStats, CliError> {
-    let mut shards = files.iter().map(|f| Shard::read(f));
-    let mut all = shards.next().ok_or_else(|| CliError::input("--from-stats needs at least one file"))??;
-    for s in shards {
-        all.merge(&s?)?;
+    let all = merge_files(files)?;
+    if let Some(m) = &all.map {
+        return Err(CliError::input(format!(
+            "{}: Nyström statistics ({}): they train kernel models (ranklet train --from-stats fits them), not linear weights",
+            all.source,
+            m.describe()
+        )));
     }
     let s = all.shape;
     if target == Target::RankRls && s.weight != weight {

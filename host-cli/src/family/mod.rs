@@ -36,6 +36,7 @@ pub mod kron;
 pub mod ls;
 pub mod ls_stats;
 pub mod ls_stream;
+pub mod nystrom_stats;
 pub mod pref;
 
 /// A learner family: its grid and its hooks into core.
