@@ -29,6 +29,9 @@
 //! - `train_rows` (the clap-free training driver on rows, called by `train`
 //!   and the Python extension) → args, cv, data, error, family, fit,
 //!   hostbackend, metric, model_io, progress, table
+//! - `stats_rows` (statistics shards from rows in memory, their merge and
+//!   the fit from them, for the Python extension's Dask layer) → args,
+//!   error, family, fit, hostbackend, model_io, train_rows
 //! - `ordering` (supervised-ordering glue over core) → error, hostbackend, input
 //! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
@@ -60,6 +63,7 @@ pub mod ordering;
 pub mod plot;
 pub mod progress;
 pub mod rng;
+pub mod stats_rows;
 pub mod table;
 pub mod train_rows;
 pub mod vexp;

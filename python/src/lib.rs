@@ -32,6 +32,9 @@ use ranklet::train_rows::{fit_rows, RowsRequest};
 use ranklet_core::format::{ElementType, ModelView};
 use ranklet_core::graph::Pair;
 
+// The statistics bindings of the Dask layer.
+mod stats;
+
 /// A library error as the Python exception of its kind.
 fn py_err(e: CliError) -> PyErr {
     if e.code == 2 {
@@ -350,6 +353,7 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_info, m)?)?;
     m.add_function(wrap_pyfunction!(metric, m)?)?;
     m.add_function(wrap_pyfunction!(pair_metric, m)?)?;
+    stats::register(m)?;
     m.add("INTERRUPTED", ranklet::progress::INTERRUPTED)?;
     Ok(())
 }
