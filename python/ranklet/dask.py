@@ -68,7 +68,9 @@ def _is_dask_array(X):
 def _partition_arrays(x, y, q, columns):
     """The arrays of one partition as the extension takes them: features
     float32 (when every column is) or float64, labels float64, qids int64."""
-    if columns is not None:  # a pandas DataFrame partition
+    if columns is not None:  # a pandas DataFrame partition; y, q column names
+        y = x[y].to_numpy()
+        q = None if q is None else x[q].to_numpy()
         cols = x[columns]
         f32 = all(np.dtype(t) == np.float32 for t in cols.dtypes)
         x = cols.to_numpy(dtype=np.float32 if f32 else np.float64)
@@ -147,31 +149,28 @@ class _StatsLearner(BaseEstimator):
         (``None`` for arrays)."""
         dask, _ = _dask()
         if _is_frame(X):
-            names = {c for c in (y, qid) if isinstance(c, str)}
-            columns = [c for c in X.columns if c not in names]
+            if y is None:
+                raise ValueError("y is required: a column name of X or a dask Series")
+            # The label and qid are read from each partition of X itself
+            # (separate collections may be partitioned otherwise once
+            # optimised): a Series is made a column of X first.
+            cols = {}
+            for what, v, tmp in (("y", y, "__ranklet_y"), ("qid", qid, "__ranklet_qid")):
+                if v is None or isinstance(v, str):
+                    if v is not None and v not in X.columns:
+                        raise ValueError(f"{what}: no column {v!r} in X")
+                    cols[what] = v
+                elif hasattr(v, "to_delayed"):
+                    X = X.assign(**{tmp: v})
+                    cols[what] = tmp
+                else:
+                    raise TypeError(f"{what} must be a column name of X or a dask Series, got {type(v).__name__}")
+            columns = [c for c in X.columns if c not in (cols["y"], cols["qid"])]
             if not columns:
                 raise ValueError("X has no feature columns besides the label and qid columns")
             self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
             parts = X.to_delayed()
-            n = len(parts)
-
-            def column(v, what):
-                if v is None:
-                    return [None] * n
-                if isinstance(v, str):
-                    if v not in X.columns:
-                        raise ValueError(f"{what}: no column {v!r} in X")
-                    return X[v].to_delayed()
-                if not hasattr(v, "to_delayed"):
-                    raise TypeError(f"{what} must be a column name of X or a dask Series, got {type(v).__name__}")
-                if v.npartitions != n:
-                    raise ValueError(f"{what} has {v.npartitions} partitions, X has {n}")
-                return v.to_delayed()
-
-            ys, qs = column(y, "y"), column(qid, "qid")
-            if y is None:
-                raise ValueError("y is required: a column name of X or a dask Series")
-            return list(zip(parts, ys, qs)), len(columns), columns
+            return [(p, cols["y"], cols["qid"]) for p in parts], len(columns), columns
         if _is_dask_array(X):
             if X.ndim != 2:
                 raise ValueError(f"X must be 2-D (rows × features), got {X.ndim} dimensions")
