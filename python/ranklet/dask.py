@@ -168,7 +168,6 @@ class _StatsLearner(BaseEstimator):
             columns = [c for c in X.columns if c not in (cols["y"], cols["qid"])]
             if not columns:
                 raise ValueError("X has no feature columns besides the label and qid columns")
-            self.feature_names_in_ = np.asarray([str(c) for c in columns], dtype=object)
             parts = X.to_delayed()
             return [(p, cols["y"], cols["qid"]) for p in parts], len(columns), columns
         if _is_dask_array(X):
@@ -188,7 +187,6 @@ class _StatsLearner(BaseEstimator):
                 return list(v.rechunk((rows,)).to_delayed().ravel())
 
             parts = list(X.to_delayed().ravel())
-            self.__dict__.pop("feature_names_in_", None)
             return list(zip(parts, along(y, "y"), along(qid, "qid"))), X.shape[1], None
         raise TypeError(f"X must be a dask DataFrame or a dask array, got {type(X).__name__}")
 
@@ -226,9 +224,8 @@ class _StatsLearner(BaseEstimator):
             if cluster is not None:
                 client.close()
                 cluster.close()
-        meta = []
-        if columns is not None:
-            meta.append(("feature_names", json.dumps(list(self.feature_names_in_))))
+        names = None if columns is None else [str(c) for c in columns]
+        meta = [] if names is None else [("feature_names", json.dumps(names))]
         model, table, info = _ranklet.fit_stats_py(
             merged,
             source=f"dask: {name}",
@@ -239,6 +236,10 @@ class _StatsLearner(BaseEstimator):
             precision=self.precision,
             metadata=meta,
         )
+        # The fitted state, set only once everything succeeded.
+        self.__dict__.pop("feature_names_in_", None)
+        if names is not None:
+            self.feature_names_in_ = np.asarray(names, dtype=object)
         self.stats_ = merged
         self.model_ = Model(model)
         self.coef_ = np.asarray(info["coef"])

@@ -323,3 +323,35 @@ def test_a_worker_killed_during_a_fit_changes_nothing(client):
     est = result["est"]
     assert est.n_rows_ == n
     assert rel(est.predict(da.from_array(X, chunks=(50, -1))).compute(), ref.predict(X)) < TOL
+
+
+def test_without_a_client_the_current_one_or_a_local_cluster(client, tmp_path):
+    """No ``client``: the current one is used (the module's cluster here);
+    in a program with none, a ``LocalCluster`` of worker processes is
+    started for the fit and closed after it (a fresh interpreter)."""
+    X, y, qid = letor(31, n_queries=6, shuffle=False)
+    ref = ranklet.RankRLS(alpha=0.9, precision="f64").fit(X, y, qid=qid)
+    est = rdask.RankRLS(alpha=0.9, precision="f64").fit(*as_dask(X, y, qid, 13))
+    assert rel(est.predict(da.from_array(X, chunks=(13, -1))).compute(), ref.predict(X)) < TOL
+    np.savez(tmp_path / "rows.npz", X=X, y=y, qid=qid)
+    script = tmp_path / "alone.py"
+    script.write_text(
+        "import sys, numpy as np, dask.array as da, distributed, ranklet.dask\n"
+        "if __name__ == '__main__':\n"
+        "    r = np.load(sys.argv[1])\n"
+        "    est = ranklet.dask.RankRLS(alpha=0.9, precision='f64').fit(\n"
+        "        da.from_array(r['X'], chunks=(13, -1)), da.from_array(r['y'], chunks=13),\n"
+        "        da.from_array(r['qid'], chunks=13))\n"
+        "    try:\n"
+        "        distributed.get_client()\n"
+        "        print('a client is left')\n"
+        "    except ValueError:\n"
+        "        pass\n"
+        "    sys.stdout.buffer.write(est.to_bytes())\n"
+    )
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, str(script), str(tmp_path / "rows.npz")], capture_output=True, timeout=120)
+    assert out.returncode == 0, out.stderr.decode()
+    assert rel(ranklet.load(out.stdout).predict(X), ref.predict(X)) < TOL
