@@ -211,7 +211,7 @@ pub struct StatsFit {
 ///
 /// # Errors
 /// As `ranklet train --from-stats`: a weighting or fold count other than
-/// the statistics', a grid without `cv`, an empty fold, a bad λ
+/// the statistics', a grid without `cv`, no rows, an empty fold, a bad λ
 /// ([`CliError::input`]); a singular system ([`CliError::failure`]).
 #[allow(clippy::too_many_arguments)]
 pub fn fit_stats(
@@ -245,6 +245,9 @@ pub fn fit_stats(
     }
     if let Some((k, _)) = metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
         return Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")));
+    }
+    if all.rows() == 0 {
+        return Err(CliError::input(format!("{source}: the statistics hold no rows")));
     }
     let mut backend = HostBackend::new(BackendChoice::Faer);
     let (w, table) = all.solve(&mut backend, target, lambdas)?;

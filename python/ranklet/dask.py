@@ -129,12 +129,8 @@ def _reduce(dask, leaves, split_every):
     return root, _span(a, b)
 
 
-def _score(block, model, columns):
-    """Scores of one block or partition; runs on a worker."""
-    if columns is not None:
-        block = block[columns]
-        f32 = all(np.dtype(t) == np.float32 for t in block.dtypes)
-        block = block.to_numpy(dtype=np.float32 if f32 else np.float64)
+def _score(block, model):
+    """Scores of the rows of one block; runs on a worker."""
     return _ranklet.score(model, np.require(block, requirements="A"), None, None)
 
 
@@ -278,12 +274,12 @@ class _StatsLearner(BaseEstimator):
             if names is not None and [str(c) for c in columns] != list(names):
                 raise ValueError(f"X lacks the model's feature columns {list(names)}")
             arr = X[columns].to_dask_array()
-            return arr.map_blocks(_score, model, None, drop_axis=1, dtype=np.float64)
+            return arr.map_blocks(_score, model, drop_axis=1, dtype=np.float64)
         if _is_dask_array(X):
             if X.ndim != 2 or X.shape[1] != self.n_features_in_:
                 raise ValueError(f"X must have {self.n_features_in_} feature columns, got shape {X.shape}")
             X = X.rechunk({1: -1})
-            return X.map_blocks(_score, model, None, drop_axis=1, dtype=np.float64)
+            return X.map_blocks(_score, model, drop_axis=1, dtype=np.float64)
         raise TypeError(f"X must be a dask DataFrame or a dask array, got {type(X).__name__}")
 
     def to_bytes(self):

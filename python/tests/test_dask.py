@@ -262,6 +262,14 @@ def test_the_extension_refuses_mismatched_or_corrupted_statistics():
     bad[len(bad) // 2] ^= 0x40
     with pytest.raises(ValueError, match="^corrupt: "):
         _ranklet.merge_stats_py([(bytes(bad), "corrupt"), (a, "left")])
+    # A negative qid, and statistics of no rows (an empty partition merges).
+    with pytest.raises(ValueError, match=r"^neg: qid\[2\]: negative query id -4$"):
+        _ranklet.stats_rows(X[:3], y[:3], np.array([1, 1, -4]), source="neg", **opts)
+    empty = _ranklet.stats_rows(np.zeros((0, 5)), np.zeros(0), np.zeros(0, dtype=np.int64), source="e", **opts)
+    assert _ranklet.merge_stats_py([(empty, "e"), (a, "left")]) == _ranklet.merge_stats_py([(a, "left")])
+    with pytest.raises(ValueError, match="^e: the statistics hold no rows$"):
+        _ranklet.fit_stats_py(empty, source="e", algo="rankrls", query_weight="equal", lambdas=[1.0], cv=None,
+                              precision="f64", metadata=[])
     # F-order and float32 features give the statistics of their values.
     f = _ranklet.stats_rows(np.asfortranarray(X), y, qid, source="f", **opts)
     assert f == a
