@@ -95,6 +95,27 @@ def test_shuffled_rows_with_kept_queries_give_the_in_memory_model(client, algo, 
     assert rel(est.predict(da.from_array(X, chunks=(50, -1))).compute(), ref.predict(X)) < TOL
 
 
+def test_random_partitionings_seeded_loop(client):
+    """Ten seeded random partitionings (1 to 12 partitions, boundaries
+    anywhere, rows in query order or shuffled), each learner: the same
+    model as the in-memory fit."""
+    for seed in range(10):
+        rng = np.random.default_rng(100 + seed)
+        shuffled = bool(seed % 2)
+        X, y, qid = letor(100 + seed, n_queries=int(rng.integers(3, 12)), shuffle=shuffled)
+        k = int(rng.integers(0, 12))
+        bounds = [0, *sorted(set(rng.integers(1, len(y), size=k).tolist())), len(y)]
+        chunks = tuple(b - a for a, b in zip(bounds, bounds[1:]))
+        algo, weight = LEARNERS[seed % len(LEARNERS)]
+        alpha = float(10 ** rng.uniform(-2, 2))
+        est = on_dask(algo, alpha, weight, keep_queries=shuffled, split_every=2 + seed % 3).fit(
+            *as_dask(X, y, qid, chunks), client=client
+        )
+        ref = in_memory(algo, alpha, weight).fit(X, y, qid=qid)
+        got = est.predict(da.from_array(X, chunks=(31, -1))).compute()
+        assert rel(got, ref.predict(X)) < TOL, (seed, chunks, algo, weight)
+
+
 def test_the_model_is_the_cli_from_stats_model(client, cli, tmp_path):
     """Shards of a file cut mid-query through ``ranklet stats``, merged by
     ``ranklet train --from-stats``: the same model as the Dask fit (the
