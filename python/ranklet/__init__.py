@@ -15,7 +15,10 @@ True
 
 Row learners: :class:`RLS`, :class:`RankRLS`, :class:`KPCR`, :class:`KPCRank`,
 with cross-validated grids :class:`RankRLSCV`, :class:`KPCRankCV`. Models:
-:func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`.
+:func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`. Linear
+RLS / RankRLS on Dask collections, from statistics merged on the cluster:
+:mod:`ranklet.dask` (imported on its own; needs ``dask`` and
+``distributed``).
 """
 
 from . import metrics
