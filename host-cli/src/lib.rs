@@ -46,6 +46,9 @@
 //! - `train_edges` (the clap-free training driver on labelled edges, called
 //!   by `train` and the Python extension) → args, cv, data, error, family,
 //!   hostbackend, progress
+//! - `stats_rows` (statistics shards from rows in memory, their merge and
+//!   the fit from them, for the Python extension's Dask layer) → args,
+//!   error, family, fit, hostbackend, model_io, train_rows
 //! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
 //!   metric, model_io
@@ -79,6 +82,7 @@ pub mod ordering;
 pub mod plot;
 pub mod progress;
 pub mod rng;
+pub mod stats_rows;
 pub mod table;
 pub mod train_edges;
 pub mod train_rows;

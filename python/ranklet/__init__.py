@@ -19,7 +19,10 @@ Preference GPs: :class:`PrefGP`, :class:`XPGP`, :class:`DiffGP`. Conditional
 ranking on labelled edges: :class:`KronRLS`, :class:`KronRankRLS`.
 Supervised ordering: :class:`ERR`, and the transformers :class:`RCDR`,
 :class:`PCA`. Models:
-:func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`.
+:func:`load` and :class:`Model`. Metrics: :mod:`ranklet.metrics`. Linear
+RLS / RankRLS on Dask collections, from statistics merged on the cluster:
+:mod:`ranklet.dask` (imported on its own; needs ``dask`` and
+``distributed``).
 """
 
 from . import metrics

@@ -1,5 +1,6 @@
-"""Types of the extension module (``python/src/lib.rs``); the public API is
-the Python package around it."""
+"""Types of the extension module (``python/src/lib.rs``, and
+``python/src/stats.rs`` for the statistics of ``ranklet.dask``); the public
+API is the Python package around it."""
 
 from typing import Any, Optional, Sequence, Tuple
 
@@ -96,3 +97,26 @@ def fit_orders_py(
 def reduce_py(
     items: str, orders: str, method: str, dims: int
 ) -> Tuple[npt.NDArray[np.float64], npt.NDArray[np.float64]]: ...
+def stats_rows(
+    x: npt.NDArray[Any],
+    y: npt.NDArray[np.float64],
+    qid: Optional[npt.NDArray[np.int64]],
+    *,
+    query_weight: str,
+    cv: Optional[int],
+    seed: int,
+    keep_queries: bool,
+    source: str,
+) -> bytes: ...
+def merge_stats_py(parts: Sequence[Tuple[bytes, str]]) -> bytes: ...
+def fit_stats_py(
+    stats: bytes,
+    *,
+    source: str,
+    algo: str,
+    query_weight: str,
+    lambdas: Sequence[float],
+    cv: Optional[int],
+    precision: str,
+    metadata: Sequence[Tuple[str, str]],
+) -> Tuple[bytes, Optional[dict[str, Any]], dict[str, Any]]: ...

@@ -48,6 +48,8 @@ type TwoArrays<'py> = (Bound<'py, PyArray1<f64>>, Bound<'py, PyArray1<f64>>);
 
 /// A Kronecker fit: model bytes, the chosen λ, the CV rows `(λ, mean, std)`.
 type EdgesOut<'py> = (Bound<'py, PyBytes>, f64, Option<Vec<(f64, f64, f64)>>);
+// The statistics bindings of the Dask layer.
+mod stats;
 
 /// A library error as the Python exception of its kind.
 fn py_err(e: CliError) -> PyErr {
@@ -751,6 +753,7 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(edges_score, m)?)?;
     m.add_function(wrap_pyfunction!(fit_orders_py, m)?)?;
     m.add_function(wrap_pyfunction!(reduce_py, m)?)?;
+    stats::register(m)?;
     m.add("INTERRUPTED", ranklet::progress::INTERRUPTED)?;
     Ok(())
 }

@@ -1,0 +1,282 @@
+//! Statistics shards (`.rks` bytes) from rows in memory, their merge, and
+//! the fit from merged statistics: the clap-free half of `ranklet stats` /
+//! `ranklet train --from-stats` that the Python extension calls, one
+//! partition of a Dask collection at a time ([`stats_of_rows`]), one merge
+//! node of the reduction tree at a time ([`merge_stats`]), and once on the
+//! client ([`fit_stats`]).
+//!
+//! The shards are [`Shard`]s, the same statistics and bytes `ranklet stats`
+//! writes: a partition's shard merges with a file's. Rows without qids are
+//! one query, qid 0, as the file reader and the in-memory ranker treat them.
+//! Queries are sealed when their run of consecutive rows ends, except a
+//! partition's first and last runs (which may go on in the neighbouring
+//! partitions), as `ranklet stats` seals a file's; with `keep_queries`
+//! every query's partial sums are kept and a query may have rows anywhere.
+//!
+//! [`fit_stats`] repeats the last steps of
+//! [`crate::family::ls_stats::fit_from_stats`] (checks, λ choice) and of
+//! `ranklet train --from-stats` (metadata, model bytes) on a merged shard in
+//! memory instead of files.
+
+use ranklet_core::format::stats::{FeatureMap, StatsView};
+use ranklet_core::format::ElementType;
+use ranklet_core::kernel::Kernel;
+use ranklet_core::learn::ls_stats::{StatsShape, Target};
+
+use crate::args::QueryWeightArg;
+use crate::error::CliError;
+use crate::family::ls::{LeastSquares, LsPoint};
+use crate::family::ls_stats::{FromStats, Shard};
+use crate::family::Family;
+use crate::fit::Fitted;
+use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::model_io::model_bytes;
+use crate::train_rows::{push_chosen, rows_meta};
+
+/// What statistics to keep: the options of `ranklet stats`.
+#[derive(Clone, Copy, Debug)]
+pub struct StatsRequest {
+    /// Query weighting (fixed in the statistics).
+    pub weight: QueryWeightArg,
+    /// Folds `K` (`None`: no cross-validation).
+    pub cv: Option<usize>,
+    /// Seed of the fold assignment.
+    pub seed: u64,
+    /// Keep every query's partial sums (never seal).
+    pub keep_queries: bool,
+}
+
+impl StatsRequest {
+    /// The fold count, checked as `ranklet stats --cv` checks it.
+    pub fn folds(&self) -> Result<usize, CliError> {
+        match self.cv {
+            None => Ok(1),
+            Some(k) if (2..=u16::MAX as usize).contains(&k) => Ok(k),
+            Some(k) => Err(CliError::input(format!("cv={k}: a number of folds from 2 to 65535"))),
+        }
+    }
+}
+
+/// Rows per block added at once (a block is `rows × d` f64 values, about
+/// 4 MB).
+fn block_rows(d: usize) -> usize {
+    ((1usize << 19) / d.max(1)).max(1)
+}
+
+/// The statistics of `n` rows of `d` features as `.rks` bytes: feature
+/// `j` of row `i` is `x(i, j)`, its label `y[i]`, its query `qids[i]`
+/// (every row qid 0 without). `source` names the rows in errors
+/// (`"partition 3"`); rows are counted from 0 within them.
+///
+/// # Errors
+/// [`CliError::input`] naming the row: a NaN or ±∞ feature or label, a
+/// negative qid, a sealed query's rows resuming after other queries'
+/// (without `keep_queries`); mismatched lengths; statistics too large for
+/// memory ([`CliError::failure`]).
+pub fn stats_of_rows(
+    req: &StatsRequest,
+    n: usize,
+    d: usize,
+    x: impl Fn(usize, usize) -> f64,
+    y: &[f64],
+    qids: Option<&[i64]>,
+    source: &str,
+) -> Result<Vec<u8>, CliError> {
+    let folds = req.folds()?;
+    if d == 0 {
+        return Err(CliError::input(format!("{source}: X has no feature columns")));
+    }
+    if y.len() != n {
+        return Err(CliError::input(format!("{source}: X has {n} rows, y has {} values", y.len())));
+    }
+    if let Some(q) = qids.filter(|q| q.len() != n) {
+        return Err(CliError::input(format!("{source}: X has {n} rows, qid has {} values", q.len())));
+    }
+    let shape = StatsShape { d, folds, weight: req.weight.to_core() };
+    let mut shard = Shard::new(shape, req.seed, source.to_string())?;
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    let seal = !req.keep_queries;
+    let (mut run, mut keep_open) = (None::<u64>, std::collections::HashSet::new());
+    let (mut closed, mut ended) = (std::collections::HashSet::new(), Vec::new());
+    let rows = block_rows(d);
+    let (mut xb, mut qb) = (Vec::with_capacity(rows.min(n) * d), Vec::with_capacity(rows.min(n)));
+    for start in (0..n).step_by(rows) {
+        let end = (start + rows).min(n);
+        xb.clear();
+        qb.clear();
+        for i in start..end {
+            for j in 0..d {
+                let v = x(i, j);
+                if !v.is_finite() {
+                    return Err(CliError::input(format!("{source}: X[{i}, {j}]: non-finite feature value {v}")));
+                }
+                xb.push(v);
+            }
+            if !y[i].is_finite() {
+                return Err(CliError::input(format!("{source}: y[{i}]: non-finite label {}", y[i])));
+            }
+            let q = match qids.map(|q| q[i]) {
+                None => 0,
+                Some(q) => u64::try_from(q)
+                    .map_err(|_| CliError::input(format!("{source}: qid[{i}]: negative query id {q}")))?,
+            };
+            qb.push(q);
+            if seal && run != Some(q) {
+                if closed.contains(&q) {
+                    return Err(CliError::input(format!(
+                        "{source}: row {i}: rows of qid {q} resume after other queries' rows; statistics seal \
+                         each query when its rows end: put each query's rows together, or keep every query's \
+                         partial sums (keep_queries)"
+                    )));
+                }
+                match run {
+                    None => {
+                        keep_open.insert(q);
+                    }
+                    Some(r) if !keep_open.contains(&r) => {
+                        closed.insert(r);
+                        ended.push(r);
+                    }
+                    Some(_) => {}
+                }
+                run = Some(q);
+            }
+        }
+        let err = |e| CliError::input(format!("{source}: {e}"));
+        shard.add_rows(&mut backend, &xb, &y[start..end], &qb).map_err(err)?;
+        shard.seal(&mut backend, &ended).map_err(err)?;
+        ended.clear();
+    }
+    sort_queries(&mut shard);
+    shard.to_bytes()
+}
+
+/// The query records in increasing qid order, as the file wants them.
+fn sort_queries(shard: &mut Shard) {
+    let mq = 2 * shard.shape.query_len();
+    let mut order: Vec<usize> = (0..shard.qids.len()).collect();
+    order.sort_unstable_by_key(|&j| shard.qids[j]);
+    shard.qids = order.iter().map(|&j| shard.qids[j]).collect();
+    shard.queries = order.iter().flat_map(|&j| shard.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
+    shard.sealed_qids.sort_unstable();
+}
+
+/// A shard from `.rks` bytes, validated completely; `name` names it in
+/// errors.
+pub fn shard_of_bytes(bytes: &[u8], name: &str) -> Result<Shard, CliError> {
+    let v = StatsView::new_checked(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+    if v.feature_map() != (FeatureMap::Linear, 0) {
+        return Err(CliError::input(format!(
+            "{name}: statistics of feature map {}: only linear ones train here",
+            v.feature_map().0.name()
+        )));
+    }
+    let mut shard = Shard::new(v.shape(), v.seed(), name.to_string())?;
+    shard.totals = v.totals().iter().collect();
+    shard.sealed = v.sealed().iter().collect();
+    shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
+    shard.qids = (0..v.n_queries()).map(|j| v.qid(j)).collect();
+    shard.queries = v.queries().iter().collect();
+    Ok(shard)
+}
+
+/// Merges shards (bytes, and a name for errors) into one, in order:
+/// shards of another dimension, weighting, fold count or seed are refused
+/// naming both, as `ranklet train --from-stats` refuses them.
+pub fn merge_stats(parts: &[(&[u8], &str)]) -> Result<Vec<u8>, CliError> {
+    let mut it = parts.iter();
+    let (b, name) = it.next().ok_or_else(|| CliError::input("nothing to merge: no statistics"))?;
+    let mut all = shard_of_bytes(b, name)?;
+    for (b, name) in it {
+        all.merge(&shard_of_bytes(b, name)?)?;
+    }
+    all.to_bytes()
+}
+
+/// A fit from merged statistics: the model's bytes and what
+/// `ranklet train --from-stats` prints.
+pub struct StatsFit {
+    /// The `.rkl` bytes.
+    pub model: Vec<u8>,
+    /// Weights, λ, sizes, CV table.
+    pub fit: FromStats,
+    /// The chosen λ's index in the grid.
+    pub best: usize,
+}
+
+/// RLS (`ranker = false`) or RankRLS from merged statistics: every λ of
+/// `lambdas`, with `cv` (the statistics' fold count) the λ of least mean
+/// held-out objective; the model as `ranklet train --from-stats` writes it,
+/// `source` its `training_data`, `metadata` further lines.
+///
+/// # Errors
+/// As `ranklet train --from-stats`: a weighting or fold count other than
+/// the statistics', a grid without `cv`, no rows, an empty fold, a bad λ
+/// ([`CliError::input`]); a singular system ([`CliError::failure`]).
+#[allow(clippy::too_many_arguments)]
+pub fn fit_stats(
+    stats: &[u8],
+    source: &str,
+    ranker: bool,
+    weight: QueryWeightArg,
+    lambdas: &[f64],
+    cv: Option<usize>,
+    element: ElementType,
+    metadata: &[(String, String)],
+) -> Result<StatsFit, CliError> {
+    let all = shard_of_bytes(stats, source)?;
+    let s = all.shape;
+    let target = if ranker { Target::RankRls } else { Target::Rls };
+    if ranker && s.weight != weight.to_core() {
+        let have = if s.weight == QueryWeightArg::Equal.to_core() { "equal" } else { "pairs" };
+        return Err(CliError::input(format!(
+            "{source}: statistics weighted query_weight {have}, but query_weight {} was asked",
+            weight.name()
+        )));
+    }
+    if let Some(k) = cv.filter(|&k| k != s.folds) {
+        return Err(CliError::input(format!("cv={k}: the statistics of {source} have {} fold(s)", s.folds)));
+    }
+    if lambdas.is_empty() {
+        return Err(CliError::input("no λ to fit"));
+    }
+    if lambdas.len() > 1 && cv.is_none() {
+        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+    }
+    if let Some((k, _)) = metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
+        return Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")));
+    }
+    if all.rows() == 0 {
+        return Err(CliError::input(format!("{source}: the statistics hold no rows")));
+    }
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    let (w, table) = all.solve(&mut backend, target, lambdas)?;
+    let (nl, d) = (lambdas.len(), s.d);
+    let (best, cv) = match cv {
+        Some(k) => {
+            let rows: Vec<(f64, Vec<f64>)> =
+                lambdas.iter().enumerate().map(|(li, &l)| (l, (0..k).map(|f| table[f * nl + li]).collect())).collect();
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            let best = (0..nl).min_by(|&a, &b| mean(&rows[a].1).total_cmp(&mean(&rows[b].1))).unwrap_or(0);
+            (best, Some((k, rows)))
+        }
+        None => (0, None),
+    };
+    let fit = FromStats {
+        w: w[best * d..(best + 1) * d].to_vec(),
+        lambda: lambdas[best],
+        d,
+        rows: all.rows(),
+        queries: all.qids.len() + all.sealed_qids.len(),
+        cv,
+    };
+    let family = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: lambdas.to_vec(), basis: None };
+    let mut meta = rows_meta(family.name(), source, fit.rows, fit.queries, weight);
+    meta.push_str(&fit.cv_meta());
+    push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda });
+    for (k, v) in metadata {
+        meta.push_str(&format!("{k}={v}\n"));
+    }
+    let model = model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, element, &meta, None)?;
+    Ok(StatsFit { model, fit, best })
+}
