@@ -13,12 +13,10 @@
 //! partitions), as `ranklet stats` seals a file's; with `keep_queries`
 //! every query's partial sums are kept and a query may have rows anywhere.
 //!
-//! [`fit_stats`] repeats the last steps of
-//! [`crate::family::ls_stats::fit_from_stats`] (checks, λ choice) and of
-//! `ranklet train --from-stats` (metadata, model bytes) on a merged shard in
-//! memory instead of files.
+//! The checks and the λ choice are [`crate::family::ls_stats::fit_merged`],
+//! the model's bytes [`linear_model`]: the same calls `ranklet train
+//! --from-stats` makes on files.
 
-use ranklet_core::format::stats::{FeatureMap, StatsView};
 use ranklet_core::format::ElementType;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::ls_stats::{StatsShape, Target};
@@ -26,7 +24,7 @@ use ranklet_core::learn::ls_stats::{StatsShape, Target};
 use crate::args::QueryWeightArg;
 use crate::error::CliError;
 use crate::family::ls::{LeastSquares, LsPoint};
-use crate::family::ls_stats::{FromStats, Shard};
+use crate::family::ls_stats::{fit_merged, FromStats, RunSealer, Shard};
 use crate::family::Family;
 use crate::fit::Fitted;
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -95,9 +93,7 @@ pub fn stats_of_rows(
     let shape = StatsShape { d, folds, weight: req.weight.to_core() };
     let mut shard = Shard::new(shape, req.seed, source.to_string())?;
     let mut backend = HostBackend::new(BackendChoice::Faer);
-    let seal = !req.keep_queries;
-    let (mut run, mut keep_open) = (None::<u64>, std::collections::HashSet::new());
-    let (mut closed, mut ended) = (std::collections::HashSet::new(), Vec::new());
+    let mut sealer = RunSealer::new(!req.keep_queries);
     let rows = block_rows(d);
     let (mut xb, mut qb) = (Vec::with_capacity(rows.min(n) * d), Vec::with_capacity(rows.min(n)));
     for start in (0..n).step_by(rows) {
@@ -121,63 +117,20 @@ pub fn stats_of_rows(
                     .map_err(|_| CliError::input(format!("{source}: qid[{i}]: negative query id {q}")))?,
             };
             qb.push(q);
-            if seal && run != Some(q) {
-                if closed.contains(&q) {
-                    return Err(CliError::input(format!(
-                        "{source}: row {i}: rows of qid {q} resume after other queries' rows; statistics seal \
-                         each query when its rows end: put each query's rows together, or keep every query's \
-                         partial sums (keep_queries)"
-                    )));
-                }
-                match run {
-                    None => {
-                        keep_open.insert(q);
-                    }
-                    Some(r) if !keep_open.contains(&r) => {
-                        closed.insert(r);
-                        ended.push(r);
-                    }
-                    Some(_) => {}
-                }
-                run = Some(q);
-            }
+            sealer.row(q).map_err(|q| {
+                CliError::input(format!(
+                    "{source}: row {i}: rows of qid {q} resume after other queries' rows; statistics seal \
+                     each query when its rows end: put each query's rows together, or keep every query's \
+                     partial sums (keep_queries)"
+                ))
+            })?;
         }
         let err = |e| CliError::input(format!("{source}: {e}"));
         shard.add_rows(&mut backend, &xb, &y[start..end], &qb).map_err(err)?;
-        shard.seal(&mut backend, &ended).map_err(err)?;
-        ended.clear();
+        sealer.seal_ended(&mut shard, &mut backend).map_err(err)?;
     }
-    sort_queries(&mut shard);
+    shard.finish();
     shard.to_bytes()
-}
-
-/// The query records in increasing qid order, as the file wants them.
-fn sort_queries(shard: &mut Shard) {
-    let mq = 2 * shard.shape.query_len();
-    let mut order: Vec<usize> = (0..shard.qids.len()).collect();
-    order.sort_unstable_by_key(|&j| shard.qids[j]);
-    shard.qids = order.iter().map(|&j| shard.qids[j]).collect();
-    shard.queries = order.iter().flat_map(|&j| shard.queries[j * mq..(j + 1) * mq].iter().copied()).collect();
-    shard.sealed_qids.sort_unstable();
-}
-
-/// A shard from `.rks` bytes, validated completely; `name` names it in
-/// errors.
-pub fn shard_of_bytes(bytes: &[u8], name: &str) -> Result<Shard, CliError> {
-    let v = StatsView::new_checked(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
-    if v.feature_map() != (FeatureMap::Linear, 0) {
-        return Err(CliError::input(format!(
-            "{name}: statistics of feature map {}: only linear ones train here",
-            v.feature_map().0.name()
-        )));
-    }
-    let mut shard = Shard::new(v.shape(), v.seed(), name.to_string())?;
-    shard.totals = v.totals().iter().collect();
-    shard.sealed = v.sealed().iter().collect();
-    shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
-    shard.qids = (0..v.n_queries()).map(|j| v.qid(j)).collect();
-    shard.queries = v.queries().iter().collect();
-    Ok(shard)
 }
 
 /// Merges shards (bytes, and a name for errors) into one, in order:
@@ -186,9 +139,9 @@ pub fn shard_of_bytes(bytes: &[u8], name: &str) -> Result<Shard, CliError> {
 pub fn merge_stats(parts: &[(&[u8], &str)]) -> Result<Vec<u8>, CliError> {
     let mut it = parts.iter();
     let (b, name) = it.next().ok_or_else(|| CliError::input("nothing to merge: no statistics"))?;
-    let mut all = shard_of_bytes(b, name)?;
+    let mut all = Shard::from_bytes(b, name.to_string())?;
     for (b, name) in it {
-        all.merge(&shard_of_bytes(b, name)?)?;
+        all.merge(&Shard::from_bytes(b, name.to_string())?)?;
     }
     all.to_bytes()
 }
@@ -224,59 +177,44 @@ pub fn fit_stats(
     element: ElementType,
     metadata: &[(String, String)],
 ) -> Result<StatsFit, CliError> {
-    let all = shard_of_bytes(stats, source)?;
-    let s = all.shape;
-    let target = if ranker { Target::RankRls } else { Target::Rls };
-    if ranker && s.weight != weight.to_core() {
-        let have = if s.weight == QueryWeightArg::Equal.to_core() { "equal" } else { "pairs" };
-        return Err(CliError::input(format!(
-            "{source}: statistics weighted query_weight {have}, but query_weight {} was asked",
-            weight.name()
-        )));
-    }
-    if let Some(k) = cv.filter(|&k| k != s.folds) {
-        return Err(CliError::input(format!("cv={k}: the statistics of {source} have {} fold(s)", s.folds)));
-    }
-    if lambdas.is_empty() {
-        return Err(CliError::input("no λ to fit"));
-    }
-    if lambdas.len() > 1 && cv.is_none() {
-        return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
-    }
+    let all = Shard::from_bytes(stats, source.to_string())?;
     if let Some((k, _)) = metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
         return Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")));
     }
-    if all.rows() == 0 {
-        return Err(CliError::input(format!("{source}: the statistics hold no rows")));
-    }
+    let target = if ranker { Target::RankRls } else { Target::Rls };
     let mut backend = HostBackend::new(BackendChoice::Faer);
-    let (w, table) = all.solve(&mut backend, target, lambdas)?;
-    let (nl, d) = (lambdas.len(), s.d);
-    let (best, cv) = match cv {
-        Some(k) => {
-            let rows: Vec<(f64, Vec<f64>)> =
-                lambdas.iter().enumerate().map(|(li, &l)| (l, (0..k).map(|f| table[f * nl + li]).collect())).collect();
-            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-            let best = (0..nl).min_by(|&a, &b| mean(&rows[a].1).total_cmp(&mean(&rows[b].1))).unwrap_or(0);
-            (best, Some((k, rows)))
-        }
-        None => (0, None),
+    let fit = fit_merged(&mut backend, &all, target, weight.to_core(), lambdas, cv)?;
+    let (model, _) = linear_model(&fit, ranker, lambdas, source, weight, element, metadata)?;
+    let best = fit.best;
+    Ok(StatsFit { model, fit, best })
+}
+
+/// The `.rkl` bytes of a linear fit from statistics, with the metadata of
+/// the in-memory path (`training_data` = `source`, the CV table, the chosen
+/// point, then `extra` lines), and the chosen point's description; what
+/// `ranklet train --from-stats` and [`fit_stats`] write.
+pub fn linear_model(
+    fit: &FromStats,
+    ranker: bool,
+    lambdas: &[f64],
+    source: &str,
+    weight: QueryWeightArg,
+    element: ElementType,
+    extra: &[(String, String)],
+) -> Result<(Vec<u8>, String), CliError> {
+    let family = LeastSquares {
+        ranker,
+        kernels: vec![Kernel::Linear],
+        lambdas: lambdas.to_vec(),
+        basis: None,
+        cg_note: Default::default(),
     };
-    let fit = FromStats {
-        w: w[best * d..(best + 1) * d].to_vec(),
-        lambda: lambdas[best],
-        d,
-        rows: all.rows(),
-        queries: all.qids.len() + all.sealed_qids.len(),
-        cv,
-    };
-    let family = LeastSquares { ranker, kernels: vec![Kernel::Linear], lambdas: lambdas.to_vec(), basis: None };
     let mut meta = rows_meta(family.name(), source, fit.rows, fit.queries, weight);
     meta.push_str(&fit.cv_meta());
-    push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda });
-    for (k, v) in metadata {
+    let chosen = push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda });
+    for (k, v) in extra {
         meta.push_str(&format!("{k}={v}\n"));
     }
     let model = model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, element, &meta, None)?;
-    Ok(StatsFit { model, fit, best })
+    Ok((model, chosen))
 }

@@ -8,7 +8,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::ls_stats;
 
 use crate::args::{
@@ -19,8 +18,7 @@ use crate::data::svmlight::SvmlightOptions;
 use crate::data::{read_edges, EdgeOptions};
 use crate::error::{check_writable, note, write_atomic, CliError};
 use crate::family::kron::{EdgeMetric, KronAlgo, NodeSets, PairArg};
-use crate::family::ls::{LeastSquares, LsPoint};
-use crate::family::ls_stats::fit_from_stats;
+use crate::family::ls_stats::fit_merged;
 use crate::family::ls_stream::fit_linear_stream;
 use crate::family::pref::{fit_prefs, tie_notes, PrefAlgo, PrefData, PrefFit, PrefKernel, PrefModelKind, PrefRequest};
 use crate::family::{Algo, Family, RowFamily};
@@ -368,20 +366,11 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     if a.components.is_some() {
         return Err(CliError::input("--components applies to --algo kpcr and kpcrank"));
     }
-    let fit = fit_from_stats(&mut backend, &a.from_stats, target, a.query_weight.to_core(), &lambdas, cv)?;
+    let fit = fit_merged(&mut backend, &merged, target, a.query_weight.to_core(), &lambdas, cv)?;
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-    let family = LeastSquares {
-        ranker,
-        kernels: vec![Kernel::Linear],
-        lambdas: lambdas.clone(),
-        basis: None,
-        cg_note: Default::default(),
-    };
-    let mut meta = rows_meta(family.name(), &files, fit.rows, fit.queries, a.query_weight);
-    meta.push_str(&fit.cv_meta());
-    eprintln!("chosen: {}", push_chosen(&mut meta, &family, &LsPoint { kernel: Kernel::Linear, lambda: fit.lambda }));
-    let bytes =
-        model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, a.precision.element(), &meta, None)?;
+    let (bytes, chosen) =
+        crate::stats_rows::linear_model(&fit, ranker, &lambdas, &files, a.query_weight, a.precision.element(), &[])?;
+    eprintln!("chosen: {chosen}");
     write_model(&a.output, &bytes)?;
     fit.print_cv();
     Ok(())

@@ -271,8 +271,8 @@ impl Shard {
         Ok(())
     }
 
-    /// Sorts the query records by qid.
-    fn finish(&mut self) {
+    /// Sorts the query records by qid, as the file wants them.
+    pub fn finish(&mut self) {
         let mq = 2 * self.shape.query_len();
         let mut order: Vec<usize> = (0..self.qids.len()).collect();
         order.sort_unstable_by_key(|&j| self.qids[j]);
@@ -299,7 +299,13 @@ impl Shard {
     pub fn read(path: &Path) -> Result<Shard, CliError> {
         let name = path.display().to_string();
         let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
-        let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+        Shard::from_bytes(&bytes, name)
+    }
+
+    /// A shard from `.rks` bytes, validated completely; `name` names it in
+    /// errors (a file, or a partition of a Dask collection).
+    pub fn from_bytes(bytes: &[u8], name: String) -> Result<Shard, CliError> {
+        let v = StatsView::new_checked(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
         let mut shard = Shard::new(v.shape(), v.seed(), name)?;
         shard.map = v.nystrom().map(|m| NystromSpec::from_view(&m)).transpose()?;
         shard.totals = v.totals().iter().collect();
@@ -452,6 +458,68 @@ fn first_common(a: &[u64], b: &[u64]) -> Option<u64> {
     None
 }
 
+/// Which queries a shard may seal as its rows arrive: each query once its
+/// run of consecutive rows ends, except a part's (a file's, a partition's)
+/// first and last runs, which may go on in another shard; a query whose rows
+/// resume after its run ended is an error (the caller names the row). With
+/// `seal` false nothing is sealed and rows of a query may be anywhere.
+pub struct RunSealer {
+    seal: bool,
+    /// First and last runs' qids, never sealed.
+    keep_open: std::collections::HashSet<u64>,
+    /// The qid of the current run (`None` at the start of a part).
+    run: Option<u64>,
+    /// Qids whose run has ended (sealed, or to be at the next `seal_ended`).
+    closed: std::collections::HashSet<u64>,
+    ended: Vec<u64>,
+}
+
+impl RunSealer {
+    /// A sealer; `seal` false keeps every query's partial sums.
+    pub fn new(seal: bool) -> RunSealer {
+        RunSealer { seal, keep_open: Default::default(), run: None, closed: Default::default(), ended: Vec::new() }
+    }
+
+    /// Notes the next row's qid. `Err(qid)`: its rows resume after its run
+    /// ended.
+    pub fn row(&mut self, qid: u64) -> Result<(), u64> {
+        if !self.seal || self.run == Some(qid) {
+            return Ok(());
+        }
+        if self.closed.contains(&qid) {
+            return Err(qid);
+        }
+        match self.run {
+            None => {
+                self.keep_open.insert(qid);
+            }
+            Some(r) if !self.keep_open.contains(&r) => {
+                self.closed.insert(r);
+                self.ended.push(r);
+            }
+            Some(_) => {}
+        }
+        self.run = Some(qid);
+        Ok(())
+    }
+
+    /// Ends a part (a file, a partition): its last run stays open, and the
+    /// next row starts a first run.
+    pub fn end_part(&mut self) {
+        if let Some(last) = self.run.take() {
+            self.keep_open.insert(last);
+        }
+    }
+
+    /// Seals in `shard` the queries whose runs ended since the last call
+    /// (their rows must all have been added).
+    pub fn seal_ended<B: Backend>(&mut self, shard: &mut Shard, backend: &mut B) -> Result<(), LearnError> {
+        shard.seal(backend, &self.ended)?;
+        self.ended.clear();
+        Ok(())
+    }
+}
+
 /// The streaming state of [`Shard::from_svmlight`].
 struct Acc<'b, B> {
     backend: &'b mut B,
@@ -464,16 +532,8 @@ struct Acc<'b, B> {
     ptr: Vec<usize>,
     cols: Vec<u32>,
     error: Option<CliError>,
-    /// Seal each query when its run of lines ends, except a file's first
-    /// and last runs, which may go on in another shard.
-    seal: bool,
-    /// Those first and last runs' qids, never sealed.
-    keep_open: std::collections::HashSet<u64>,
-    /// The qid of the current run (`None` at the start of a file).
-    run: Option<u64>,
-    /// Qids whose run has ended (sealed, or to be once the block is added).
-    closed: std::collections::HashSet<u64>,
-    ended: Vec<u64>,
+    /// Each file is a part: its first and last runs stay open.
+    sealer: RunSealer,
 }
 
 impl<B: Backend> Acc<'_, B> {
@@ -512,25 +572,12 @@ impl<B: Backend> Acc<'_, B> {
             self.yb.push(row.label);
             let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
             self.qb.push(qid);
-            if self.seal && self.run != Some(qid) {
-                if self.closed.contains(&qid) {
-                    return Err(CliError::input(format!(
-                        "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
-                         when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
-                    )));
-                }
-                match self.run {
-                    None => {
-                        self.keep_open.insert(qid);
-                    }
-                    Some(r) if !self.keep_open.contains(&r) => {
-                        self.closed.insert(r);
-                        self.ended.push(r);
-                    }
-                    Some(_) => {}
-                }
-                self.run = Some(qid);
-            }
+            self.sealer.row(qid).map_err(|qid| {
+                CliError::input(format!(
+                    "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
+                     when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
+                ))
+            })?;
         }
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
         if sparse {
@@ -538,8 +585,7 @@ impl<B: Backend> Acc<'_, B> {
         } else {
             self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
         }
-        self.shard.seal(self.backend, &self.ended).map_err(err)?;
-        self.ended.clear();
+        self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)?;
         Ok(())
     }
 }
@@ -589,20 +635,13 @@ impl Shard {
             ptr: Vec::new(),
             cols: Vec::new(),
             error: None,
-            seal: !keep_queries,
-            keep_open: std::collections::HashSet::new(),
-            run: None,
-            closed: std::collections::HashSet::new(),
-            ended: Vec::new(),
+            sealer: RunSealer::new(!keep_queries),
         };
         if opts.num_features == Some(0) {
             return Err(CliError::input("--num-features must be at least 1"));
         }
         for path in paths {
             let name = path.display().to_string();
-            // A file's first and last runs stay open: they may go on in
-            // another shard.
-            acc.run = None;
             let summary = stream_svmlight(path, opts, |b| match acc.block(b, &name) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
@@ -613,9 +652,9 @@ impl Shard {
             if let Some(e) = acc.error.take() {
                 return Err(e);
             }
-            if let Some(last) = acc.run {
-                acc.keep_open.insert(last);
-            }
+            // A file's first and last runs stay open: they may go on in
+            // another shard.
+            acc.sealer.end_part();
             if summary.is_none() {
                 return Err(CliError::failure(format!("{name}: read stopped")));
             }
@@ -662,28 +701,9 @@ impl Shard {
         shard.map = map;
         let n = ds.n_rows();
         let qid = |i: usize| ds.qid_of_row(i).map_or(0, csv_qid);
-        // Runs of equal qids in file order.
-        let mut runs: Vec<(u64, usize)> = Vec::new();
-        for i in 0..n {
-            if runs.last().map(|r| r.0) != Some(qid(i)) {
-                runs.push((qid(i), i));
-            }
-        }
-        let mut seen = std::collections::HashSet::new();
-        for &(q, at) in &runs {
-            if !seen.insert(q) && !keep_queries {
-                return Err(CliError::input(format!(
-                    "{name}:{}: rows of qid {q} resume after other queries' rows; statistics seal each query \
-                     when its lines end: put each query's rows on consecutive lines, or give --keep-queries",
-                    ds.source_line(at)
-                )));
-            }
-        }
-        let last = runs.len().saturating_sub(1);
-        let sealable = |r: usize| !keep_queries && r != 0 && r != last;
+        let mut sealer = RunSealer::new(!keep_queries);
         const BLOCK: usize = 4096;
-        let (mut xb, mut yb, mut qb, mut ended) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let mut run = 0;
+        let (mut xb, mut yb, mut qb) = (Vec::new(), Vec::new(), Vec::new());
         let mut start = 0;
         while start < n {
             let end = (start + BLOCK).min(n);
@@ -698,18 +718,17 @@ impl Shard {
                 }
                 yb.push(ds.labels()[i]);
                 qb.push(qid(i));
-            }
-            // Runs that end inside this block.
-            while run < runs.len() && runs.get(run + 1).map_or(n, |r| r.1) <= end {
-                if sealable(run) {
-                    ended.push(runs[run].0);
-                }
-                run += 1;
+                sealer.row(qid(i)).map_err(|q| {
+                    CliError::input(format!(
+                        "{name}:{}: rows of qid {q} resume after other queries' rows; statistics seal each query \
+                         when its lines end: put each query's rows on consecutive lines, or give --keep-queries",
+                        ds.source_line(i)
+                    ))
+                })?;
             }
             let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
             shard.add_rows(backend, &xb, &yb, &qb).map_err(err)?;
-            shard.seal(backend, &ended).map_err(err)?;
-            ended.clear();
+            sealer.seal_ended(&mut shard, backend).map_err(err)?;
             start = end;
         }
         shard.finish();
@@ -726,8 +745,10 @@ pub type CvTable = (usize, Vec<(f64, Vec<f64>)>);
 pub struct FromStats {
     /// The weights at the chosen λ.
     pub w: Vec<f64>,
-    /// The chosen λ.
+    /// The chosen λ, and its index in the grid.
     pub lambda: f64,
+    /// The index of `lambda` in the grid.
+    pub best: usize,
     /// Dimension, rows, queries of the merged statistics.
     pub d: usize,
     /// Rows.
@@ -780,20 +801,25 @@ pub fn merge_files(files: &[PathBuf]) -> Result<Shard, CliError> {
     Ok(all)
 }
 
-/// Reads and merges statistics files, solves every λ (and, with `cv`,
-/// every fold), and picks the λ of least mean held-out objective.
+/// Solves every λ of merged linear statistics (and, with `cv`, every
+/// fold), and picks the λ of least mean held-out objective. What
+/// `ranklet train --from-stats` and the Python extension's Dask layer fit.
 ///
-/// `weight` must be the files' query weighting and `cv` (if given) their
-/// fold count: each refused otherwise, naming both.
-pub fn fit_from_stats<B: Backend>(
+/// `weight` must be the statistics' query weighting and `cv` (if given)
+/// their fold count: each refused otherwise, naming both.
+///
+/// # Errors
+/// Nyström statistics, a weighting or fold count other than the
+/// statistics', a grid without `cv`, an empty grid, no rows
+/// ([`CliError::input`]); a singular system ([`CliError::failure`]).
+pub fn fit_merged<B: Backend>(
     backend: &mut B,
-    files: &[PathBuf],
+    all: &Shard,
     target: Target,
     weight: QueryWeight,
     lambdas: &[f64],
     cv: Option<usize>,
 ) -> Result<FromStats, CliError> {
-    let all = merge_files(files)?;
     if let Some(m) = &all.map {
         return Err(CliError::input(format!(
             "{}: Nyström statistics ({}): they train kernel models (ranklet train --from-stats fits them), not linear weights",
@@ -816,8 +842,14 @@ pub fn fit_from_stats<B: Backend>(
             all.source, s.folds
         )));
     }
+    if lambdas.is_empty() {
+        return Err(CliError::input("no λ to fit"));
+    }
     if lambdas.len() > 1 && cv.is_none() {
         return Err(CliError::input("a grid of values (comma list) needs --cv K to choose among them"));
+    }
+    if all.rows() == 0 {
+        return Err(CliError::input(format!("{}: the statistics hold no rows", all.source)));
     }
     let (w, table) = all.solve(backend, target, lambdas)?;
     let (nl, d) = (lambdas.len(), s.d);
@@ -834,6 +866,7 @@ pub fn fit_from_stats<B: Backend>(
     Ok(FromStats {
         w: w[best * d..(best + 1) * d].to_vec(),
         lambda: lambdas[best],
+        best,
         d,
         rows: all.rows(),
         queries: all.qids.len() + all.sealed_qids.len(),
