@@ -152,6 +152,7 @@ use crate::{scratch, LinalgError, MatMut, MatRef};
 pub mod active;
 pub mod device;
 pub mod hyper;
+pub mod sparse;
 pub mod xpgp;
 
 /// The smallest damping the adaptive rule goes down to.
@@ -463,7 +464,7 @@ impl<'s> PrefPosterior<'s> {
         self.lik = lik;
         // `self.l` ← chol(P(K + εI)P) with P the reversal, then
         // U = P·chol·P (upper) into `ws.lt` as Uᵀ and into `self.l`.
-        self.jitter = factor_with_jitter(backend, k, self.l)?;
+        self.jitter = factor_with_jitter(backend, k, self.l, true)?;
         for p in 0..n {
             for j in 0..n {
                 ws.lt[p * n + j] = self.l[(n - 1 - j) * n + (n - 1 - p)];
@@ -530,26 +531,9 @@ impl<'s> PrefPosterior<'s> {
     /// (the convergence test); with `apply = true` they move. Either way
     /// [`Self::skipped`] counts the improper cavities.
     fn site_round(&mut self, pairs: &[Pair], c2: f64, c: f64, delta: f64, apply: bool) -> Result<f64, LearnError> {
-        let mut change = 0.0f64;
-        let mut skipped = 0;
-        for (s, p) in pairs.iter().enumerate() {
-            let (mu, v) = self.marginal(p.winner, p.loser);
-            let Some((mu_c, v_c)) = cavity(mu, v, self.tau[s], self.nu[s]) else {
-                skipped += 1;
-                continue;
-            };
-            let (t_new, n_new, _) = probit_site(mu_c, v_c, c2);
-            let t = (1.0 - delta) * self.tau[s] + delta * t_new;
-            let nv = (1.0 - delta) * self.nu[s] + delta * n_new;
-            if !(t.is_finite() && nv.is_finite()) {
-                return Err(LinalgError::NonFinite.into());
-            }
-            change = change.max(c2 * (t - self.tau[s]).abs()).max(c * (nv - self.nu[s]).abs());
-            if apply {
-                self.tau[s] = t.max(0.0);
-                self.nu[s] = nv;
-            }
-        }
+        let (n, cm, mean) = (self.n, &*self.c, &*self.mean);
+        let marg = |s: usize| marginal_of(n, cm, mean, pairs[s].winner, pairs[s].loser);
+        let (change, skipped) = site_pass(self.tau, self.nu, marg, c2, c, delta, apply)?;
         self.skipped = skipped;
         Ok(change)
     }
@@ -664,12 +648,7 @@ impl<'s> PrefPosterior<'s> {
             }
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                for (s, p) in pairs.iter().enumerate() {
-                    let (mu, v) = self.marginal(p.winner, p.loser);
-                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
-                    let log_z = log_norm_cdf(mu_c / libm::sqrt(c2 + v_c));
-                    acc += log_z + site_log_norm_rest(self.tau[s], self.nu[s], mu_c, v_c);
-                }
+                acc = probit_site_terms(self.tau, self.nu, |s| self.marginal(pairs[s].winner, pairs[s].loser), c2)?;
             }
         }
         Ok(acc)
@@ -772,11 +751,7 @@ impl<'s> PrefPosterior<'s> {
     /// share a large common variance.
     #[inline]
     fn marginal(&self, i: usize, j: usize) -> (f64, f64) {
-        let n = self.n;
-        // C is lower triangular: both columns are zero above min(i, j).
-        let lo = i.min(j);
-        let (ci, cj) = (&self.c[i * n + lo..(i + 1) * n], &self.c[j * n + lo..(j + 1) * n]);
-        (self.mean[i] - self.mean[j], sq_dist(ci, cj))
+        marginal_of(self.n, self.c, self.mean, i, j)
     }
 
     /// The factor `C = L_B⁻¹Uᵀ` with `Σ = CᵀC` (`n × n`, column-major,
@@ -972,15 +947,7 @@ impl<'s> PrefPosterior<'s> {
         match self.lik {
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                let mut g = 0.0;
-                for (s, p) in pairs.iter().enumerate() {
-                    let (mu, v) = self.marginal(p.winner, p.loser);
-                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
-                    let z = mu_c / libm::sqrt(c2 + v_c);
-                    let (r, _) = probit_ratio(z);
-                    g += -r * z * c2 / (c2 + v_c);
-                }
-                Ok(g)
+                probit_noise_grad(self.tau, self.nu, |s| self.marginal(pairs[s].winner, pairs[s].loser), c2)
             }
             Likelihood::Gaussian { noise } => {
                 if k.nrows() != n || k.ncols() != n || tmp.len() < 4 * n {
@@ -1007,6 +974,92 @@ impl<'s> PrefPosterior<'s> {
             }
         }
     }
+}
+
+/// Mean and variance of `f_i − f_j` from the lower-triangular factor `C`
+/// (`Σ = CᵀC`, `n × n`) and the mean (see [`PrefPosterior::pair`]).
+#[inline]
+fn marginal_of(n: usize, c: &[f64], mean: &[f64], i: usize, j: usize) -> (f64, f64) {
+    // C is lower triangular: both columns are zero above min(i, j).
+    let lo = i.min(j);
+    let (ci, cj) = (&c[i * n + lo..(i + 1) * n], &c[j * n + lo..(j + 1) * n]);
+    (mean[i] - mean[j], sq_dist(ci, cj))
+}
+
+/// One damped update of every probit site `s` from its cavity at the
+/// posterior marginal `marg(s) = (m_s, v_s)` of its `u_s` (the module
+/// docs' schedule; the dense and the sparse EP share it): returns the
+/// largest move in the scale-free units `c²·|Δτ̃|`, `c·|Δν̃|` and the
+/// number of improper cavities. With `apply = false` the sites are not
+/// written (the convergence test).
+pub(crate) fn site_pass(
+    tau: &mut [f64],
+    nu: &mut [f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+    c: f64,
+    delta: f64,
+    apply: bool,
+) -> Result<(f64, usize), LearnError> {
+    let mut change = 0.0f64;
+    let mut skipped = 0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let Some((mu_c, v_c)) = cavity(mu, v, tau[s], nu[s]) else {
+            skipped += 1;
+            continue;
+        };
+        let (t_new, n_new, _) = probit_site(mu_c, v_c, c2);
+        let t = (1.0 - delta) * tau[s] + delta * t_new;
+        let nv = (1.0 - delta) * nu[s] + delta * n_new;
+        if !(t.is_finite() && nv.is_finite()) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        change = change.max(c2 * (t - tau[s]).abs()).max(c * (nv - nu[s]).abs());
+        if apply {
+            tau[s] = t.max(0.0);
+            nu[s] = nv;
+        }
+    }
+    Ok((change, skipped))
+}
+
+/// `Σ_s log Z̃_s` of probit sites at the posterior marginals `marg(s)`
+/// (the module docs' evidence terms).
+pub(crate) fn probit_site_terms(
+    tau: &[f64],
+    nu: &[f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+) -> Result<f64, LearnError> {
+    let mut acc = 0.0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let (mu_c, v_c) = cavity(mu, v, tau[s], nu[s]).ok_or(LinalgError::NonFinite)?;
+        let log_z = log_norm_cdf(mu_c / libm::sqrt(c2 + v_c));
+        acc += log_z + site_log_norm_rest(tau[s], nu[s], mu_c, v_c);
+    }
+    Ok(acc)
+}
+
+/// `∂ log Z_EP / ∂ log σ` of probit sites at the posterior marginals
+/// `marg(s)`: `Σ_s −r_s·z_s·c²/(c² + v₋,s)` (see
+/// [`PrefPosterior::likelihood_grad`]).
+pub(crate) fn probit_noise_grad(
+    tau: &[f64],
+    nu: &[f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+) -> Result<f64, LearnError> {
+    let mut g = 0.0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let (mu_c, v_c) = cavity(mu, v, tau[s], nu[s]).ok_or(LinalgError::NonFinite)?;
+        let z = mu_c / libm::sqrt(c2 + v_c);
+        let (r, _) = probit_ratio(z);
+        g += -r * z * c2 / (c2 + v_c);
+    }
+    Ok(g)
 }
 
 /// `y ← W·x` with `W = Σ_s τ̃_s d_s d_sᵀ`: O(m + n).
@@ -1056,9 +1109,15 @@ fn by_blocks(n: usize, mut step: impl FnMut(usize, usize) -> Result<(), LearnErr
     Ok(())
 }
 
-/// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order, by the
-/// jitter policy of the module docs; returns `ε`.
-fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [f64]) -> Result<f64, LearnError> {
+/// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order (or the
+/// identity without `reverse`), by the jitter policy of the module docs;
+/// returns `ε`. The sparse EP factors `K_mm` by the same policy.
+pub(crate) fn factor_with_jitter<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    l: &mut [f64],
+    reverse: bool,
+) -> Result<f64, LearnError> {
     let n = k.nrows();
     let mean_diag = if n == 0 { 1.0 } else { (0..n).map(|i| k.at(i, i)).sum::<f64>() / n as f64 };
     let scale = if mean_diag > 0.0 && mean_diag.is_finite() { mean_diag } else { 1.0 };
@@ -1071,7 +1130,11 @@ fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [
         let mut lm = MatMut::from_col_major(l, n, n)?;
         for j in 0..n {
             for i in 0..n {
-                *lm.at_mut(i, j) = if i >= j { k.at(n - 1 - j, n - 1 - i) } else { 0.0 };
+                *lm.at_mut(i, j) = match (i >= j, reverse) {
+                    (false, _) => 0.0,
+                    (true, true) => k.at(n - 1 - j, n - 1 - i),
+                    (true, false) => k.at(i, j),
+                };
             }
             *lm.at_mut(j, j) += eps;
         }
