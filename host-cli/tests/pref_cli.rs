@@ -613,3 +613,60 @@ fn suggest_and_score_refuse_the_other_kind() {
     assert_eq!(view.pref_inductive().unwrap().kernel(), ranklet_core::kernel::Kernel::Rbf { gamma: 0.5 });
     assert!(view.metadata().contains("kernel_fitted=no"));
 }
+
+/// `--basis M` (sparse EP on inducing items) with every item inducing is
+/// the dense inductive model: the same evidence, and `score --sd` gives
+/// the same means and standard deviations at new points (both models fit
+/// their hyperparameters by their own evidence, equal at `M = n`, so the
+/// optimiser takes the same path up to rounding; 1e-6 relative asserted).
+/// M above the item count is every item (with a note); M = 0 and xpgp are
+/// refused by name; `inspect` shows the approximation and M.
+#[test]
+fn basis_with_every_item_inducing_is_the_dense_inductive_model() {
+    let dir = Scratch::new("pref-basis");
+    let items = dir.input("items.txt", ITEMS);
+    let new = dir.input("new.csv", "x1,x2,label\n0.2,0.2,0\n1.5,-0.5,0\n-0.5,-0.5,0\n");
+    let score = |model: &Path| -> Vec<f64> {
+        let run =
+            ranklet(&dir, strs(&["score", "--sd", "-m"]).into_iter().chain([os(model), "--data".into(), os(&new)]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        run.stdout.lines().flat_map(|l| l.split('\t').map(|t| t.parse::<f64>().unwrap()).collect::<Vec<_>>()).collect()
+    };
+    for (algo, prefs) in [("pref-gp", PREFS), ("diff-gp", DIFFS)] {
+        let prefs = dir.input("p.txt", prefs);
+        let run = train(&dir, algo, &items, &prefs, &strs(&["--inductive", "--precision", "f64"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let dense = dir.out("dense.rkl");
+        std::fs::rename(dir.out("m.rkl"), &dense).unwrap();
+        let run = train(&dir, algo, &items, &prefs, &strs(&["--basis", "100", "--precision", "f64"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stderr.contains("every item is an inducing point"), "{run:?}");
+        assert!(run.stderr.contains("sparse DTC, 6 inducing items"), "{run:?}");
+        let (d, s) = (score(&dense), score(&dir.out("m.rkl")));
+        assert_eq!(d.len(), 6);
+        for (a, b) in d.iter().zip(&s) {
+            assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{algo}: dense {d:?} vs sparse {s:?}");
+        }
+        let (bd, bs) = (std::fs::read(&dense).unwrap(), std::fs::read(dir.out("m.rkl")).unwrap());
+        let (vd, vs) = (
+            ranklet_core::format::ModelView::new_checked(&bd).unwrap(),
+            ranklet_core::format::ModelView::new_checked(&bs).unwrap(),
+        );
+        let (ed, es) = (meta_f64(vd.metadata(), "log_evidence"), meta_f64(vs.metadata(), "log_evidence"));
+        assert!((ed - es).abs() <= 1e-6 * ed.abs(), "{algo}: evidence {ed} vs {es}");
+        let run = ranklet(&dir, strs(&["inspect"]).into_iter().chain([os(&dir.out("m.rkl"))]));
+        assert!(
+            run.stdout.contains("approximation=sparse EP, DTC") && run.stdout.contains("inducing_points=6"),
+            "{run:?}"
+        );
+        assert!(run.stdout.contains("basis_rows: 6"), "{run:?}");
+    }
+    std::fs::remove_file(dir.out("m.rkl")).unwrap();
+    std::fs::remove_file(dir.out("dense.rkl")).unwrap();
+    let prefs = dir.input("p.txt", PREFS);
+    let run = train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "0"]));
+    assert_bad_input(&run, &dir, None, None, &["--basis"]);
+    let rel = dir.input("rel.txt", "a b\n");
+    let run = train(&dir, "xpgp", &items, &prefs, &[flag("--relation", &rel), strs(&["--basis", "3"])].concat());
+    assert_bad_input(&run, &dir, None, None, &["--basis"]);
+}

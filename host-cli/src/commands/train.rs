@@ -158,8 +158,11 @@ pub struct TrainArgs {
     /// landmark training rows, chosen by pivoted Cholesky of the kernel
     /// matrix; the learner is solved in their (Nyström) feature space and
     /// the model stores only them. With --cv the landmarks are chosen
-    /// inside each fold from its training rows. 1 ≤ M ≤ rows.
-    #[arg(long, value_name = "M", conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
+    /// inside each fold from its training rows. 1 ≤ M ≤ rows. For pref-gp
+    /// and diff-gp: sparse EP on at most M inducing items (chosen the same
+    /// way), memory n·M instead of n²; the model is the inductive kind over
+    /// them.
+    #[arg(long, value_name = "M", conflicts_with = "edges", help_heading = heading::LEARNER)]
     pub basis: Option<usize>,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
@@ -398,6 +401,9 @@ fn print_cv<F: Family>(report: &cv::CvReport<F::Point>, family: &F) {
 /// `ranklet train --items … --orders …`.
 fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
     let algo = a.algo.on_orders()?;
+    if a.basis.is_some() {
+        return Err(CliError::input("--basis does not apply to sample orders (their reduced basis is --reduce)"));
+    }
     let lambda = match parse_list::<f64>("lambda", a.lambda.as_deref().unwrap_or("1"))?[..] {
         [l] => l,
         _ => return Err(CliError::input("--lambda: sample-order training takes one λ, not a grid")),
@@ -481,8 +487,12 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
         let covered = rel.covered(data.items.len());
         meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
     }
-    let (bytes, summary) =
-        crate::family::pref::train(&mut backend, algo, kernel, kind, &data, a.precision.element(), &mut meta)?;
+    let (bytes, summary) = match a.basis {
+        Some(m) => {
+            crate::family::pref::train_sparse(&mut backend, algo, kernel, m, &data, a.precision.element(), &mut meta)?
+        }
+        None => crate::family::pref::train(&mut backend, algo, kernel, kind, &data, a.precision.element(), &mut meta)?,
+    };
     write_atomic(&a.output, &bytes)?;
     eprintln!("{summary}");
     eprintln!("wrote {} ({} bytes)", a.output.display(), bytes.len());

@@ -304,7 +304,8 @@ fn theta_names(algo: PrefAlgo, n_rel: usize) -> Vec<String> {
 }
 
 /// How to make a preference GP's item matrices smaller.
-const ITEMS_WAY_OUT: &str = "use fewer items (a sample of the items and the judgements between them)";
+const ITEMS_WAY_OUT: &str =
+    "use --basis M (sparse EP on M inducing items, n × M), or fewer items (a sample of the items and the judgements between them)";
 
 /// Fits `algo` on `data` — EP (or the exact Gaussian posterior) with the
 /// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
@@ -489,6 +490,174 @@ pub fn train<B: Backend>(
             emit(model, element, meta)?
         }
     };
+    Ok((bytes, summary))
+}
+
+/// Fits `algo` (pref-gp or diff-gp) by sparse EP on at most `basis`
+/// inducing items (`ranklet_core::learn::pref::sparse`: DTC, the inducing
+/// items chosen by pivoted Cholesky of the kernel at the starting
+/// hyperparameters and held fixed, the hyperparameters fitted by the sparse
+/// evidence as [`train`] does by the dense one), and encodes the inductive
+/// model (kind 9) over the inducing items. Memory O(n·m + m² + M), never
+/// `n × n`. Returns the model bytes and the summary line.
+///
+/// # Errors
+/// Bad input: xpgp (relations), no attributes, `basis = 0`. Resources: the
+/// sizes checked before allocation. Numerical failure.
+pub fn train_sparse<B: Backend>(
+    backend: &mut B,
+    algo: PrefAlgo,
+    kernel: PrefKernel,
+    basis: usize,
+    data: &PrefData,
+    element: ElementType,
+    meta: &mut String,
+) -> Result<(Vec<u8>, String), CliError> {
+    use ranklet_core::learn::pref::sparse;
+    let items = &data.items;
+    let (n, d) = (items.len(), items.d);
+    if algo == PrefAlgo::Xpgp {
+        return Err(CliError::input(
+            "--basis: the sparse approximation is for pref-gp and diff-gp (xpgp's relation kernels are over all items)",
+        ));
+    }
+    if basis == 0 {
+        return Err(CliError::input("--basis must be ≥ 1"));
+    }
+    if d == 0 {
+        return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
+    }
+    let m = basis.min(n);
+    if basis > n {
+        eprintln!("ranklet: note: --basis {basis} is more than the {n} items: every item is an inducing point");
+    }
+    let pairs: Vec<Pair> = match &data.obs {
+        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
+        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
+    };
+    let np = pairs.len();
+    let fail = |e: LearnError| CliError::learn(format_args!("--algo {} --basis {basis}", algo.name()), e);
+    let x = Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?);
+    // Starting θ and bounds: the dense fit's (see `train`).
+    let lik = match algo {
+        PrefAlgo::DiffGp => Likelihood::Gaussian { noise: 1.0 },
+        _ => Likelihood::Probit { sigma: std::f64::consts::FRAC_1_SQRT_2 },
+    };
+    let mut theta = vec![0.0; 3];
+    theta[1] = match kernel {
+        PrefKernel::Rbf(g) => g.ln(),
+        PrefKernel::Auto => (1.0 / d as f64).ln(),
+    };
+    let rms = (pairs.iter().map(|q| q.magnitude * q.magnitude).sum::<f64>() / np as f64).sqrt().max(1e-12);
+    theta[xpgp::THETA_NOISE] = match algo {
+        PrefAlgo::DiffGp => (0.1 * rms).ln(),
+        _ => lik.scale().ln(),
+    };
+    let (mut lo, mut hi) = (vec![0.0; 3], vec![0.0; 3]);
+    hyper::default_bounds(&theta, &mut lo, &mut hi).map_err(fail)?;
+    if let PrefKernel::Rbf(_) = kernel {
+        (lo[1], hi[1]) = (theta[1], theta[1]);
+    }
+    if algo == PrefAlgo::DiffGp {
+        (lo[xpgp::THETA_NOISE], hi[xpgp::THETA_NOISE]) = ((1e-4 * rms).ln(), (10.0 * rms).ln());
+    }
+    let zeros =
+        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
+    // The inducing items: pivoted Cholesky (n × m factor, freed after).
+    let way_out = "use a smaller --basis M";
+    crate::mem::check(
+        &format!("the pivoted Cholesky factor of {n} items and {m} inducing points"),
+        sparse::inducing_workspace_len(n, m).checked_add(0).filter(|&v| v < usize::MAX >> 4),
+        8,
+        way_out,
+    )?;
+    let mut piv = vec![0usize; m];
+    let r = {
+        let mut w = zeros(sparse::inducing_workspace_len(n, m))?;
+        sparse::choose_inducing(&Kernel::Rbf { gamma: theta[1].exp() }, &x, &mut piv, &mut w).map_err(fail)?
+    };
+    piv.truncate(r);
+    let mut zx = Vec::with_capacity(r * d);
+    for &i in &piv {
+        zx.extend_from_slice(items.row(i));
+    }
+    let prior =
+        sparse::SparsePrior { x, z: Rows::Dense(MatRef::from_row_major(&zx, r, d).map_err(|e| fail(e.into()))?) };
+    let ep = EpParams::default();
+    let opt = OptParams::default();
+    let storage_len = sparse::SparsePosterior::storage_len(n, r, np);
+    let work_len = sparse::evidence_workspace_len(&prior).checked_add(hyper::minimize_workspace_len(3, opt.memory));
+    crate::mem::check(
+        &format!(
+            "the sparse posterior and evidence workspace over {n} items, {r} inducing points and {np} preferences"
+        ),
+        work_len.and_then(|w| w.checked_add(storage_len)),
+        8,
+        way_out,
+    )?;
+    let mut storage = zeros(storage_len)?;
+    let mut post = sparse::SparsePosterior::new(n, r, np, &mut storage).map_err(fail)?;
+    let mut work = zeros(work_len.unwrap_or(0))?;
+    let bar = spinner(&format!(
+        "{} (sparse, {r} inducing): {n} items, {np} preferences, fitting {} hyperparameters",
+        algo.name(),
+        free_count(&lo, &hi)
+    ));
+    let problem = sparse::SparseProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let report = sparse::fit_hyper(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work);
+    bar.finish_and_clear();
+    let report = report.map_err(fail)?;
+    let names = theta_names(algo, 0);
+    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
+    let noise = theta[xpgp::THETA_NOISE].exp();
+    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
+    let summary = format!(
+        "{} (sparse DTC, {r} inducing items): {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} \
+         optimizer_iterations={} evaluations={}{}",
+        algo.name(),
+        values.join(" "),
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+    );
+    for (k, t) in names.iter().zip(&theta) {
+        meta.push_str(&format!("{k}={}\n", t.exp()));
+    }
+    meta.push_str(&format!(
+        "likelihood={}\napproximation=sparse EP, DTC on inducing items (pivoted Cholesky, held fixed)\n\
+         inducing_points={r}\nbasis_requested={basis}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\n\
+         optimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
+        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        u8::from(report.converged),
+        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
+    ));
+    let ids: Vec<&str> = piv.iter().map(|&i| items.ids[i].as_str()).collect();
+    meta.push_str(&format!("inducing_ids={}\n", ids.join(",")));
+    let (mut w, mut tmp) = (zeros(r * r)?, zeros(r * r)?);
+    post.inducing_w(backend, &mut w, &mut tmp).map_err(fail)?;
+    let mut buf = vec![0.0; packed_len(r)];
+    let wm = MatRef::from_col_major(&w, r, r).map_err(|e| fail(e.into()))?;
+    let model = format::pref_inductive_model(
+        Kernel::Rbf { gamma: theta[1].exp() },
+        theta[0].exp(),
+        sigma,
+        np as u64,
+        &zx,
+        d,
+        post.alpha(),
+        wm,
+        &mut buf,
+    )
+    .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+    let bytes = emit(model, element, meta)?;
     Ok((bytes, summary))
 }
 
