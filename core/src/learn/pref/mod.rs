@@ -4,7 +4,9 @@
 //! with relational graph kernels (001 eqs. 1, 2, 5; §7), hyperparameters by
 //! the EP evidence ([`hyper`]), and greedy active choice of the next pairs
 //! (001 §5, [`active`]); [`device`] holds the kind-8 posterior on a device
-//! (ADF update per preference, `P(i ≻ j)`, next pair).
+//! (ADF update per preference, `P(i ≻ j)`, next pair); [`sparse`] runs the
+//! same EP on a rank-`m` (DTC) prior over `m ≪ n` inducing inputs, with no
+//! `n × n` matrix.
 //!
 //! # The model
 //!
