@@ -101,6 +101,14 @@
 //! The variance of `f_w − f_l` is `‖C(e_w − e_l)‖²` over rows
 //! `≥ min(w, l)` of the two columns.
 //!
+//! The round's O(m·n) work goes through the backend too, so that a
+//! multi-threaded one runs all of it in parallel: forming `(WU)ᵀ` from the
+//! sites ([`Backend::pair_scatter`], by output column) and the variances of
+//! all `m` differences at once ([`Backend::pair_sq_dists`], stored with the
+//! posterior). The convergence test and the site update then read the
+//! stored variances, O(m) each: no second O(m·n) pass. Finiteness of `B`
+//! is the backend's Cholesky's check.
+//!
 //! # The evidence
 //!
 //! R&W eq. 3.65 with rank-one sites, in its `n × n` form:
@@ -125,10 +133,11 @@
 //! # Storage and scratch
 //!
 //! [`PrefPosterior`] lives in one caller slice of
-//! [`PrefPosterior::storage_len`]`(n, m) = 3n² + 2n + 2m` elements: the
+//! [`PrefPosterior::storage_len`]`(n, m) = 3n² + 2n + 3m` elements: the
 //! sites `τ̃` (`m`), `ν̃` (`m`), the factor `U` (`n × n`, column-major),
 //! `C = L_B⁻¹Uᵀ` (`n × n`, lower triangular), `Σ = CᵀC` (`n × n`, column-major, both
-//! triangles; formed once at convergence by row blocks, `≈ n³/3` flops), `μ` (`n`), `α` (`n`).
+//! triangles; formed once at convergence by row blocks, `≈ n³/3` flops), `μ` (`n`), `α` (`n`),
+//! the variances of the pairs' differences (`m`).
 //! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 3n² + n`
 //! elements of scratch.
 //!
@@ -356,6 +365,8 @@ scratch! {
         sigma: n.saturating_mul(n),
         mean: n,
         alpha: n,
+        /// The variance of each pair's difference at the current posterior.
+        var: m,
     }
 }
 
@@ -377,10 +388,11 @@ pub struct PrefPosterior<'s> {
     sigma: &'s mut [f64],
     mean: &'s mut [f64],
     alpha: &'s mut [f64],
+    var: &'s mut [f64],
 }
 
 impl<'s> PrefPosterior<'s> {
-    /// Elements of storage for `n` items and `m` pairs: `3n² + 2n + 2m`.
+    /// Elements of storage for `n` items and `m` pairs: `3n² + 2n + 3m`.
     pub fn storage_len(n: usize, m: usize) -> usize {
         Store::len(n, m)
     }
@@ -395,8 +407,8 @@ impl<'s> PrefPosterior<'s> {
     /// `WorkspaceTooSmall` if `storage` is shorter than
     /// [`storage_len`](Self::storage_len).
     pub fn new(n: usize, m: usize, storage: &'s mut [f64]) -> Result<Self, LearnError> {
-        let (Store { tau, nu, l, c, sigma, mean, alpha }, _) = Store::split(storage, n, m)?;
-        for v in [&mut *tau, &mut *nu, &mut *l, &mut *c, &mut *sigma, &mut *mean, &mut *alpha] {
+        let (Store { tau, nu, l, c, sigma, mean, alpha, var }, _) = Store::split(storage, n, m)?;
+        for v in [&mut *tau, &mut *nu, &mut *l, &mut *c, &mut *sigma, &mut *mean, &mut *alpha, &mut *var] {
             v.iter_mut().for_each(|x| *x = 0.0);
         }
         Ok(PrefPosterior {
@@ -414,6 +426,7 @@ impl<'s> PrefPosterior<'s> {
             sigma,
             mean,
             alpha,
+            var,
         })
     }
 
@@ -533,16 +546,24 @@ impl<'s> PrefPosterior<'s> {
     /// (the convergence test); with `apply = true` they move. Either way
     /// [`Self::skipped`] counts the improper cavities.
     fn site_round(&mut self, pairs: &[Pair], c2: f64, c: f64, delta: f64, apply: bool) -> Result<f64, LearnError> {
-        let (n, cm, mean) = (self.n, &*self.c, &*self.mean);
-        let marg = |s: usize| marginal_of(n, cm, mean, pairs[s].winner, pairs[s].loser);
+        let (mean, var) = (&*self.mean, &*self.var);
+        let marg = |s: usize| (mean[pairs[s].winner] - mean[pairs[s].loser], var[s]);
         let (change, skipped) = site_pass(self.tau, self.nu, marg, c2, c, delta, apply)?;
         self.skipped = skipped;
         Ok(change)
     }
 
+    /// The posterior marginal `(m_s, v_s)` of each site's difference, the
+    /// variance from the round's batched [`Backend::pair_sq_dists`].
+    fn site_marginals<'a>(&'a self, pairs: &'a [Pair]) -> impl Fn(usize) -> (f64, f64) + 'a {
+        let (mean, var) = (&*self.mean, &*self.var);
+        move |s: usize| (mean[pairs[s].winner] - mean[pairs[s].loser], var[s])
+    }
+
     /// Posterior from the sites: `C = L_B⁻¹Uᵀ` (`Σ = CᵀC`), `μ = Σh`,
-    /// `α = h − Wμ`; leaves `−½log|B| + ½hᵀΣh` in `log_evidence`. `Σ`
-    /// itself is formed by [`Self::form_cov`] once EP has converged.
+    /// `α = h − Wμ`, the variances of the pairs' differences; leaves
+    /// `−½log|B| + ½hᵀΣh` in `log_evidence`. `Σ` itself is formed by
+    /// [`Self::form_cov`] once EP has converged.
     fn posterior<B: Backend>(
         &mut self,
         backend: &mut B,
@@ -550,26 +571,20 @@ impl<'s> PrefPosterior<'s> {
         ws: &mut FitScratch<'_>,
     ) -> Result<(), LearnError> {
         let n = self.n;
-        // (W·U)ᵀ = UᵀW column by column from the sites, O(m·n) on
-        // contiguous columns of Uᵀ (zero above the diagonal): site s adds
-        // ±τ̃(Uᵀe_w − Uᵀe_l) to columns w and l.
-        ws.wl.iter_mut().for_each(|v| *v = 0.0);
+        // (W·U)ᵀ = UᵀW from the sites, O(m·n) on contiguous columns of
+        // Uᵀ (zero above the diagonal): site s adds ±τ̃(Uᵀe_w − Uᵀe_l) to
+        // columns w and l (the backend may do the columns in parallel).
         ws.h.iter_mut().for_each(|v| *v = 0.0);
         for (s, p) in pairs.iter().enumerate() {
-            let (t, nu) = (self.tau[s], self.nu[s]);
-            ws.h[p.winner] += nu;
-            ws.h[p.loser] -= nu;
-            if t == 0.0 {
-                continue;
-            }
-            let lo = p.winner.min(p.loser);
-            let (cw, cl) = (&ws.lt[p.winner * n..(p.winner + 1) * n], &ws.lt[p.loser * n..(p.loser + 1) * n]);
-            for j in lo..n {
-                let dj = t * (cw[j] - cl[j]);
-                ws.wl[p.winner * n + j] += dj;
-                ws.wl[p.loser * n + j] -= dj;
-            }
+            ws.h[p.winner] += self.nu[s];
+            ws.h[p.loser] -= self.nu[s];
         }
+        backend.pair_scatter(
+            MatRef::from_col_major(ws.lt, n, n)?,
+            pairs,
+            self.tau,
+            MatMut::from_col_major(ws.wl, n, n)?,
+        )?;
         {
             // Lower triangle of B = I + Uᵀ(WU), Uᵀ lower triangular.
             let ut = MatRef::from_col_major(ws.lt, n, n)?;
@@ -579,9 +594,7 @@ impl<'s> PrefPosterior<'s> {
             for i in 0..n {
                 *b.at_mut(i, i) += 1.0;
             }
-            if !(0..n).all(|j| b.rb().col(j).and_then(|c| c.get(j..)).is_some_and(crate::linalg::slice_finite)) {
-                return Err(LinalgError::NonFinite.into());
-            }
+            // A non-finite B is the backend's `NonFinite` (its contract).
             backend.cholesky_in_place(b)?;
         }
         let lb = MatRef::from_col_major(ws.b, n, n)?;
@@ -601,6 +614,7 @@ impl<'s> PrefPosterior<'s> {
         }
         // μ = Cᵀ(C·h).
         let cr = MatRef::from_col_major(self.c, n, n)?;
+        backend.pair_sq_dists(cr, pairs, self.var)?;
         crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
         crate::linalg::blas::gemv(1.0, cr.t(), &ws.wl[..n], 0.0, self.mean)?;
         let quad: f64 = ws.h.iter().zip(self.mean.iter()).map(|(a, b)| a * b).sum();
@@ -650,7 +664,7 @@ impl<'s> PrefPosterior<'s> {
             }
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                acc = probit_site_terms(self.tau, self.nu, |s| self.marginal(pairs[s].winner, pairs[s].loser), c2)?;
+                acc = probit_site_terms(self.tau, self.nu, self.site_marginals(pairs), c2)?;
             }
         }
         Ok(acc)
@@ -949,7 +963,7 @@ impl<'s> PrefPosterior<'s> {
         match self.lik {
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                probit_noise_grad(self.tau, self.nu, |s| self.marginal(pairs[s].winner, pairs[s].loser), c2)
+                probit_noise_grad(self.tau, self.nu, self.site_marginals(pairs), c2)
             }
             Likelihood::Gaussian { noise } => {
                 if k.nrows() != n || k.ncols() != n || tmp.len() < 4 * n {
@@ -985,7 +999,7 @@ fn marginal_of(n: usize, c: &[f64], mean: &[f64], i: usize, j: usize) -> (f64, f
     // C is lower triangular: both columns are zero above min(i, j).
     let lo = i.min(j);
     let (ci, cj) = (&c[i * n + lo..(i + 1) * n], &c[j * n + lo..(j + 1) * n]);
-    (mean[i] - mean[j], sq_dist(ci, cj))
+    (mean[i] - mean[j], crate::linalg::sq_dist(ci, cj))
 }
 
 /// One damped update of every probit site `s` from its cavity at the
@@ -1011,7 +1025,10 @@ pub(crate) fn site_pass(
             skipped += 1;
             continue;
         };
-        let (t_new, n_new, _) = probit_site(mu_c, v_c, c2);
+        // probit_site without the tilted normaliser, which is not needed here.
+        let (a, b, _) = probit_match(mu_c, v_c, c2);
+        let den = 1.0 - v_c * b;
+        let (t_new, n_new) = (b / den, (a + mu_c * b) / den);
         let t = (1.0 - delta) * tau[s] + delta * t_new;
         let nv = (1.0 - delta) * nu[s] + delta * n_new;
         if !(t.is_finite() && nv.is_finite()) {
@@ -1078,25 +1095,6 @@ pub(crate) fn apply_w(pairs: &[Pair], tau: &[f64], x: &[f64], y: &mut [f64]) {
 /// [`PrefPosterior::predict_pair`]: `4n`.
 pub fn predict_workspace_len(n: usize) -> usize {
     4 * n
-}
-
-/// `‖a − b‖²` over the common length, summed in eight independent lanes so
-/// the loop vectorises (a single running sum is a dependency chain the
-/// compiler may not reorder).
-#[inline]
-pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let len = a.len().min(b.len());
-    let (a, b) = (&a[..len], &b[..len]);
-    let mut acc = [0.0f64; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x - y) * (x - y)).sum();
-    for (xa, xb) in ca.zip(cb) {
-        for k in 0..8 {
-            let d = xa[k] - xb[k];
-            acc[k] += d * d;
-        }
-    }
-    acc.iter().sum::<f64>() + tail
 }
 
 /// Calls `step(start, end)` for consecutive blocks of [`TRI_BLOCK`] indices
