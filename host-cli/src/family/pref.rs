@@ -129,16 +129,7 @@ impl PrefItems {
     /// attributes to hold densely.
     pub fn read(data: &DataArgs) -> Result<PrefItems, CliError> {
         if let Some(path) = &data.orders.items {
-            let f = read_node_features(path, &NodeFeatureOptions { num_features: data.rows.num_features })?;
-            let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
-                CliError::input(format!(
-                    "{}: {} items × {} attributes is too large",
-                    path.display(),
-                    f.len(),
-                    f.n_features()
-                ))
-            })?;
-            return Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() });
+            return Self::read_file(path, data.rows.num_features);
         }
         let path =
             data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
@@ -153,6 +144,20 @@ impl PrefItems {
         })?;
         let ids = (0..ds.n_rows()).map(|i| i.to_string()).collect();
         Ok(PrefItems { ids, d: ds.n_features(), x, source: path.display().to_string() })
+    }
+
+    /// Reads an items file (node features: CSV with an `id` column, or
+    /// `id i:v …` lines), `num_features` as `--num-features`.
+    ///
+    /// # Errors
+    /// The reader's errors (file and line); too many attributes to hold
+    /// densely.
+    pub fn read_file(path: &Path, num_features: Option<usize>) -> Result<PrefItems, CliError> {
+        let f = read_node_features(path, &NodeFeatureOptions { num_features })?;
+        let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
+            CliError::input(format!("{}: {} items × {} attributes is too large", path.display(), f.len(), f.n_features()))
+        })?;
+        Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() })
     }
 
     /// Number of items.
@@ -828,6 +833,106 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
             Suggestion { i, j, mean_diff: p.mean_diff, var_diff: p.var }
         })
         .collect())
+}
+
+/// Items per block of [`suggest_inductive`]'s projections.
+const SUGGEST_BLOCK: usize = 2048;
+
+/// The next pair to ask of a kind-9 (inductive) model among every pair of
+/// `items`, without an `n × n` matrix: the one rule of
+/// `learn::next_pair` through core's screened search
+/// (`next_pair::best_pair_screened`, as the online learner's
+/// `next_pair_screened`). The variance of `f_i − f_j` is the model's,
+/// `v = max(0, a·(k_ii + k_jj − 2k_ij) − q_ijᵀWq_ij)` with
+/// `q_ij = k_i − k_j` over the basis; `W = FFᵀ` (`F = Q·Λ^½` from the
+/// eigendecomposition of the stored `W`, negative rounding eigenvalues
+/// clamped to 0) makes the quadratic form `‖Fᵀk_i − Fᵀk_j‖²`, O(M) per
+/// pair after O(n·M²) of projections. The screen's bound is the prior's,
+/// `v ≤ (√(a·k_ii) + √(a·k_jj))²`. Memory O(n·M + M²).
+///
+/// # Errors
+/// Too little memory for `n × M`, attribute dimensions that differ from
+/// the model's, a failed eigendecomposition, non-finite values.
+pub fn suggest_inductive(
+    view: &PrefInductiveView<'_>,
+    dim: usize,
+    items: &PrefItems,
+) -> Result<Option<Suggestion>, CliError> {
+    use rayon::prelude::*;
+    use ranklet_core::learn::next_pair::best_pair_screened;
+    use ranklet_core::MatMut;
+    let (n, r, d) = (items.len(), view.rows(), dim);
+    if items.d != d {
+        return Err(CliError::input(format!("{}: {} attributes, the model has {d}", items.source, items.d)));
+    }
+    let bad = |e: ranklet_core::LinalgError| CliError::learn("suggest", LearnError::from(e));
+    let way_out = "suggest on fewer items, or a model with a smaller --basis";
+    let elems = n.checked_mul(r).and_then(|v| v.checked_add(r.checked_mul(r)?.checked_mul(3)?));
+    crate::mem::check(&format!("the projections of {n} items on {r} basis rows"), elems, 8, way_out)?;
+    let zeros = |len| crate::mem::try_zeros::<f64>(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| bad(e)));
+    // F = Q·Λ^½ from W = QΛQᵀ (lower triangle read).
+    let mut w = zeros(r * r)?;
+    let wp = view.w_packed();
+    for i in 0..r {
+        for j in 0..=i {
+            w[j * r + i] = wp.get(packed_len(i) + j).ok_or_else(|| bad(ranklet_core::LinalgError::DimensionMismatch))?;
+        }
+    }
+    let mut lam = vec![0.0; r];
+    let mut f = zeros(r * r)?;
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    backend
+        .sym_eigen(MatRef::from_col_major(&w, r, r).map_err(bad)?, &mut lam, MatMut::from_col_major(&mut f, r, r).map_err(bad)?)
+        .map_err(bad)?;
+    for (col, l) in f.chunks_exact_mut(r).zip(&lam) {
+        let s = l.max(0.0).sqrt();
+        col.iter_mut().for_each(|v| *v *= s);
+    }
+    // Per item: k_i (a block at a time), the mean k_iᵀα, the prior
+    // variance a·k_ii and z_i = Fᵀk_i (column i of z, r × n).
+    let alpha: Vec<f64> = view.alpha().iter().collect();
+    let mut z = zeros(n * r)?;
+    let mut kblock = zeros(SUGGEST_BLOCK.min(n.max(1)) * r)?;
+    let (mut mean, mut prior) = (vec![0.0; n], vec![0.0; n]);
+    let mut i0 = 0;
+    while i0 < n {
+        let i1 = (i0 + SUGGEST_BLOCK).min(n);
+        let kb = &mut kblock[..(i1 - i0) * r];
+        kb.par_chunks_mut(r).zip(mean[i0..i1].par_iter_mut().zip(prior[i0..i1].par_iter_mut())).enumerate().for_each(
+            |(k, (kx, (m, p)))| {
+                *p = view.kernel_row(items.row(i0 + k), kx);
+                *m = kx.iter().enumerate().map(|(i, v)| v * alpha[i]).sum();
+            },
+        );
+        backend
+            .gemm(
+                1.0,
+                MatRef::from_col_major(&f, r, r).map_err(bad)?.t(),
+                MatRef::from_col_major(kb, r, i1 - i0).map_err(bad)?,
+                0.0,
+                MatMut::from_col_major(&mut z[i0 * r..i1 * r], r, i1 - i0).map_err(bad)?,
+            )
+            .map_err(bad)?;
+        i0 = i1;
+    }
+    if !(mean.iter().chain(&prior).all(|v| v.is_finite()) && z.iter().all(|v| v.is_finite())) {
+        return Err(bad(ranklet_core::LinalgError::NonFinite));
+    }
+    let radius: Vec<f64> = prior.iter().map(|p| p.max(0.0).sqrt()).collect();
+    let (kernel, scale) = (view.kernel(), view.scale());
+    let sq = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
+    let var = |i: usize, j: usize| -> f64 {
+        let (x, y) = (items.row(i), items.row(j));
+        let xy: f64 = x.iter().zip(y).map(|(a, b)| a * b).sum();
+        let kxy = scale * kernel.from_dot(xy, sq(x), sq(y));
+        let pv = prior[i] + prior[j] - 2.0 * kxy;
+        let q = ranklet_core::linalg::sq_dist(&z[i * r..(i + 1) * r], &z[j * r..(j + 1) * r]);
+        (pv - q).max(0.0)
+    };
+    let margin = 1.0 + (4 * d + 16) as f64 * f64::EPSILON;
+    let mut order = vec![0u32; n];
+    let best = best_pair_screened(&mean, &radius, margin, &mut order, var).map_err(bad)?;
+    Ok(best.map(|c| Suggestion { i: c.i, j: c.j, mean_diff: mean[c.i] - mean[c.j], var_diff: c.var }))
 }
 
 /// A metric on held-out judgements `w ≻ l` (ties dropped).
