@@ -163,21 +163,39 @@ pub trait Backend {
         pair_sq_dists(c, pairs, out)
     }
 
-    /// `out ← (W·U)ᵀ = Uᵀ·W` for the weighted Laplacian
-    /// `W = Σ_s τ_s·d_s·d_sᵀ` (`d_s = e_w − e_l`) and `Uᵀ = ut`, lower
-    /// triangular (`n × n`, contiguous columns): pair `s` adds
-    /// `±τ_s·(ut_w − ut_l)` to columns `w` and `l` on rows `≥ min(w, l)`;
-    /// `out` (`n × n`, contiguous columns) is overwritten. The default is
-    /// core's serial [`pair_scatter`], in pair order; an override must add
-    /// each column's terms in the same order (then it is bit-identical).
+    /// `out ← A·W` for the weighted Laplacian `W = Σ_s τ_s·d_s·d_sᵀ`
+    /// (`d_s = e_w − e_l`) and a square `A` (`n × n`, contiguous columns;
+    /// the EP round's `(W·U)ᵀ = Uᵀ·W`, the evidence gradient's `Σ·W`):
+    /// pair `s` adds `±τ_s·(a_w − a_l)` to columns `w` and `l`, on rows
+    /// `≥ min(w, l)` when `a_tri` is [`Tri::Lower`] (the rows above are
+    /// zero), on every row otherwise; `out` (`n × n`, contiguous columns)
+    /// is overwritten. The default is core's serial [`pair_scatter`], in
+    /// pair order; an override must add each column's terms in the same
+    /// order (then it is bit-identical).
     fn pair_scatter(
         &mut self,
-        ut: MatRef<'_, f64>,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
         pairs: &[Pair],
         tau: &[f64],
         out: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        pair_scatter(ut, pairs, tau, out)
+        pair_scatter(a, a_tri, pairs, tau, out)
+    }
+
+    /// `q_j ← W·q_j` for every column of `q` (`n` rows, contiguous
+    /// columns) and the weighted Laplacian `W` of [`Backend::pair_scatter`];
+    /// `tmp` holds `n`. The default is core's serial
+    /// [`laplacian_columns`]; an override must do each column as it does
+    /// (then it is bit-identical).
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        laplacian_columns(pairs, tau, q, tmp)
     }
 
     /// `A ← L^{½}·A·L^{½}` in place for a graph with
@@ -238,9 +256,49 @@ pub fn scatter_one(o: &mut [f64], a: &[f64], b: &[f64], t: f64, sign: f64) {
     }
 }
 
+/// `y ← W·x` for one column (the operation of
+/// [`Backend::laplacian_columns`]), skipping pairs of weight 0; pairs
+/// checked by the caller.
+#[inline]
+pub fn laplacian_column(pairs: &[Pair], tau: &[f64], x: &[f64], y: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (p, &t) in pairs.iter().zip(tau) {
+        if t == 0.0 {
+            continue;
+        }
+        let v = t * (x[p.winner] - x[p.loser]);
+        y[p.winner] += v;
+        y[p.loser] -= v;
+    }
+}
+
+/// Core's serial [`Backend::laplacian_columns`].
+pub fn laplacian_columns(
+    pairs: &[Pair],
+    tau: &[f64],
+    mut q: MatMut<'_, f64>,
+    tmp: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = q.nrows();
+    if tau.len() != pairs.len() || tmp.len() < n || (n > 1 && q.ncols() > 0 && q.col_mut(0).is_none()) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if pairs.iter().any(|p| p.winner >= n || p.loser >= n || p.winner == p.loser) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let tmp = &mut tmp[..n];
+    for j in 0..q.ncols() {
+        let col = q.col_mut(j).ok_or(LinalgError::DimensionMismatch)?;
+        laplacian_column(pairs, tau, col, tmp);
+        col.copy_from_slice(tmp);
+    }
+    Ok(())
+}
+
 /// Core's serial [`Backend::pair_scatter`].
 pub fn pair_scatter(
     ut: MatRef<'_, f64>,
+    a_tri: Tri,
     pairs: &[Pair],
     tau: &[f64],
     mut out: MatMut<'_, f64>,
@@ -257,7 +315,7 @@ pub fn pair_scatter(
         if t == 0.0 {
             continue;
         }
-        let lo = p.winner.min(p.loser);
+        let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
         let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) else {
             return Err(LinalgError::DimensionMismatch);
         };

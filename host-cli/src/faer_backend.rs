@@ -947,12 +947,23 @@ impl Backend for FaerBackend {
 
     fn pair_scatter(
         &mut self,
-        ut: MatRef<'_, f64>,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
         pairs: &[Pair],
         tau: &[f64],
         out: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        kernel_par::pair_scatter(self.parallel(), ut, pairs, tau, out)
+        kernel_par::pair_scatter(self.parallel(), a, a_tri, pairs, tau, out)
+    }
+
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        kernel_par::laplacian_columns(self.parallel(), pairs, tau, q, tmp)
     }
 
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {

@@ -153,11 +153,21 @@ impl Backend for HostBackend {
     }
     fn pair_scatter(
         &mut self,
-        ut: MatRef<'_, f64>,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
         pairs: &[Pair],
         tau: &[f64],
         out: MatMut<'_, f64>,
     ) -> Result<(), LinalgError> {
-        dispatch!(self, 0, |be| be.pair_scatter(ut, pairs, tau, out))
+        dispatch!(self, 0, |be| be.pair_scatter(a, a_tri, pairs, tau, out))
+    }
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.laplacian_columns(pairs, tau, q, tmp))
     }
 }

@@ -25,7 +25,7 @@
 
 use rayon::prelude::*;
 
-use ranklet_core::backend::{check_pairs_on, pair_sq_dist, scatter_one};
+use ranklet_core::backend::{check_pairs_on, laplacian_column, pair_sq_dist, scatter_one, Tri};
 use ranklet_core::graph::{sqrt_sandwich_block, Graph, Pair};
 use ranklet_core::kernel::{check_kernel_values, Kernel};
 use ranklet_core::linalg::blas;
@@ -377,6 +377,7 @@ pub fn pair_sq_dists(
 pub fn pair_scatter(
     par: bool,
     ut: ranklet_core::MatRef<'_, f64>,
+    a_tri: Tri,
     pairs: &[Pair],
     tau: &[f64],
     mut out: MatMut<'_, f64>,
@@ -387,10 +388,10 @@ pub fn pair_scatter(
         return Err(LinalgError::DimensionMismatch);
     }
     if !par || n.saturating_mul(n) <= SMALL {
-        return ranklet_core::backend::pair_scatter(ut, pairs, tau, out);
+        return ranklet_core::backend::pair_scatter(ut, a_tri, pairs, tau, out);
     }
     let Some((data, cs)) = col_major(&mut out) else {
-        return ranklet_core::backend::pair_scatter(ut, pairs, tau, out);
+        return ranklet_core::backend::pair_scatter(ut, a_tri, pairs, tau, out);
     };
     // Column j's pairs: entries start[j]..start[j + 1] of `list`, each
     // (pair, sign) in pair order.
@@ -420,12 +421,46 @@ pub fn pair_scatter(
         col.iter_mut().for_each(|v| *v = 0.0);
         for &(s, sign) in &list[start[j]..start[j + 1]] {
             let p = &pairs[s];
-            let lo = p.winner.min(p.loser);
+            let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
             if let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) {
                 if lo < col.len() {
                     scatter_one(&mut col[lo..], &cw[lo..], &cl[lo..], tau[s], sign);
                 }
             }
+        }
+    });
+    Ok(())
+}
+
+/// [`ranklet_core::backend::Backend::laplacian_columns`] with column
+/// blocks in parallel, each by core's [`laplacian_column`] (bit for bit
+/// core's serial result).
+///
+/// # Errors
+/// Core's shape rules.
+pub fn laplacian_columns(
+    par: bool,
+    pairs: &[Pair],
+    tau: &[f64],
+    mut q: MatMut<'_, f64>,
+    tmp: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = q.nrows();
+    if !par || n.saturating_mul(q.ncols()) <= SMALL {
+        return ranklet_core::backend::laplacian_columns(pairs, tau, q, tmp);
+    }
+    if tau.len() != pairs.len() || pairs.iter().any(|p| p.winner >= n || p.loser >= n || p.winner == p.loser) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let Some((data, cs)) = col_major(&mut q) else {
+        return ranklet_core::backend::laplacian_columns(pairs, tau, q, tmp);
+    };
+    data.par_chunks_mut(cs * BLOCK_COLS).for_each(|block| {
+        let mut y = vec![0.0; n];
+        for col in block.chunks_mut(cs) {
+            let col = &mut col[..n];
+            laplacian_column(pairs, tau, col, &mut y);
+            col.copy_from_slice(&y);
         }
     });
     Ok(())
@@ -464,6 +499,17 @@ mod tests {
         (c, pairs, tau)
     }
 
+    /// Entry `(i, j)` of the weighted Laplacian of the pairs.
+    fn w_of(pairs: &[Pair], tau: &[f64], i: usize, j: usize) -> f64 {
+        let mut v = 0.0;
+        for (p, &t) in pairs.iter().zip(tau) {
+            let di = f64::from(u8::from(p.winner == i)) - f64::from(u8::from(p.loser == i));
+            let dj = f64::from(u8::from(p.winner == j)) - f64::from(u8::from(p.loser == j));
+            v += t * di * dj;
+        }
+        v
+    }
+
     /// The parallel pair passes equal core's serial ones bit for bit (and
     /// the serial ones equal the definitions: the scatter against `Uᵀ·W`
     /// formed from `W` entry by entry, the variances against `‖C·d‖²`).
@@ -481,9 +527,49 @@ mod tests {
             assert!((d - v).abs() <= 1e-12 * d.max(1.0));
         }
         let (mut s_par, mut s_ser) = (vec![1.0; n * n], vec![2.0; n * n]);
-        pair_scatter(true, cr, &pairs, &tau, MatMut::from_col_major(&mut s_par, n, n).unwrap()).unwrap();
-        ranklet_core::backend::pair_scatter(cr, &pairs, &tau, MatMut::from_col_major(&mut s_ser, n, n).unwrap())
-            .unwrap();
+        pair_scatter(true, cr, Tri::Lower, &pairs, &tau, MatMut::from_col_major(&mut s_par, n, n).unwrap()).unwrap();
+        ranklet_core::backend::pair_scatter(
+            cr,
+            Tri::Lower,
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut s_ser, n, n).unwrap(),
+        )
+        .unwrap();
+        // A full operand (Cᵀ), and W applied to every column of it.
+        let ct: Vec<f64> = (0..n * n).map(|k| c[(k % n) * n + k / n]).collect();
+        let ctr = MatRef::from_col_major(&ct, n, n).unwrap();
+        let (mut f_par, mut f_ser) = (vec![0.0; n * n], vec![0.0; n * n]);
+        pair_scatter(true, ctr, Tri::Full, &pairs, &tau, MatMut::from_col_major(&mut f_par, n, n).unwrap()).unwrap();
+        ranklet_core::backend::pair_scatter(
+            ctr,
+            Tri::Full,
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut f_ser, n, n).unwrap(),
+        )
+        .unwrap();
+        assert!(f_par.iter().zip(&f_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        let (mut l_par, mut l_ser) = (ct.clone(), ct.clone());
+        let mut tmp = vec![0.0; n];
+        laplacian_columns(true, &pairs, &tau, MatMut::from_col_major(&mut l_par, n, n).unwrap(), &mut tmp).unwrap();
+        ranklet_core::backend::laplacian_columns(
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut l_ser, n, n).unwrap(),
+            &mut tmp,
+        )
+        .unwrap();
+        assert!(l_par.iter().zip(&l_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        // Both against W entry by entry: Cᵀ·W and W·Cᵀ.
+        for j in (0..n).step_by(29) {
+            for i in (0..n).step_by(13) {
+                let aw: f64 = (0..n).map(|k| ct[k * n + i] * w_of(&pairs, &tau, k, j)).sum();
+                let wa: f64 = (0..n).map(|k| w_of(&pairs, &tau, i, k) * ct[j * n + k]).sum();
+                assert!((aw - f_ser[j * n + i]).abs() <= 1e-9 * (1.0 + aw.abs()), "({i}, {j})");
+                assert!((wa - l_ser[j * n + i]).abs() <= 1e-9 * (1.0 + wa.abs()), "({i}, {j})");
+            }
+        }
         assert!(s_par.iter().zip(&s_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
         // Uᵀ·W with W the weighted Laplacian, entry by entry.
         let mut w = vec![0.0; n * n];

@@ -705,10 +705,14 @@ fn suggest_on_a_basis_model_equals_brute_force_over_all_pairs() {
         }
     }
     let prefs = dir.input("p.txt", &prefs);
-    let run = train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "8", "--kernel", "rbf:0.5", "--precision", "f64"]));
+    let run =
+        train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "8", "--kernel", "rbf:0.5", "--precision", "f64"]));
     assert_eq!(run.code, Some(0), "{run:?}");
     let model = dir.out("m.rkl");
-    let run = ranklet(&dir, strs(&["suggest", "-k", "3", "-m"]).into_iter().chain([os(&model), "--items".into(), os(&items)]));
+    let run = ranklet(
+        &dir,
+        strs(&["suggest", "-k", "3", "-m"]).into_iter().chain([os(&model), "--items".into(), os(&items)]),
+    );
     assert_eq!(run.code, Some(0), "{run:?}");
     assert!(run.stderr.contains("1 pair suggested of the 3 asked"), "{run:?}");
     let f: Vec<&str> = run.stdout.trim().split('\t').collect();

@@ -129,7 +129,9 @@ pub fn best_pair_screened<R: Real>(
         *o = k as u32;
     }
     // Scores are finite, so the order is total.
-    order.sort_unstable_by(|&a, &b| s[a as usize].partial_cmp(&s[b as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b)));
+    order.sort_unstable_by(|&a, &b| {
+        s[a as usize].partial_cmp(&s[b as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
+    });
     let mut pair = |a: usize, b: usize, m2: R| {
         let (i, j) = if a < b { (a, b) } else { (b, a) };
         PairScore::new(i, j, var(i, j), m2)

@@ -161,7 +161,6 @@
 //! on the logged pairs — and restart from the result as the new prior
 //! (`new(storage, w_fit, λ, ..)`).
 
-
 use super::next_pair::{offer, PairScore};
 use super::LearnError;
 use crate::format::{Model, ModelView, OnlineModel, OnlineView, ValuesReal};

@@ -48,7 +48,10 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
         };
         println!("{}\t{}\t{:.6e}\t{:.6e}", items.ids[s.i], items.ids[s.j], s.var_diff, s.mean_diff);
         if a.k > 1 {
-            eprintln!("ranklet: note: 1 pair suggested of the {} asked (an inductive model is not updated between picks)", a.k);
+            eprintln!(
+                "ranklet: note: 1 pair suggested of the {} asked (an inductive model is not updated between picks)",
+                a.k
+            );
         }
         return Ok(());
     }

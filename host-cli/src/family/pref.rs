@@ -155,7 +155,12 @@ impl PrefItems {
     pub fn read_file(path: &Path, num_features: Option<usize>) -> Result<PrefItems, CliError> {
         let f = read_node_features(path, &NodeFeatureOptions { num_features })?;
         let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
-            CliError::input(format!("{}: {} items × {} attributes is too large", path.display(), f.len(), f.n_features()))
+            CliError::input(format!(
+                "{}: {} items × {} attributes is too large",
+                path.display(),
+                f.len(),
+                f.n_features()
+            ))
         })?;
         Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() })
     }
@@ -858,9 +863,9 @@ pub fn suggest_inductive(
     dim: usize,
     items: &PrefItems,
 ) -> Result<Option<Suggestion>, CliError> {
-    use rayon::prelude::*;
     use ranklet_core::learn::next_pair::best_pair_screened;
     use ranklet_core::MatMut;
+    use rayon::prelude::*;
     let (n, r, d) = (items.len(), view.rows(), dim);
     if items.d != d {
         return Err(CliError::input(format!("{}: {} attributes, the model has {d}", items.source, items.d)));
@@ -869,20 +874,26 @@ pub fn suggest_inductive(
     let way_out = "suggest on fewer items, or a model with a smaller --basis";
     let elems = n.checked_mul(r).and_then(|v| v.checked_add(r.checked_mul(r)?.checked_mul(3)?));
     crate::mem::check(&format!("the projections of {n} items on {r} basis rows"), elems, 8, way_out)?;
-    let zeros = |len| crate::mem::try_zeros::<f64>(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| bad(e)));
+    let zeros =
+        |len| crate::mem::try_zeros::<f64>(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| bad(e)));
     // F = Q·Λ^½ from W = QΛQᵀ (lower triangle read).
     let mut w = zeros(r * r)?;
     let wp = view.w_packed();
     for i in 0..r {
         for j in 0..=i {
-            w[j * r + i] = wp.get(packed_len(i) + j).ok_or_else(|| bad(ranklet_core::LinalgError::DimensionMismatch))?;
+            w[j * r + i] =
+                wp.get(packed_len(i) + j).ok_or_else(|| bad(ranklet_core::LinalgError::DimensionMismatch))?;
         }
     }
     let mut lam = vec![0.0; r];
     let mut f = zeros(r * r)?;
     let mut backend = HostBackend::new(BackendChoice::Faer);
     backend
-        .sym_eigen(MatRef::from_col_major(&w, r, r).map_err(bad)?, &mut lam, MatMut::from_col_major(&mut f, r, r).map_err(bad)?)
+        .sym_eigen(
+            MatRef::from_col_major(&w, r, r).map_err(bad)?,
+            &mut lam,
+            MatMut::from_col_major(&mut f, r, r).map_err(bad)?,
+        )
         .map_err(bad)?;
     for (col, l) in f.chunks_exact_mut(r).zip(&lam) {
         let s = l.max(0.0).sqrt();

@@ -581,6 +581,7 @@ impl<'s> PrefPosterior<'s> {
         }
         backend.pair_scatter(
             MatRef::from_col_major(ws.lt, n, n)?,
+            Tri::Lower,
             pairs,
             self.tau,
             MatMut::from_col_major(ws.wl, n, n)?,
@@ -878,49 +879,37 @@ impl<'s> PrefPosterior<'s> {
     /// # Errors
     /// Shapes.
     pub fn evidence_grad_matrix(&self, pairs: &[Pair], q: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
+        self.evidence_grad_matrix_with(&mut crate::backend::Portable::new(&mut []), pairs, q, tmp)
+    }
+
+    /// [`evidence_grad_matrix`](Self::evidence_grad_matrix) with its two
+    /// O(m·n) passes through `backend` ([`Backend::pair_scatter`] for `ΣW`,
+    /// [`Backend::laplacian_columns`] for `W(ΣW)`), which may run them in
+    /// parallel; the same result bit for bit.
+    ///
+    /// # Errors
+    /// Shapes.
+    pub fn evidence_grad_matrix_with<B: Backend>(
+        &self,
+        backend: &mut B,
+        pairs: &[Pair],
+        q: &mut [f64],
+        tmp: &mut [f64],
+    ) -> Result<(), LearnError> {
         let n = self.n;
         if q.len() != n * n || pairs.len() != self.m || tmp.len() < n {
             return Err(LinalgError::DimensionMismatch.into());
         }
-        // q ← ΣW (column j: Σ·(W e_j) — W has the sites' sparsity), then
-        // R = W − W(ΣW) by rows, then Q = ααᵀ − R.
-        q.iter_mut().for_each(|v| *v = 0.0);
-        let sg = &self.sigma;
-        // ΣW = Σ_s τ̃ (Σd_s) d_sᵀ: column w gets +τ̃Σd, column l gets −τ̃Σd.
-        for (s, p) in pairs.iter().enumerate() {
-            let t = self.tau[s];
-            if t == 0.0 {
-                continue;
-            }
-            for i in 0..n {
-                tmp[i] = t * (sg[p.winner * n + i] - sg[p.loser * n + i]);
-            }
-            for i in 0..n {
-                q[p.winner * n + i] += tmp[i];
-                q[p.loser * n + i] -= tmp[i];
-            }
-        }
-        // W·(ΣW): row w gets +τ̃ (row w − row l) of ΣW, row l the opposite.
-        // Accumulate −W(ΣW) in a second pass over a copy-free scheme: rows
-        // of the product depend on rows of ΣW only, so collect the update
-        // per column.
-        for j in 0..n {
-            (0..n).for_each(|i| tmp[i] = 0.0);
-            {
-                let colj = &q[j * n..(j + 1) * n];
-                for (s, p) in pairs.iter().enumerate() {
-                    let t = self.tau[s];
-                    if t == 0.0 {
-                        continue;
-                    }
-                    let v = t * (colj[p.winner] - colj[p.loser]);
-                    tmp[p.winner] += v;
-                    tmp[p.loser] -= v;
-                }
-            }
-            let colj = &mut q[j * n..(j + 1) * n];
-            colj.copy_from_slice(&tmp[..n]);
-        }
+        // q ← ΣW (column w gets +τ̃(Σe_w − Σe_l), column l the opposite),
+        // then each column q_j ← W·q_j: q = WΣW.
+        backend.pair_scatter(
+            MatRef::from_col_major(self.sigma, n, n)?,
+            Tri::Full,
+            pairs,
+            self.tau,
+            MatMut::from_col_major(q, n, n)?,
+        )?;
+        backend.laplacian_columns(pairs, self.tau, MatMut::from_col_major(q, n, n)?, tmp)?;
         // q = WΣW now. R = W − WΣW; Q = ααᵀ − W + WΣW.
         for j in 0..n {
             for i in 0..n {
