@@ -24,7 +24,7 @@ pub struct SuggestArgs {
     pub k: usize,
     /// Inductive models: the items to choose the pair among (CSV with an
     /// `id` column and the model's attribute columns, or `id i:v …` lines).
-    #[arg(long)]
+    #[arg(long, help_heading = heading::PREFS)]
     pub items: Option<std::path::PathBuf>,
 }
 
