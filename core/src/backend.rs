@@ -21,7 +21,7 @@
 //!   eigenvalues in descending order with their eigenvectors;
 //! - non-finite input is [`LinalgError::NonFinite`], never a silent NaN.
 
-use crate::graph::Graph;
+use crate::graph::{Graph, Pair};
 use crate::kernel::Kernel;
 use crate::{LinalgError, MatMut, MatRef};
 
@@ -151,6 +151,53 @@ pub trait Backend {
         crate::kernel::center_kernel_in_place(k, colmean)
     }
 
+    /// The variances of the pair differences under `Σ = CᵀC` for a
+    /// lower-triangular `C` (`n × n`, contiguous columns):
+    /// `out[s] ← ‖C·(e_w − e_l)‖²` for every pair `s = (w, l)`, over rows
+    /// `≥ min(w, l)` of the two columns (the rows above are zero). The
+    /// preference GP's EP needs all of them once per round. The default is
+    /// core's serial [`pair_sq_dists`]; an override must give the same
+    /// value for each pair (the same [`crate::linalg::sq_dist`] per pair
+    /// makes it bit-identical).
+    fn pair_sq_dists(&mut self, c: MatRef<'_, f64>, pairs: &[Pair], out: &mut [f64]) -> Result<(), LinalgError> {
+        pair_sq_dists(c, pairs, out)
+    }
+
+    /// `out ← A·W` for the weighted Laplacian `W = Σ_s τ_s·d_s·d_sᵀ`
+    /// (`d_s = e_w − e_l`) and a square `A` (`n × n`, contiguous columns;
+    /// the EP round's `(W·U)ᵀ = Uᵀ·W`, the evidence gradient's `Σ·W`):
+    /// pair `s` adds `±τ_s·(a_w − a_l)` to columns `w` and `l`, on rows
+    /// `≥ min(w, l)` when `a_tri` is [`Tri::Lower`] (the rows above are
+    /// zero), on every row otherwise; `out` (`n × n`, contiguous columns)
+    /// is overwritten. The default is core's serial [`pair_scatter`], in
+    /// pair order; an override must add each column's terms in the same
+    /// order (then it is bit-identical).
+    fn pair_scatter(
+        &mut self,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        pairs: &[Pair],
+        tau: &[f64],
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        pair_scatter(a, a_tri, pairs, tau, out)
+    }
+
+    /// `q_j ← W·q_j` for every column of `q` (`n` rows, contiguous
+    /// columns) and the weighted Laplacian `W` of [`Backend::pair_scatter`];
+    /// `tmp` holds `n`. The default is core's serial
+    /// [`laplacian_columns`]; an override must do each column as it does
+    /// (then it is bit-identical).
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        laplacian_columns(pairs, tau, q, tmp)
+    }
+
     /// `A ← L^{½}·A·L^{½}` in place for a graph with
     /// [`Graph::has_sqrt`]: the dual RankRLS system. The default is core's
     /// serial [`Graph::sqrt_sandwich_in_place`], whose result an override
@@ -158,6 +205,126 @@ pub trait Backend {
     fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         graph.sqrt_sandwich_in_place(a)
     }
+}
+
+/// The shape rules of [`Backend::pair_sq_dists`] and
+/// [`Backend::pair_scatter`]: `C` square with contiguous columns, every
+/// pair inside it and not a self-pair, `out` one value per pair.
+pub fn check_pairs_on(c: &MatRef<'_, f64>, pairs: &[Pair], out_len: usize) -> Result<(), LinalgError> {
+    let n = c.nrows();
+    if c.ncols() != n || out_len != pairs.len() || (n > 1 && c.col(0).is_none()) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if pairs.iter().any(|p| p.winner >= n || p.loser >= n || p.winner == p.loser) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    Ok(())
+}
+
+/// `‖C·(e_w − e_l)‖²` for one pair of a lower-triangular `C` with
+/// contiguous columns (checked by [`check_pairs_on`]).
+#[inline]
+pub fn pair_sq_dist(c: &MatRef<'_, f64>, p: &Pair) -> f64 {
+    let lo = p.winner.min(p.loser);
+    match (c.col(p.winner).and_then(|v| v.get(lo..)), c.col(p.loser).and_then(|v| v.get(lo..))) {
+        (Some(a), Some(b)) => crate::linalg::sq_dist(a, b),
+        _ => f64::NAN,
+    }
+}
+
+/// Core's serial [`Backend::pair_sq_dists`].
+pub fn pair_sq_dists(c: MatRef<'_, f64>, pairs: &[Pair], out: &mut [f64]) -> Result<(), LinalgError> {
+    check_pairs_on(&c, pairs, out.len())?;
+    for (o, p) in out.iter_mut().zip(pairs) {
+        *o = pair_sq_dist(&c, p);
+    }
+    Ok(())
+}
+
+/// One pair's term of [`Backend::pair_scatter`] on one output column:
+/// `o ← o + sign·τ·(a − b)` elementwise, `sign = ±1` (`+` for the
+/// winner's column).
+#[inline]
+pub fn scatter_one(o: &mut [f64], a: &[f64], b: &[f64], t: f64, sign: f64) {
+    for ((o, &x), &y) in o.iter_mut().zip(a).zip(b) {
+        let d = t * (x - y);
+        if sign > 0.0 {
+            *o += d;
+        } else {
+            *o -= d;
+        }
+    }
+}
+
+/// `y ← W·x` for one column (the operation of
+/// [`Backend::laplacian_columns`]), skipping pairs of weight 0; pairs
+/// checked by the caller.
+#[inline]
+pub fn laplacian_column(pairs: &[Pair], tau: &[f64], x: &[f64], y: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (p, &t) in pairs.iter().zip(tau) {
+        if t == 0.0 {
+            continue;
+        }
+        let v = t * (x[p.winner] - x[p.loser]);
+        y[p.winner] += v;
+        y[p.loser] -= v;
+    }
+}
+
+/// Core's serial [`Backend::laplacian_columns`].
+pub fn laplacian_columns(
+    pairs: &[Pair],
+    tau: &[f64],
+    mut q: MatMut<'_, f64>,
+    tmp: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = q.nrows();
+    if tau.len() != pairs.len() || tmp.len() < n || (n > 1 && q.ncols() > 0 && q.col_mut(0).is_none()) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if pairs.iter().any(|p| p.winner >= n || p.loser >= n || p.winner == p.loser) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let tmp = &mut tmp[..n];
+    for j in 0..q.ncols() {
+        let col = q.col_mut(j).ok_or(LinalgError::DimensionMismatch)?;
+        laplacian_column(pairs, tau, col, tmp);
+        col.copy_from_slice(tmp);
+    }
+    Ok(())
+}
+
+/// Core's serial [`Backend::pair_scatter`].
+pub fn pair_scatter(
+    ut: MatRef<'_, f64>,
+    a_tri: Tri,
+    pairs: &[Pair],
+    tau: &[f64],
+    mut out: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    check_pairs_on(&ut, pairs, tau.len())?;
+    let n = ut.nrows();
+    if out.nrows() != n || out.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    for j in 0..n {
+        out.col_mut(j).ok_or(LinalgError::DimensionMismatch)?.iter_mut().for_each(|v| *v = 0.0);
+    }
+    for (p, &t) in pairs.iter().zip(tau) {
+        if t == 0.0 {
+            continue;
+        }
+        let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
+        let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) else {
+            return Err(LinalgError::DimensionMismatch);
+        };
+        for (sign, col) in [(1.0, p.winner), (-1.0, p.loser)] {
+            let o = out.col_mut(col).ok_or(LinalgError::DimensionMismatch)?;
+            scatter_one(&mut o[lo..], &cw[lo..], &cl[lo..], t, sign);
+        }
+    }
+    Ok(())
 }
 
 /// Which part of a square operand of [`Backend::gemm_lower`] can be

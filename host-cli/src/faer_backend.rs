@@ -39,7 +39,7 @@ use faer::{Accum, Mat, Par};
 use ranklet_core::backend::{Backend, Tri};
 use ranklet_core::eigen::topk::{sym_eigen_top_k, top_k_basis_size, top_k_workspace_len_with, SymOperator, TopKInfo};
 use ranklet_core::eigen::EigenParams;
-use ranklet_core::graph::Graph;
+use ranklet_core::graph::{Graph, Pair};
 use ranklet_core::kernel::Kernel;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
@@ -620,10 +620,11 @@ impl Backend for FaerBackend {
         if m != n || !(beta == 0.0 || beta == 1.0) {
             return ranklet_core::backend::gemm_lower_by_blocks(self, alpha, a, a_tri, b, b_tri, beta, c);
         }
-        if !alpha.is_finite() || !a.all_finite() || !b.all_finite() {
+        let par_checks = self.parallel();
+        if !alpha.is_finite() || !kernel_par::all_finite(par_checks, a) || !kernel_par::all_finite(par_checks, b) {
             return Err(LinalgError::NonFinite);
         }
-        if beta != 0.0 && !lower_finite(c.rb()) {
+        if beta != 0.0 && !kernel_par::lower_finite(par_checks, c.rb()) {
             return Err(LinalgError::NonFinite);
         }
         if m == 0 {
@@ -900,7 +901,8 @@ impl Backend for FaerBackend {
         if b.nrows() != n {
             return Err(LinalgError::DimensionMismatch);
         }
-        if !lower_finite(l) || !b.rb().all_finite() {
+        let par_checks = self.parallel();
+        if !kernel_par::lower_finite(par_checks, l) || !kernel_par::all_finite(par_checks, b.rb()) {
             return Err(LinalgError::NonFinite);
         }
         if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
@@ -913,7 +915,7 @@ impl Backend for FaerBackend {
         with_output(&mut b, |x| {
             faer::linalg::triangular_solve::solve_lower_triangular_in_place(fl.get(), x, par);
         });
-        if b.rb().all_finite() {
+        if kernel_par::all_finite(par_checks, b.rb()) {
             Ok(())
         } else {
             Err(LinalgError::NonFinite)
@@ -937,6 +939,31 @@ impl Backend for FaerBackend {
 
     fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         kernel_par::sqrt_sandwich_in_place(self.parallel(), graph, a)
+    }
+
+    fn pair_sq_dists(&mut self, c: MatRef<'_, f64>, pairs: &[Pair], out: &mut [f64]) -> Result<(), LinalgError> {
+        kernel_par::pair_sq_dists(self.parallel(), c, pairs, out)
+    }
+
+    fn pair_scatter(
+        &mut self,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        pairs: &[Pair],
+        tau: &[f64],
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        kernel_par::pair_scatter(self.parallel(), a, a_tri, pairs, tau, out)
+    }
+
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        kernel_par::laplacian_columns(self.parallel(), pairs, tau, q, tmp)
     }
 
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {

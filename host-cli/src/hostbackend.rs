@@ -1,8 +1,8 @@
 //! The backend the CLI trains with: faer (default, both cores) or core's
 //! portable one (`--backend portable`), behind one type.
 
-use ranklet_core::backend::{Backend, Portable};
-use ranklet_core::graph::Graph;
+use ranklet_core::backend::{Backend, Portable, Tri};
+use ranklet_core::graph::{Graph, Pair};
 use ranklet_core::kernel::Kernel;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
@@ -75,6 +75,18 @@ impl Backend for HostBackend {
     ) -> Result<(), LinalgError> {
         dispatch!(self, 0, |be| be.gemm(alpha, a, b, beta, c))
     }
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        b: MatRef<'_, f64>,
+        b_tri: Tri,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.gemm_lower(alpha, a, a_tri, b, b_tri, beta, c))
+    }
     fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, c: MatMut<'_, f64>) -> Result<(), LinalgError> {
         dispatch!(self, 0, |be| be.syrk(alpha, a, beta, c))
     }
@@ -136,5 +148,27 @@ impl Backend for HostBackend {
     }
     fn sqrt_sandwich_in_place(&mut self, graph: &Graph<'_>, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         dispatch!(self, 0, |be| be.sqrt_sandwich_in_place(graph, a))
+    }
+    fn pair_sq_dists(&mut self, c: MatRef<'_, f64>, pairs: &[Pair], out: &mut [f64]) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.pair_sq_dists(c, pairs, out))
+    }
+    fn pair_scatter(
+        &mut self,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        pairs: &[Pair],
+        tau: &[f64],
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.pair_scatter(a, a_tri, pairs, tau, out))
+    }
+    fn laplacian_columns(
+        &mut self,
+        pairs: &[Pair],
+        tau: &[f64],
+        q: MatMut<'_, f64>,
+        tmp: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.laplacian_columns(pairs, tau, q, tmp))
     }
 }

@@ -9,7 +9,10 @@
 //! - [`center_kernel_in_place`]: `K̂ = HKH` (000 §6.1), column means and
 //!   the update in parallel;
 //! - [`sqrt_sandwich_in_place`]: the RankRLS system `L^{½}KL^{½}`, one
-//!   task per group of queries ([`ranklet_core::graph::sqrt_sandwich_block`]).
+//!   task per group of queries ([`ranklet_core::graph::sqrt_sandwich_block`]);
+//! - [`all_finite`]: the input checks of the large products and solves;
+//! - [`pair_sq_dists`], [`pair_scatter`]: the preference GP's O(m·n) passes
+//!   over pairs of items (pairs in chunks, output columns in blocks).
 //!
 //! Centring and the sandwich run core's arithmetic element by element in
 //! the same order, so they equal core's serial results bit for bit. Kernel
@@ -22,7 +25,8 @@
 
 use rayon::prelude::*;
 
-use ranklet_core::graph::{sqrt_sandwich_block, Graph};
+use ranklet_core::backend::{check_pairs_on, laplacian_column, pair_sq_dist, scatter_one, Tri};
+use ranklet_core::graph::{sqrt_sandwich_block, Graph, Pair};
 use ranklet_core::kernel::{check_kernel_values, Kernel};
 use ranklet_core::linalg::blas;
 use ranklet_core::{LinalgError, MatMut};
@@ -318,5 +322,271 @@ pub fn zero_upper_check_diag(par: bool, mut a: MatMut<'_, f64>) -> Option<usize>
         data.par_chunks_mut(cs * BLOCK_COLS).enumerate().map(job).flatten().min()
     } else {
         data.chunks_mut(cs * BLOCK_COLS).enumerate().filter_map(job).min()
+    }
+}
+
+/// Whether every element of `a` is finite: [`lower_finite`]'s walk over
+/// whole columns (column blocks in parallel when `par`) for column-major
+/// views, core's serial check otherwise.
+pub fn all_finite(par: bool, a: ranklet_core::MatRef<'_, f64>) -> bool {
+    let nr = a.nrows();
+    if nr > 1 && a.col(0).is_none() {
+        return a.all_finite();
+    }
+    let col_ok = |j: usize| a.col(j).is_some_and(ranklet_core::linalg::slice_finite);
+    if par && nr.saturating_mul(a.ncols()) > SMALL {
+        (0..a.ncols()).into_par_iter().with_min_len(BLOCK_COLS).all(col_ok)
+    } else {
+        (0..a.ncols()).all(col_ok)
+    }
+}
+
+/// Pairs per parallel task of [`pair_sq_dists`].
+const PAIR_CHUNK: usize = 256;
+
+/// [`ranklet_core::backend::Backend::pair_sq_dists`] with the pairs in
+/// parallel chunks: each value is core's [`pair_sq_dist`], so the result
+/// equals core's serial one bit for bit.
+///
+/// # Errors
+/// Core's shape rules ([`check_pairs_on`]).
+pub fn pair_sq_dists(
+    par: bool,
+    c: ranklet_core::MatRef<'_, f64>,
+    pairs: &[Pair],
+    out: &mut [f64],
+) -> Result<(), LinalgError> {
+    check_pairs_on(&c, pairs, out.len())?;
+    let one = |(o, p): (&mut f64, &Pair)| *o = pair_sq_dist(&c, p);
+    if par && pairs.len() > PAIR_CHUNK {
+        out.par_iter_mut().zip(pairs.par_iter()).with_min_len(PAIR_CHUNK).for_each(one);
+    } else {
+        out.iter_mut().zip(pairs).for_each(one);
+    }
+    Ok(())
+}
+
+/// [`ranklet_core::backend::Backend::pair_scatter`] by output column in
+/// parallel: each column's pairs are listed in pair order (a counting
+/// sort) and added in that order by core's [`scatter_one`], so every entry
+/// sees the same additions in the same order as core's serial scatter and
+/// the result is bit for bit the same.
+///
+/// # Errors
+/// Core's shape rules ([`check_pairs_on`]); `out` not `n × n` column-major.
+pub fn pair_scatter(
+    par: bool,
+    ut: ranklet_core::MatRef<'_, f64>,
+    a_tri: Tri,
+    pairs: &[Pair],
+    tau: &[f64],
+    mut out: MatMut<'_, f64>,
+) -> Result<(), LinalgError> {
+    check_pairs_on(&ut, pairs, tau.len())?;
+    let n = ut.nrows();
+    if out.nrows() != n || out.ncols() != n {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    if !par || n.saturating_mul(n) <= SMALL {
+        return ranklet_core::backend::pair_scatter(ut, a_tri, pairs, tau, out);
+    }
+    let Some((data, cs)) = col_major(&mut out) else {
+        return ranklet_core::backend::pair_scatter(ut, a_tri, pairs, tau, out);
+    };
+    // Column j's pairs: entries start[j]..start[j + 1] of `list`, each
+    // (pair, sign) in pair order.
+    let mut start = vec![0usize; n + 1];
+    for (p, &t) in pairs.iter().zip(tau) {
+        if t != 0.0 {
+            start[p.winner + 1] += 1;
+            start[p.loser + 1] += 1;
+        }
+    }
+    for j in 0..n {
+        start[j + 1] += start[j];
+    }
+    let mut fill = start.clone();
+    let mut list = vec![(0usize, 0.0f64); start[n]];
+    for (s, (p, &t)) in pairs.iter().zip(tau).enumerate() {
+        if t != 0.0 {
+            list[fill[p.winner]] = (s, 1.0);
+            fill[p.winner] += 1;
+            list[fill[p.loser]] = (s, -1.0);
+            fill[p.loser] += 1;
+        }
+    }
+    data.par_chunks_mut(cs).enumerate().with_min_len(BLOCK_COLS).for_each(|(j, col)| {
+        let len = n.min(col.len());
+        let col = &mut col[..len];
+        col.iter_mut().for_each(|v| *v = 0.0);
+        for &(s, sign) in &list[start[j]..start[j + 1]] {
+            let p = &pairs[s];
+            let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
+            if let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) {
+                if lo < col.len() {
+                    scatter_one(&mut col[lo..], &cw[lo..], &cl[lo..], tau[s], sign);
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// [`ranklet_core::backend::Backend::laplacian_columns`] with column
+/// blocks in parallel, each by core's [`laplacian_column`] (bit for bit
+/// core's serial result).
+///
+/// # Errors
+/// Core's shape rules.
+pub fn laplacian_columns(
+    par: bool,
+    pairs: &[Pair],
+    tau: &[f64],
+    mut q: MatMut<'_, f64>,
+    tmp: &mut [f64],
+) -> Result<(), LinalgError> {
+    let n = q.nrows();
+    if !par || n.saturating_mul(q.ncols()) <= SMALL {
+        return ranklet_core::backend::laplacian_columns(pairs, tau, q, tmp);
+    }
+    if tau.len() != pairs.len() || pairs.iter().any(|p| p.winner >= n || p.loser >= n || p.winner == p.loser) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let Some((data, cs)) = col_major(&mut q) else {
+        return ranklet_core::backend::laplacian_columns(pairs, tau, q, tmp);
+    };
+    data.par_chunks_mut(cs * BLOCK_COLS).for_each(|block| {
+        let mut y = vec![0.0; n];
+        for col in block.chunks_mut(cs) {
+            let col = &mut col[..n];
+            laplacian_column(pairs, tau, col, &mut y);
+            col.copy_from_slice(&y);
+        }
+    });
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ranklet_core::MatRef;
+
+    /// A lower-triangular `n × n` matrix of pseudo-random values and `m`
+    /// pairs with repeated items, both orders and some zero weights.
+    fn problem(n: usize, m: usize) -> (Vec<f64>, Vec<Pair>, Vec<f64>) {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut c = vec![0.0; n * n];
+        for j in 0..n {
+            for i in j..n {
+                c[j * n + i] = (next() % 2001) as f64 / 1000.0 - 1.0;
+            }
+        }
+        let mut pairs = Vec::new();
+        let mut tau = Vec::new();
+        while pairs.len() < m {
+            let (w, l) = ((next() % n as u64) as usize, (next() % n as u64) as usize);
+            if w != l {
+                pairs.push(Pair { winner: w, loser: l, magnitude: 1.0 });
+                tau.push(if pairs.len() % 7 == 0 { 0.0 } else { (next() % 1000) as f64 / 300.0 });
+            }
+        }
+        (c, pairs, tau)
+    }
+
+    /// Entry `(i, j)` of the weighted Laplacian of the pairs.
+    fn w_of(pairs: &[Pair], tau: &[f64], i: usize, j: usize) -> f64 {
+        let mut v = 0.0;
+        for (p, &t) in pairs.iter().zip(tau) {
+            let di = f64::from(u8::from(p.winner == i)) - f64::from(u8::from(p.loser == i));
+            let dj = f64::from(u8::from(p.winner == j)) - f64::from(u8::from(p.loser == j));
+            v += t * di * dj;
+        }
+        v
+    }
+
+    /// The parallel pair passes equal core's serial ones bit for bit (and
+    /// the serial ones equal the definitions: the scatter against `Uᵀ·W`
+    /// formed from `W` entry by entry, the variances against `‖C·d‖²`).
+    #[test]
+    fn parallel_pair_passes_equal_the_serial_ones() {
+        let (n, m) = (300, 4000);
+        let (c, pairs, tau) = problem(n, m);
+        let cr = MatRef::from_col_major(&c, n, n).unwrap();
+        let (mut v_par, mut v_ser) = (vec![0.0; m], vec![0.0; m]);
+        pair_sq_dists(true, cr, &pairs, &mut v_par).unwrap();
+        ranklet_core::backend::pair_sq_dists(cr, &pairs, &mut v_ser).unwrap();
+        assert!(v_par.iter().zip(&v_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        for (p, v) in pairs.iter().zip(&v_ser).take(50) {
+            let d: f64 = (0..n).map(|i| (c[p.winner * n + i] - c[p.loser * n + i]).powi(2)).sum();
+            assert!((d - v).abs() <= 1e-12 * d.max(1.0));
+        }
+        let (mut s_par, mut s_ser) = (vec![1.0; n * n], vec![2.0; n * n]);
+        pair_scatter(true, cr, Tri::Lower, &pairs, &tau, MatMut::from_col_major(&mut s_par, n, n).unwrap()).unwrap();
+        ranklet_core::backend::pair_scatter(
+            cr,
+            Tri::Lower,
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut s_ser, n, n).unwrap(),
+        )
+        .unwrap();
+        // A full operand (Cᵀ), and W applied to every column of it.
+        let ct: Vec<f64> = (0..n * n).map(|k| c[(k % n) * n + k / n]).collect();
+        let ctr = MatRef::from_col_major(&ct, n, n).unwrap();
+        let (mut f_par, mut f_ser) = (vec![0.0; n * n], vec![0.0; n * n]);
+        pair_scatter(true, ctr, Tri::Full, &pairs, &tau, MatMut::from_col_major(&mut f_par, n, n).unwrap()).unwrap();
+        ranklet_core::backend::pair_scatter(
+            ctr,
+            Tri::Full,
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut f_ser, n, n).unwrap(),
+        )
+        .unwrap();
+        assert!(f_par.iter().zip(&f_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        let (mut l_par, mut l_ser) = (ct.clone(), ct.clone());
+        let mut tmp = vec![0.0; n];
+        laplacian_columns(true, &pairs, &tau, MatMut::from_col_major(&mut l_par, n, n).unwrap(), &mut tmp).unwrap();
+        ranklet_core::backend::laplacian_columns(
+            &pairs,
+            &tau,
+            MatMut::from_col_major(&mut l_ser, n, n).unwrap(),
+            &mut tmp,
+        )
+        .unwrap();
+        assert!(l_par.iter().zip(&l_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        // Both against W entry by entry: Cᵀ·W and W·Cᵀ.
+        for j in (0..n).step_by(29) {
+            for i in (0..n).step_by(13) {
+                let aw: f64 = (0..n).map(|k| ct[k * n + i] * w_of(&pairs, &tau, k, j)).sum();
+                let wa: f64 = (0..n).map(|k| w_of(&pairs, &tau, i, k) * ct[j * n + k]).sum();
+                assert!((aw - f_ser[j * n + i]).abs() <= 1e-9 * (1.0 + aw.abs()), "({i}, {j})");
+                assert!((wa - l_ser[j * n + i]).abs() <= 1e-9 * (1.0 + wa.abs()), "({i}, {j})");
+            }
+        }
+        assert!(s_par.iter().zip(&s_ser).all(|(a, b)| a.to_bits() == b.to_bits()));
+        // Uᵀ·W with W the weighted Laplacian, entry by entry.
+        let mut w = vec![0.0; n * n];
+        for (p, &t) in pairs.iter().zip(&tau) {
+            w[p.winner * n + p.winner] += t;
+            w[p.loser * n + p.loser] += t;
+            w[p.winner * n + p.loser] -= t;
+            w[p.loser * n + p.winner] -= t;
+        }
+        for j in (0..n).step_by(37) {
+            for i in (0..n).step_by(11) {
+                let r: f64 = (0..n).map(|k| c[k * n + i] * w[j * n + k]).sum();
+                assert!((r - s_ser[j * n + i]).abs() <= 1e-9 * (1.0 + r.abs()), "({i}, {j})");
+            }
+        }
+        // Shapes: a pair outside the matrix is refused.
+        let bad = [Pair { winner: 0, loser: n, magnitude: 1.0 }];
+        assert!(pair_sq_dists(true, cr, &bad, &mut [0.0]).is_err());
     }
 }

@@ -128,7 +128,9 @@ enum Command {
     ///
     /// Greedy: the pair of highest variance / squared mean of f_a − f_b,
     /// then the posterior updated as if the more probable answer had been
-    /// given, and again.
+    /// given, and again. An inductive model (--inductive, --basis) proposes
+    /// one pair among every pair of the items of --items (a screened
+    /// search, no n × n matrix).
     #[command(after_help = EX_SUGGEST)]
     Suggest(suggest::SuggestArgs),
     /// Benchmarks of the numerical core.

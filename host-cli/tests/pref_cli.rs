@@ -613,3 +613,137 @@ fn suggest_and_score_refuse_the_other_kind() {
     assert_eq!(view.pref_inductive().unwrap().kernel(), ranklet_core::kernel::Kernel::Rbf { gamma: 0.5 });
     assert!(view.metadata().contains("kernel_fitted=no"));
 }
+
+/// `--basis M` (sparse EP on inducing items) with every item inducing is
+/// the dense inductive model: the same evidence, and `score --sd` gives
+/// the same means and standard deviations at new points (both models fit
+/// their hyperparameters by their own evidence, equal at `M = n`, so the
+/// optimiser takes the same path up to rounding; 1e-6 relative asserted).
+/// M above the item count is every item (with a note); M = 0 and xpgp are
+/// refused by name; `inspect` shows the approximation and M.
+#[test]
+fn basis_with_every_item_inducing_is_the_dense_inductive_model() {
+    let dir = Scratch::new("pref-basis");
+    let items = dir.input("items.txt", ITEMS);
+    let new = dir.input("new.csv", "x1,x2,label\n0.2,0.2,0\n1.5,-0.5,0\n-0.5,-0.5,0\n");
+    let score = |model: &Path| -> Vec<f64> {
+        let run =
+            ranklet(&dir, strs(&["score", "--sd", "-m"]).into_iter().chain([os(model), "--data".into(), os(&new)]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        run.stdout.lines().flat_map(|l| l.split('\t').map(|t| t.parse::<f64>().unwrap()).collect::<Vec<_>>()).collect()
+    };
+    for (algo, prefs) in [("pref-gp", PREFS), ("diff-gp", DIFFS)] {
+        let prefs = dir.input("p.txt", prefs);
+        let run = train(&dir, algo, &items, &prefs, &strs(&["--inductive", "--precision", "f64"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let dense = dir.out("dense.rkl");
+        std::fs::rename(dir.out("m.rkl"), &dense).unwrap();
+        let run = train(&dir, algo, &items, &prefs, &strs(&["--basis", "100", "--precision", "f64"]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stderr.contains("every item is an inducing point"), "{run:?}");
+        assert!(run.stderr.contains("sparse DTC, 6 inducing items"), "{run:?}");
+        let (d, s) = (score(&dense), score(&dir.out("m.rkl")));
+        assert_eq!(d.len(), 6);
+        for (a, b) in d.iter().zip(&s) {
+            assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "{algo}: dense {d:?} vs sparse {s:?}");
+        }
+        let (bd, bs) = (std::fs::read(&dense).unwrap(), std::fs::read(dir.out("m.rkl")).unwrap());
+        let (vd, vs) = (
+            ranklet_core::format::ModelView::new_checked(&bd).unwrap(),
+            ranklet_core::format::ModelView::new_checked(&bs).unwrap(),
+        );
+        let (ed, es) = (meta_f64(vd.metadata(), "log_evidence"), meta_f64(vs.metadata(), "log_evidence"));
+        assert!((ed - es).abs() <= 1e-6 * ed.abs(), "{algo}: evidence {ed} vs {es}");
+        let run = ranklet(&dir, strs(&["inspect"]).into_iter().chain([os(&dir.out("m.rkl"))]));
+        assert!(
+            run.stdout.contains("approximation=sparse EP, DTC") && run.stdout.contains("inducing_points=6"),
+            "{run:?}"
+        );
+        assert!(run.stdout.contains("basis_rows: 6"), "{run:?}");
+    }
+    std::fs::remove_file(dir.out("m.rkl")).unwrap();
+    std::fs::remove_file(dir.out("dense.rkl")).unwrap();
+    let prefs = dir.input("p.txt", PREFS);
+    let run = train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "0"]));
+    assert_bad_input(&run, &dir, None, None, &["--basis"]);
+    let rel = dir.input("rel.txt", "a b\n");
+    let run = train(&dir, "xpgp", &items, &prefs, &[flag("--relation", &rel), strs(&["--basis", "3"])].concat());
+    assert_bad_input(&run, &dir, None, None, &["--basis"]);
+}
+
+/// `suggest` on a `--basis` model chooses among every pair of `--items`
+/// without an `n × n` matrix (the screened search): on 40 items (8 of them
+/// inducing) the pair equals brute force over all 780 pairs with the
+/// model's own variances (`PrefInductiveView::prob`) and means by the one
+/// rule of `learn::next_pair`, and the printed variance and mean
+/// difference equal the model's for that pair (so the chosen pair's score
+/// is the rule's score). More than one pair asked is one pair with a note;
+/// `--items` on a fixed-set model is refused.
+#[test]
+fn suggest_on_a_basis_model_equals_brute_force_over_all_pairs() {
+    use ranklet_core::learn::next_pair::{offer, PairScore};
+    let dir = Scratch::new("pref-basis-suggest");
+    let n = 40;
+    let x: Vec<(f64, f64)> = (0..n)
+        .map(|i| {
+            let t = i as f64;
+            ((t * 0.37).sin() * 1.5, (t * 0.61).cos() * 1.2)
+        })
+        .collect();
+    let mut csv = String::from("id,x1,x2\n");
+    for (i, (a, b)) in x.iter().enumerate() {
+        csv.push_str(&format!("it{i},{a},{b}\n"));
+    }
+    let items = dir.input("items.csv", &csv);
+    let mut prefs = String::new();
+    for k in 0..60usize {
+        let (i, j) = ((k * 7) % n, (k * 13 + 5) % n);
+        if i != j {
+            let (si, sj) = (x[i].0 + x[i].1, x[j].0 + x[j].1);
+            let (w, l) = if si >= sj { (i, j) } else { (j, i) };
+            prefs.push_str(&format!("it{w} it{l}\n"));
+        }
+    }
+    let prefs = dir.input("p.txt", &prefs);
+    let run =
+        train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "8", "--kernel", "rbf:0.5", "--precision", "f64"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let model = dir.out("m.rkl");
+    let run = ranklet(
+        &dir,
+        strs(&["suggest", "-k", "3", "-m"]).into_iter().chain([os(&model), "--items".into(), os(&items)]),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("1 pair suggested of the 3 asked"), "{run:?}");
+    let f: Vec<&str> = run.stdout.trim().split('\t').collect();
+    assert_eq!(f.len(), 4, "{run:?}");
+    let (var, mean_diff): (f64, f64) = (f[2].parse().unwrap(), f[3].parse().unwrap());
+    // Brute force with the model's own predictions.
+    let bytes = std::fs::read(&model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    let gp = view.pref_inductive().unwrap();
+    let mut work = vec![0.0; gp.prob_workspace_len()];
+    let row = |i: usize| [x[i].0, x[i].1];
+    let mean: Vec<f64> = (0..n).map(|i| gp.predict(&row(i), &mut work).unwrap().0).collect();
+    let mut best: Option<PairScore<f64>> = None;
+    for i in 0..n {
+        for j in i + 1..n {
+            let (_, v) = gp.prob(&row(i), &row(j), &mut work).unwrap();
+            let mu = mean[i] - mean[j];
+            offer(&mut best, PairScore::new(i, j, v, mu * mu));
+        }
+    }
+    let b = best.unwrap();
+    assert_eq!((f[0], f[1]), (format!("it{}", b.i).as_str(), format!("it{}", b.j).as_str()), "{run:?}");
+    assert!((var - b.var).abs() <= 1e-6 * b.var, "variance {var} vs the model's {}", b.var);
+    let mu = mean[b.i] - mean[b.j];
+    assert!((mean_diff - mu).abs() <= 1e-6 * mu.abs().max(1e-12), "mean difference {mean_diff} vs {mu}");
+    let ratio = var / (mean_diff * mean_diff);
+    assert!((ratio - b.ratio()).abs() <= 1e-5 * b.ratio(), "score {ratio} vs the rule's {}", b.ratio());
+    // --items on a fixed-set model is refused.
+    let run = train(&dir, "pref-gp", &items, &prefs, &strs(&["--kernel", "rbf:0.5"]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let run = ranklet(&dir, strs(&["suggest", "-m"]).into_iter().chain([os(&model), "--items".into(), os(&items)]));
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("--items"), "{run:?}");
+}

@@ -119,6 +119,7 @@ class _PrefLearner(BaseEstimator):
             inductive=bool(getattr(self, "inductive", False)),
             ties=self.ties,
             precision=self.precision,
+            basis=None if getattr(self, "basis", None) is None else int(self.basis),
         )
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
@@ -187,6 +188,11 @@ class PrefGP(_PrefLearner):
         Write the inductive model (kind 9, ``--inductive``), which predicts
         new items from their attributes; otherwise the posterior over the
         training items (kind 8), which ``suggest`` needs.
+    basis : int or None
+        Sparse EP on at most this many inducing items, chosen by pivoted
+        Cholesky of the kernel (``--basis M``): memory O(n·M), no n × n
+        matrix, for 10⁴–10⁵ items. The model is the inductive kind over the
+        inducing items. ``None``: the dense fit.
     ties : {"drop", "both"}
         What a tie becomes (``--ties``).
     precision : {"f32", "f64"}
@@ -204,7 +210,7 @@ class PrefGP(_PrefLearner):
 
     _algo = "pref-gp"
 
-    def __init__(self, *, gamma=None, inductive=False, ties="drop", precision="f32"):
+    def __init__(self, *, gamma=None, inductive=False, basis=None, ties="drop", precision="f32"):
         _store(self, locals())
 
     def fit(self, X, prefs, ties=None):
@@ -244,7 +250,7 @@ class XPGP(_PrefLearner):
 class DiffGP(_PrefLearner):
     """The score-difference GP (000 §5): a Gaussian likelihood on observed
     differences ``s_w − s_l``, exact, ``ranklet train --algo diff-gp``.
-    Parameters as :class:`PrefGP`.
+    Parameters as :class:`PrefGP` (``basis`` too: the sparse fit in closed form).
 
     >>> import numpy as np, ranklet
     >>> X = np.linspace(0, 1, 6)[:, None]
@@ -256,7 +262,7 @@ class DiffGP(_PrefLearner):
 
     _algo = "diff-gp"
 
-    def __init__(self, *, gamma=None, inductive=False, precision="f32"):
+    def __init__(self, *, gamma=None, inductive=False, basis=None, precision="f32"):
         _store(self, locals())
 
     ties = "drop"  # a tie is the difference 0 for diff-gp

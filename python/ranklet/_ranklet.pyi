@@ -56,6 +56,7 @@ def fit_prefs_py(
     inductive: bool,
     ties: str,
     precision: str,
+    basis: Optional[int] = ...,
 ) -> Tuple[bytes, str, list[str]]: ...
 def pref_posterior(
     model: bytes, x: Optional[npt.NDArray[Any]] = None

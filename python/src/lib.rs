@@ -387,9 +387,10 @@ fn detached<T: Send>(
 /// Trains a preference GP (`ranklet train --prefs …`): `prefs` is the text
 /// of a preferences file over the item ids `"0"`, `"1"`, … (checked by the
 /// CLI's reader, with its messages), `relations` `(kind, name, text)` with
-/// kind `"edges"` or `"groups"`. Returns `(model bytes, summary, notes)`.
+/// kind `"edges"` or `"groups"`; `basis` M: sparse EP on at most M inducing
+/// items (`--basis M`). Returns `(model bytes, summary, notes)`.
 #[pyfunction]
-#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision))]
+#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision, basis=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_prefs_py<'py>(
     py: Python<'py>,
@@ -402,6 +403,7 @@ fn fit_prefs_py<'py>(
     inductive: bool,
     ties: &str,
     precision: &str,
+    basis: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, String, Vec<String>)> {
     fenced(|| {
         let algo =
@@ -417,7 +419,7 @@ fn fit_prefs_py<'py>(
             Some(g) => return Err(PyValueError::new_err(format!("gamma must be a finite number > 0, got {g}"))),
         };
         let kind = if inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
-        let req = PrefRequest { algo, kernel, kind, element: element(precision)?, backend: BackendChoice::Faer };
+        let req = PrefRequest { algo, kernel, kind, element: element(precision)?, backend: BackendChoice::Faer, basis };
         let items = pref_items(py, x.as_ref(), n_items)?;
         let data = py
             .detach(|| {

@@ -65,6 +65,9 @@ CASES = [
     ("diff-gp-inductive", ranklet.DiffGP(inductive=True, gamma=0.3, precision="f64"), {"differences": True},
      ["--algo", "diff-gp", "--inductive", "--kernel", "rbf:0.3"]),
     ("xpgp", ranklet.XPGP(precision="f64"), {"relations": [EDGES], "groups": [GROUPS]}, ["--algo", "xpgp"]),
+    ("pref-gp-sparse", ranklet.PrefGP(basis=8, precision="f64"), {}, ["--algo", "pref-gp", "--basis", "8"]),
+    ("diff-gp-sparse", ranklet.DiffGP(basis=6, gamma=0.3, precision="f64"), {"differences": True},
+     ["--algo", "diff-gp", "--basis", "6", "--kernel", "rbf:0.3"]),
 ]
 
 

@@ -89,8 +89,86 @@ pub fn offer<R: Real>(best: &mut Option<PairScore<R>>, c: PairScore<R>) -> bool 
     keep
 }
 
+/// The pair the rule chooses among all pairs `i < j` of `n = s.len()`
+/// items, visiting few of them: the screened search of the online
+/// learner's `next_pair_screened` for any posterior whose mean difference
+/// is `s_i − s_j` and whose variance `var(i, j)` of the difference is
+/// bounded by `(r_i + r_j)²·margin` (a radius `r_i ≥ 0` per item, `margin`
+/// covering the rounding of `var`). Items are sorted by score into
+/// `order` (`n` entries, left holding that ascending order); the
+/// neighbours in score order are offered first, then each item is paired
+/// with the items above it in that order, nearest first, until
+/// `(r_a + max r)²·margin/m²` falls below the best ratio (`m²` only grows
+/// along the order); a single pair whose own bound is below it is skipped
+/// without calling `var`. The bound is exact, so the answer is the one
+/// offering every pair gives (the rule is a total order).
+///
+/// # Errors
+/// `DimensionMismatch` unless `r.len() == order.len() == n`;
+/// `InvalidParameter` if `n > u32::MAX`; `NonFinite` if a score or a radius
+/// is not finite.
+pub fn best_pair_screened<R: Real>(
+    s: &[R],
+    r: &[R],
+    margin: R,
+    order: &mut [u32],
+    mut var: impl FnMut(usize, usize) -> R,
+) -> Result<Option<PairScore<R>>, crate::LinalgError> {
+    let n = s.len();
+    if r.len() != n || order.len() != n {
+        return Err(crate::LinalgError::DimensionMismatch);
+    }
+    if u32::try_from(n).is_err() {
+        return Err(crate::LinalgError::InvalidParameter);
+    }
+    if !s.iter().chain(r.iter()).all(|v| v.is_finite()) {
+        return Err(crate::LinalgError::NonFinite);
+    }
+    let rmax = r.iter().fold(R::ZERO, |a, &b| a.max(b));
+    for (k, o) in order.iter_mut().enumerate() {
+        *o = k as u32;
+    }
+    // Scores are finite, so the order is total.
+    order.sort_unstable_by(|&a, &b| {
+        s[a as usize].partial_cmp(&s[b as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
+    });
+    let mut pair = |a: usize, b: usize, m2: R| {
+        let (i, j) = if a < b { (a, b) } else { (b, a) };
+        PairScore::new(i, j, var(i, j), m2)
+    };
+    // Seed the best with the neighbours in score order (where the winner
+    // usually is), so the bound prunes from the first scan on.
+    let mut best: Option<PairScore<R>> = None;
+    for ab in order.windows(2) {
+        let (a, b) = (ab[0] as usize, ab[1] as usize);
+        let mu = s[b] - s[a];
+        offer(&mut best, pair(a, b, mu * mu));
+    }
+    for p in 0..n {
+        let a = order[p] as usize;
+        let reach = (r[a] + rmax) * (r[a] + rmax) * margin;
+        for &bq in &order[p + 1..] {
+            let b = bq as usize;
+            let mu = s[b] - s[a];
+            let m2 = mu * mu;
+            if let (Some(bc), true) = (&best, m2 > R::ZERO) {
+                if reach / m2 < bc.ratio() {
+                    break;
+                }
+                let own = (r[a] + r[b]) * (r[a] + r[b]) * margin;
+                if own / m2 < bc.ratio() {
+                    continue;
+                }
+            }
+            offer(&mut best, pair(a, b, m2));
+        }
+    }
+    Ok(best)
+}
+
 #[cfg(test)]
 mod tests {
+    extern crate std;
     use super::*;
 
     fn pick(cands: &[(usize, usize, f64, f64)]) -> Option<(usize, usize)> {
@@ -99,6 +177,48 @@ mod tests {
             offer(&mut best, PairScore::new(a, b, v, m2));
         }
         best.map(|c: PairScore<f64>| (c.i, c.j))
+    }
+
+    /// The screened search equals offering every pair (brute force), bit
+    /// for bit, with the tight bound and with a bound that screens nothing;
+    /// ties in score (and a zero mean difference) included.
+    #[test]
+    fn screened_search_equals_brute_force() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % 10_000) as f64 / 10_000.0
+        };
+        for (n, d) in [(2, 1), (7, 2), (60, 3), (200, 4)] {
+            let z: std::vec::Vec<f64> = (0..n * d).map(|_| next() - 0.5).collect();
+            let mut s: std::vec::Vec<f64> = (0..n).map(|_| 3.0 * next()).collect();
+            s[n - 1] = s[0];
+            let var = |i: usize, j: usize| -> f64 { (0..d).map(|k| (z[i * d + k] - z[j * d + k]).powi(2)).sum() };
+            let mut brute = None;
+            for i in 0..n {
+                for j in i + 1..n {
+                    let mu = s[i] - s[j];
+                    offer(&mut brute, PairScore::new(i, j, var(i, j), mu * mu));
+                }
+            }
+            let r: std::vec::Vec<f64> =
+                (0..n).map(|i| (0..d).map(|k| z[i * d + k] * z[i * d + k]).sum::<f64>().sqrt()).collect();
+            let margin = 1.0 + (4 * d + 16) as f64 * f64::EPSILON;
+            let mut order = std::vec![0u32; n];
+            let tight = best_pair_screened(&s, &r, margin, &mut order, var).unwrap();
+            let all = best_pair_screened(&s, &std::vec![1e300; n], 1.0, &mut order, var).unwrap();
+            let b = brute.unwrap();
+            for got in [tight.unwrap(), all.unwrap()] {
+                assert_eq!((got.i, got.j), (b.i, b.j), "n = {n}");
+                assert_eq!(got.var.to_bits(), b.var.to_bits());
+                assert_eq!(got.ratio().to_bits(), b.ratio().to_bits());
+            }
+        }
+        let mut order = [0u32; 2];
+        assert!(best_pair_screened(&[0.0, f64::NAN], &[1.0, 1.0], 1.0, &mut order, |_, _| 1.0).is_err());
+        assert!(best_pair_screened(&[0.0, 1.0], &[1.0], 1.0, &mut order, |_, _| 1.0).is_err());
     }
 
     #[test]

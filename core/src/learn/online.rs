@@ -161,8 +161,6 @@
 //! on the logged pairs — and restart from the result as the new prior
 //! (`new(storage, w_fit, λ, ..)`).
 
-use core::cmp::Ordering;
-
 use super::device::DeviceLearner;
 use super::next_pair::{offer, PairScore};
 use super::LearnError;
@@ -812,49 +810,11 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
         let (PairScratch { z, s }, _) = PairScratch::split(pair, n, d)?;
         self.project(rows, n, z, s)?;
         let margin = R::ONE + R::from_f64((4 * d + 16) as f64) * R::EPSILON;
-        let mut zmax = R::ZERO;
         for (nk, zk) in zn.iter_mut().zip(z.chunks_exact(d)) {
             *nk = dot_unchecked(zk, zk).sqrt();
-            zmax = zmax.max(*nk);
         }
-        for (k, o) in order.iter_mut().enumerate() {
-            *o = k as u32;
-        }
-        // Scores are finite (checked by `project`), so the order is total.
-        order.sort_unstable_by(|&a, &b| {
-            s[a as usize].partial_cmp(&s[b as usize]).unwrap_or(Ordering::Equal).then(a.cmp(&b))
-        });
-        let pair = |a: usize, b: usize, m2: R| {
-            let (i, j) = if a < b { (a, b) } else { (b, a) };
-            PairScore::new(i, j, diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]), m2)
-        };
-        // Seed the best with the neighbours in score order (where the
-        // winner usually is), so the bound prunes from the first scan on.
-        let mut best: Option<PairScore<R>> = None;
-        for ab in order.windows(2) {
-            let (a, b) = (ab[0] as usize, ab[1] as usize);
-            let mu = s[b] - s[a];
-            offer(&mut best, pair(a, b, mu * mu));
-        }
-        for p in 0..n {
-            let a = order[p] as usize;
-            let reach = (zn[a] + zmax) * (zn[a] + zmax) * margin;
-            for &bq in &order[p + 1..] {
-                let b = bq as usize;
-                let mu = s[b] - s[a];
-                let m2 = mu * mu;
-                if let (Some(bc), true) = (&best, m2 > R::ZERO) {
-                    if reach / m2 < bc.ratio() {
-                        break;
-                    }
-                    let own = (zn[a] + zn[b]) * (zn[a] + zn[b]) * margin;
-                    if own / m2 < bc.ratio() {
-                        continue;
-                    }
-                }
-                offer(&mut best, pair(a, b, m2));
-            }
-        }
+        let var = |i: usize, j: usize| diff_sq(&z[i * d..(i + 1) * d], &z[j * d..(j + 1) * d]);
+        let best = super::next_pair::best_pair_screened(s, zn, margin, order, var).map_err(err)?;
         Ok(best.map(|c| (c.i, c.j, c.ratio())))
     }
 }

@@ -220,6 +220,25 @@ impl<'a, T: Copy> MatRef<'a, T> {
     }
 }
 
+/// `‖a − b‖²` over the common length, summed in eight independent lanes so
+/// the loop vectorises (a single running sum is a dependency chain the
+/// compiler may not reorder).
+#[inline]
+pub fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
+    let len = a.len().min(b.len());
+    let (a, b) = (&a[..len], &b[..len]);
+    let mut acc = [0.0f64; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x - y) * (x - y)).sum();
+    for (xa, xb) in ca.zip(cb) {
+        for k in 0..8 {
+            let d = xa[k] - xb[k];
+            acc[k] += d * d;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
+}
+
 /// Whether every element of `v` is finite: `x·0` is `±0` for a finite `x`
 /// and NaN otherwise, summed in eight independent lanes so the loop
 /// vectorises (no early exit, no dependency chain).

@@ -1,14 +1,17 @@
 //! `ranklet suggest`: the next pairs to ask of a preference-GP model over a
 //! fixed item set (001 §5): lines `a<TAB>b<TAB>variance<TAB>mean_difference`
 //! (item ids; the variance and mean of `f_a − f_b` when the pair was
-//! picked), best first.
+//! picked), best first. For an inductive model (`train --inductive` or
+//! `--basis M`) the candidates are every pair of the items of `--items`,
+//! searched by the screened rule without an `n × n` matrix; such a model is
+//! not updated between picks, so it proposes one pair.
 
 use clap::Args;
 use ranklet_core::format::ModelView;
 
 use crate::args::heading;
 use crate::error::CliError;
-use crate::family::pref::suggest as pick;
+use crate::family::pref::{suggest as pick, suggest_inductive, PrefItems};
 use crate::model_io::ModelArgs;
 
 /// `ranklet suggest` arguments.
@@ -19,6 +22,10 @@ pub struct SuggestArgs {
     /// Number of pairs to propose.
     #[arg(short, long, default_value_t = 10, help_heading = heading::OUTPUT)]
     pub k: usize,
+    /// Inductive models: the items to choose the pair among (CSV with an
+    /// `id` column and the model's attribute columns, or `id i:v …` lines).
+    #[arg(long, help_heading = heading::PREFS)]
+    pub items: Option<std::path::PathBuf>,
 }
 
 /// `ranklet suggest`.
@@ -28,6 +35,29 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
     }
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
+    if let Some(gp) = view.pref_inductive() {
+        let path = a.items.as_deref().ok_or_else(|| {
+            CliError::input(
+                "a model trained with --inductive or --basis suggests among the items given by --items FILE",
+            )
+        })?;
+        let items = PrefItems::read_file(path, None)?;
+        let Some(s) = suggest_inductive(&gp, view.dim(), &items)? else {
+            eprintln!("ranklet: note: no pair left to ask (every difference is certain)");
+            return Ok(());
+        };
+        println!("{}\t{}\t{:.6e}\t{:.6e}", items.ids[s.i], items.ids[s.j], s.var_diff, s.mean_diff);
+        if a.k > 1 {
+            eprintln!(
+                "ranklet: note: 1 pair suggested of the {} asked (an inductive model is not updated between picks)",
+                a.k
+            );
+        }
+        return Ok(());
+    }
+    if a.items.is_some() {
+        return Err(CliError::input("--items applies to inductive preference GPs (a fixed-set model knows its items)"));
+    }
     let Some(gp) = view.pref_gp() else {
         return Err(CliError::input(format!(
             "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",

@@ -159,8 +159,11 @@ pub struct TrainArgs {
     /// landmark training rows, chosen by pivoted Cholesky of the kernel
     /// matrix; the learner is solved in their (Nyström) feature space and
     /// the model stores only them. With --cv the landmarks are chosen
-    /// inside each fold from its training rows. 1 ≤ M ≤ rows.
-    #[arg(long, value_name = "M", conflicts_with_all = ["items", "edges"], help_heading = heading::LEARNER)]
+    /// inside each fold from its training rows. 1 ≤ M ≤ rows. For pref-gp
+    /// and diff-gp: sparse EP on at most M inducing items (chosen the same
+    /// way), memory n·M instead of n²; the model is the inductive kind over
+    /// them.
+    #[arg(long, value_name = "M", conflicts_with = "edges", help_heading = heading::LEARNER)]
     pub basis: Option<usize>,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
@@ -472,6 +475,9 @@ fn print_cv<F: Family>(report: &cv::CvReport<F::Point>, family: &F) {
 /// `ranklet train --items … --orders …`.
 fn train_orders(a: &TrainArgs, items: &Path, orders: &Path) -> Result<(), CliError> {
     let algo = a.algo.on_orders()?;
+    if a.basis.is_some() {
+        return Err(CliError::input("--basis does not apply to sample orders (their reduced basis is --reduce)"));
+    }
     let lambda = match parse_list::<f64>("lambda", a.lambda.as_deref().unwrap_or("1"))?[..] {
         [l] => l,
         _ => return Err(CliError::input("--lambda: sample-order training takes one λ, not a grid")),
@@ -509,7 +515,10 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
     let kind = if a.inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
     let data = PrefData::read(&a.data, algo)?;
     tie_notes(data.prefs.source(), &data.obs).into_iter().for_each(|n| note(Some(n)));
-    let req = PrefRequest { algo, kernel, kind, element: a.precision.element(), backend: a.backend };
+    if let Some(m) = a.basis.filter(|&m| m > data.items.len()) {
+        note(Some(format!("--basis {m} is more than the {} items: every item is an inducing point", data.items.len())));
+    }
+    let req = PrefRequest { algo, kernel, kind, element: a.precision.element(), backend: a.backend, basis: a.basis };
     let mut bar = Bar::default();
     let PrefFit { bytes, summary } = fit_prefs(&req, &data, &mut |p| bar.show(p))?;
     drop(bar);

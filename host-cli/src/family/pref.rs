@@ -134,16 +134,7 @@ impl PrefItems {
     #[cfg(feature = "cli")]
     pub fn read(data: &DataArgs) -> Result<PrefItems, CliError> {
         if let Some(path) = &data.orders.items {
-            let f = read_node_features(path, &NodeFeatureOptions { num_features: data.rows.num_features })?;
-            let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
-                CliError::input(format!(
-                    "{}: {} items × {} attributes is too large",
-                    path.display(),
-                    f.len(),
-                    f.n_features()
-                ))
-            })?;
-            return Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() });
+            return Self::read_file(path, data.rows.num_features);
         }
         let path =
             data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
@@ -161,6 +152,25 @@ impl PrefItems {
         })?;
         let ids = (0..ds.n_rows()).map(|i| i.to_string()).collect();
         Ok(PrefItems { ids, d: ds.n_features(), x, source: source.to_string() })
+    }
+
+    /// Reads an items file (node features: CSV with an `id` column, or
+    /// `id i:v …` lines), `num_features` as `--num-features`.
+    ///
+    /// # Errors
+    /// The reader's errors (file and line); too many attributes to hold
+    /// densely.
+    pub fn read_file(path: &Path, num_features: Option<usize>) -> Result<PrefItems, CliError> {
+        let f = read_node_features(path, &NodeFeatureOptions { num_features })?;
+        let x = f.to_dense(MAX_DENSE).ok_or_else(|| {
+            CliError::input(format!(
+                "{}: {} items × {} attributes is too large",
+                path.display(),
+                f.len(),
+                f.n_features()
+            ))
+        })?;
+        Ok(PrefItems { ids: f.ids().to_vec(), d: f.n_features(), x, source: path.display().to_string() })
     }
 
     /// Number of items.
@@ -344,7 +354,8 @@ fn theta_names(algo: PrefAlgo, n_rel: usize) -> Vec<String> {
 }
 
 /// How to make a preference GP's item matrices smaller.
-const ITEMS_WAY_OUT: &str = "use fewer items (a sample of the items and the judgements between them)";
+const ITEMS_WAY_OUT: &str =
+    "use --basis M (sparse EP on M inducing items, n × M), or fewer items (a sample of the items and the judgements between them)";
 
 /// Fits `algo` on `data` — EP (or the exact Gaussian posterior) with the
 /// hyperparameters maximising the evidence (`ranklet_core::learn::pref::
@@ -517,6 +528,162 @@ pub fn train<B: Backend>(
     Ok((bytes, summary))
 }
 
+/// Fits `algo` (pref-gp or diff-gp) by sparse EP on at most `basis`
+/// inducing items (`ranklet_core::learn::pref::sparse`: DTC, the inducing
+/// items chosen by pivoted Cholesky of the kernel at the starting
+/// hyperparameters and held fixed, the hyperparameters fitted by the sparse
+/// evidence as [`train`] does by the dense one), and encodes the inductive
+/// model (kind 9) over the inducing items. Memory O(n·m + m² + M), never
+/// `n × n`. Returns the model bytes and the summary line; `basis` above the
+/// item count means every item. Progress and cancellation as [`train`].
+///
+/// # Errors
+/// Bad input: xpgp (relations), no attributes, `basis = 0`. Resources: the
+/// sizes checked before allocation. Numerical failure.
+#[allow(clippy::too_many_arguments)]
+pub fn train_sparse<B: Backend>(
+    backend: &mut B,
+    algo: PrefAlgo,
+    kernel: PrefKernel,
+    basis: usize,
+    data: &PrefData,
+    element: ElementType,
+    meta: &mut String,
+    on: OnProgress<'_>,
+) -> Result<(Vec<u8>, String), CliError> {
+    use ranklet_core::learn::pref::sparse;
+    let items = &data.items;
+    let (n, d) = (items.len(), items.d);
+    if algo == PrefAlgo::Xpgp {
+        return Err(CliError::input(
+            "--basis: the sparse approximation is for pref-gp and diff-gp (xpgp's relation kernels are over all items)",
+        ));
+    }
+    if basis == 0 {
+        return Err(CliError::input("--basis must be ≥ 1"));
+    }
+    if d == 0 {
+        return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
+    }
+    let m = basis.min(n);
+    let pairs: Vec<Pair> = match &data.obs {
+        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
+        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
+    };
+    let np = pairs.len();
+    let fail = |e: LearnError| CliError::learn(format_args!("--algo {} --basis {basis}", algo.name()), e);
+    let x = Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?);
+    // Starting θ and bounds: core's policy, as the dense fit's.
+    let (mut theta, mut lo, mut hi) = (vec![0.0; 3], vec![0.0; 3], vec![0.0; 3]);
+    let gamma = match kernel {
+        PrefKernel::Rbf(g) => Some(g),
+        PrefKernel::Auto => None,
+    };
+    let lik = hyper::start(algo == PrefAlgo::DiffGp, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
+    let zeros =
+        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
+    // The inducing items: pivoted Cholesky (n × m factor, freed after).
+    let way_out = "use a smaller --basis M";
+    crate::mem::check(
+        &format!("the pivoted Cholesky factor of {n} items and {m} inducing points"),
+        sparse::inducing_workspace_len(n, m).checked_add(0).filter(|&v| v < usize::MAX >> 4),
+        8,
+        way_out,
+    )?;
+    let mut piv = vec![0usize; m];
+    let r = {
+        let mut w = zeros(sparse::inducing_workspace_len(n, m))?;
+        sparse::choose_inducing(&Kernel::Rbf { gamma: theta[1].exp() }, &x, &mut piv, &mut w).map_err(fail)?
+    };
+    piv.truncate(r);
+    let mut zx = Vec::with_capacity(r * d);
+    for &i in &piv {
+        zx.extend_from_slice(items.row(i));
+    }
+    let prior =
+        sparse::SparsePrior { x, z: Rows::Dense(MatRef::from_row_major(&zx, r, d).map_err(|e| fail(e.into()))?) };
+    let ep = EpParams::default();
+    let opt = OptParams::default();
+    let storage_len = sparse::SparsePosterior::storage_len(n, r, np);
+    let work_len = sparse::evidence_workspace_len(&prior).checked_add(hyper::minimize_workspace_len(3, opt.memory));
+    crate::mem::check(
+        &format!(
+            "the sparse posterior and evidence workspace over {n} items, {r} inducing points and {np} preferences"
+        ),
+        work_len.and_then(|w| w.checked_add(storage_len)),
+        8,
+        way_out,
+    )?;
+    let mut storage = zeros(storage_len)?;
+    let mut post = sparse::SparsePosterior::new(n, r, np, &mut storage).map_err(fail)?;
+    let mut work = zeros(work_len.unwrap_or(0))?;
+    let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
+    progress::report(on, HYPER, 0, total)?;
+    let problem = sparse::SparseProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let mut stopped = false;
+    let report = sparse::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, |it| {
+        stopped = it > 0 && progress::report(on, HYPER, it.min(total), total).is_err();
+        stopped
+    });
+    if stopped {
+        return Err(progress::interrupted());
+    }
+    progress::report(on, HYPER, total, total)?;
+    let report = report.map_err(fail)?;
+    let names = theta_names(algo, 0);
+    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
+    let noise = theta[xpgp::THETA_NOISE].exp();
+    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
+    let summary = format!(
+        "{} (sparse DTC, {r} inducing items): {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} \
+         optimizer_iterations={} evaluations={}{}",
+        algo.name(),
+        values.join(" "),
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+    );
+    for (k, t) in names.iter().zip(&theta) {
+        meta.push_str(&format!("{k}={}\n", t.exp()));
+    }
+    meta.push_str(&format!(
+        "likelihood={}\napproximation=sparse EP, DTC on inducing items (pivoted Cholesky, held fixed)\n\
+         inducing_points={r}\nbasis_requested={basis}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\n\
+         optimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
+        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
+        post.log_evidence(),
+        post.iterations(),
+        post.jitter(),
+        report.iterations,
+        report.evaluations,
+        u8::from(report.converged),
+        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
+    ));
+    let ids: Vec<&str> = piv.iter().map(|&i| items.ids[i].as_str()).collect();
+    meta.push_str(&format!("inducing_ids={}\n", ids.join(",")));
+    let (mut w, mut tmp) = (zeros(r * r)?, zeros(r * r)?);
+    post.inducing_w(backend, &mut w, &mut tmp).map_err(fail)?;
+    let mut buf = vec![0.0; packed_len(r)];
+    let wm = MatRef::from_col_major(&w, r, r).map_err(|e| fail(e.into()))?;
+    let fit = format::PrefInductiveModel {
+        kernel: Kernel::Rbf { gamma: theta[1].exp() },
+        scale: theta[0].exp(),
+        sigma,
+        count: np as u64,
+        dim: d,
+        basis: &zx,
+        alpha: post.alpha(),
+        w_packed: &[],
+    };
+    let model = format::pref_inductive_model(fit, wm, &mut buf)
+        .map_err(|e| CliError::failure(format!("cannot write the model: {e}")))?;
+    let bytes = emit(model, element, meta)?;
+    Ok((bytes, summary))
+}
+
 /// What to fit: the learner, its kernel, the model kind and its element
 /// type, the backend (`ranklet train --prefs …`'s flags, or a Python
 /// estimator's parameters).
@@ -532,6 +699,9 @@ pub struct PrefRequest {
     pub element: ElementType,
     /// The backend.
     pub backend: BackendChoice,
+    /// Sparse EP on at most this many inducing items ([`train_sparse`];
+    /// pref-gp and diff-gp), or `None` for the dense fit.
+    pub basis: Option<usize>,
 }
 
 /// A fitted preference model: the `.rkl` bytes and the one-line summary
@@ -574,7 +744,10 @@ pub fn fit_prefs(req: &PrefRequest, data: &PrefData, on: OnProgress<'_>) -> Resu
         meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
     }
     let mut backend = HostBackend::new(req.backend);
-    let (bytes, summary) = train(&mut backend, algo, req.kernel, req.kind, data, req.element, &mut meta, on)?;
+    let (bytes, summary) = match req.basis {
+        Some(m) => train_sparse(&mut backend, algo, req.kernel, m, data, req.element, &mut meta, on)?,
+        None => train(&mut backend, algo, req.kernel, req.kind, data, req.element, &mut meta, on)?,
+    };
     Ok(PrefFit { bytes, summary })
 }
 
@@ -828,6 +1001,112 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
             Suggestion { i, j, mean_diff: p.mean_diff, var_diff: p.var }
         })
         .collect())
+}
+
+/// Items per block of [`suggest_inductive`]'s projections.
+const SUGGEST_BLOCK: usize = 2048;
+
+/// The next pair to ask of a kind-9 (inductive) model among every pair of
+/// `items`, without an `n × n` matrix: the one rule of
+/// `learn::next_pair` through core's screened search
+/// (`next_pair::best_pair_screened`, as the online learner's
+/// `next_pair_screened`). The variance of `f_i − f_j` is the model's,
+/// `v = max(0, a·(k_ii + k_jj − 2k_ij) − q_ijᵀWq_ij)` with
+/// `q_ij = k_i − k_j` over the basis; `W = FFᵀ` (`F = Q·Λ^½` from the
+/// eigendecomposition of the stored `W`, negative rounding eigenvalues
+/// clamped to 0) makes the quadratic form `‖Fᵀk_i − Fᵀk_j‖²`, O(M) per
+/// pair after O(n·M²) of projections. The screen's bound is the prior's,
+/// `v ≤ (√(a·k_ii) + √(a·k_jj))²`. Memory O(n·M + M²).
+///
+/// # Errors
+/// Too little memory for `n × M`, attribute dimensions that differ from
+/// the model's, a failed eigendecomposition, non-finite values.
+pub fn suggest_inductive(
+    view: &PrefInductiveView<'_>,
+    dim: usize,
+    items: &PrefItems,
+) -> Result<Option<Suggestion>, CliError> {
+    use ranklet_core::learn::next_pair::best_pair_screened;
+    use ranklet_core::MatMut;
+    use rayon::prelude::*;
+    let (n, r, d) = (items.len(), view.rows(), dim);
+    if items.d != d {
+        return Err(CliError::input(format!("{}: {} attributes, the model has {d}", items.source, items.d)));
+    }
+    let bad = |e: ranklet_core::LinalgError| CliError::learn("suggest", LearnError::from(e));
+    let way_out = "suggest on fewer items, or a model with a smaller --basis";
+    let elems = n.checked_mul(r).and_then(|v| v.checked_add(r.checked_mul(r)?.checked_mul(3)?));
+    crate::mem::check(&format!("the projections of {n} items on {r} basis rows"), elems, 8, way_out)?;
+    let zeros =
+        |len| crate::mem::try_zeros::<f64>(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| bad(e)));
+    // F = Q·Λ^½ from W = QΛQᵀ (lower triangle read).
+    let mut w = zeros(r * r)?;
+    let wp = view.w_packed();
+    for i in 0..r {
+        for j in 0..=i {
+            w[j * r + i] =
+                wp.get(packed_len(i) + j).ok_or_else(|| bad(ranklet_core::LinalgError::DimensionMismatch))?;
+        }
+    }
+    let mut lam = vec![0.0; r];
+    let mut f = zeros(r * r)?;
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    backend
+        .sym_eigen(
+            MatRef::from_col_major(&w, r, r).map_err(bad)?,
+            &mut lam,
+            MatMut::from_col_major(&mut f, r, r).map_err(bad)?,
+        )
+        .map_err(bad)?;
+    for (col, l) in f.chunks_exact_mut(r).zip(&lam) {
+        let s = l.max(0.0).sqrt();
+        col.iter_mut().for_each(|v| *v *= s);
+    }
+    // Per item: k_i (a block at a time), the mean k_iᵀα, the prior
+    // variance a·k_ii and z_i = Fᵀk_i (column i of z, r × n).
+    let alpha: Vec<f64> = view.alpha().iter().collect();
+    let mut z = zeros(n * r)?;
+    let mut kblock = zeros(SUGGEST_BLOCK.min(n.max(1)) * r)?;
+    let (mut mean, mut prior) = (vec![0.0; n], vec![0.0; n]);
+    let mut i0 = 0;
+    while i0 < n {
+        let i1 = (i0 + SUGGEST_BLOCK).min(n);
+        let kb = &mut kblock[..(i1 - i0) * r];
+        kb.par_chunks_mut(r).zip(mean[i0..i1].par_iter_mut().zip(prior[i0..i1].par_iter_mut())).enumerate().for_each(
+            |(k, (kx, (m, p)))| {
+                *p = view.kernel_row(items.row(i0 + k), kx);
+                *m = kx.iter().enumerate().map(|(i, v)| v * alpha[i]).sum();
+            },
+        );
+        backend
+            .gemm(
+                1.0,
+                MatRef::from_col_major(&f, r, r).map_err(bad)?.t(),
+                MatRef::from_col_major(kb, r, i1 - i0).map_err(bad)?,
+                0.0,
+                MatMut::from_col_major(&mut z[i0 * r..i1 * r], r, i1 - i0).map_err(bad)?,
+            )
+            .map_err(bad)?;
+        i0 = i1;
+    }
+    if !(mean.iter().chain(&prior).all(|v| v.is_finite()) && z.iter().all(|v| v.is_finite())) {
+        return Err(bad(ranklet_core::LinalgError::NonFinite));
+    }
+    let radius: Vec<f64> = prior.iter().map(|p| p.max(0.0).sqrt()).collect();
+    let (kernel, scale) = (view.kernel(), view.scale());
+    let sq = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>();
+    let var = |i: usize, j: usize| -> f64 {
+        let (x, y) = (items.row(i), items.row(j));
+        let xy: f64 = x.iter().zip(y).map(|(a, b)| a * b).sum();
+        let kxy = scale * kernel.from_dot(xy, sq(x), sq(y));
+        let pv = prior[i] + prior[j] - 2.0 * kxy;
+        let q = ranklet_core::linalg::sq_dist(&z[i * r..(i + 1) * r], &z[j * r..(j + 1) * r]);
+        (pv - q).max(0.0)
+    };
+    let margin = 1.0 + (4 * d + 16) as f64 * f64::EPSILON;
+    let mut order = vec![0u32; n];
+    let best = best_pair_screened(&mean, &radius, margin, &mut order, var).map_err(bad)?;
+    Ok(best.map(|c| Suggestion { i: c.i, j: c.j, mean_diff: mean[c.i] - mean[c.j], var_diff: c.var }))
 }
 
 /// A metric on held-out judgements `w ≻ l` (ties dropped).

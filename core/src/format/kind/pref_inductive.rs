@@ -185,8 +185,11 @@ impl<'a> PrefInductiveView<'a> {
         2 * self.rows
     }
 
-    /// `k_x` into `kx` (m) and `a·k(x, x)`.
-    fn kernel_row(&self, x: &[f64], kx: &mut [f64]) -> f64 {
+    /// `k_x` into `kx` (the first m entries; `x` of length d, not
+    /// checked) and returns `a·k(x, x)`: the operands of
+    /// [`predict`](Self::predict) and [`prob`](Self::prob), for a caller
+    /// that scores many rows against the basis at once.
+    pub fn kernel_row(&self, x: &[f64], kx: &mut [f64]) -> f64 {
         let d = self.dim;
         let xx: f64 = x.iter().map(|v| v * v).sum();
         for (i, out) in kx.iter_mut().enumerate() {

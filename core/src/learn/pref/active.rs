@@ -175,8 +175,9 @@ fn select_on(
 ) -> Result<usize, LearnError> {
     let n = mu.len();
     let (g, sd) = tmp.split_at_mut(n);
-    let var =
-        |cf: &[f64], i: usize, j: usize| -> f64 { super::sq_dist(&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n]) };
+    let var = |cf: &[f64], i: usize, j: usize| -> f64 {
+        crate::linalg::sq_dist(&cf[i * n..(i + 1) * n], &cf[j * n..(j + 1) * n])
+    };
     let mut picked = 0;
     while picked < picks.len() {
         let mut best: Option<PairScore<f64>> = None;

@@ -394,7 +394,7 @@ pub fn evidence_gradient<B: Backend>(
     prior.combine(theta, parts, k)?;
     let lik = lik.with_scale(libm::exp(theta[THETA_NOISE]));
     post.refit(backend, MatRef::from_col_major(k, n, n)?, pairs, lik, ep, rest)?;
-    post.evidence_grad_matrix(pairs, q, tmp)?;
+    post.evidence_grad_matrix_with(backend, pairs, q, tmp)?;
     let lg = post.likelihood_grad(pairs, MatRef::from_col_major(k, n, n)?, tmp)?;
     prior.gradient(backend, theta, parts, q, lg, grad, rest)?;
     Ok(post.log_evidence())

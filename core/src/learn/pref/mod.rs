@@ -4,7 +4,9 @@
 //! with relational graph kernels (001 eqs. 1, 2, 5; §7), hyperparameters by
 //! the EP evidence ([`hyper`]), and greedy active choice of the next pairs
 //! (001 §5, [`active`]); [`device`] holds the kind-8 posterior on a device
-//! (ADF update per preference, `P(i ≻ j)`, next pair).
+//! (ADF update per preference, `P(i ≻ j)`, next pair); [`sparse`] runs the
+//! same EP on a rank-`m` (DTC) prior over `m ≪ n` inducing inputs, with no
+//! `n × n` matrix.
 //!
 //! # The model
 //!
@@ -99,6 +101,14 @@
 //! The variance of `f_w − f_l` is `‖C(e_w − e_l)‖²` over rows
 //! `≥ min(w, l)` of the two columns.
 //!
+//! The round's O(m·n) work goes through the backend too, so that a
+//! multi-threaded one runs all of it in parallel: forming `(WU)ᵀ` from the
+//! sites ([`Backend::pair_scatter`], by output column) and the variances of
+//! all `m` differences at once ([`Backend::pair_sq_dists`], stored with the
+//! posterior). The convergence test and the site update then read the
+//! stored variances, O(m) each: no second O(m·n) pass. Finiteness of `B`
+//! is the backend's Cholesky's check.
+//!
 //! # The evidence
 //!
 //! R&W eq. 3.65 with rank-one sites, in its `n × n` form:
@@ -123,10 +133,11 @@
 //! # Storage and scratch
 //!
 //! [`PrefPosterior`] lives in one caller slice of
-//! [`PrefPosterior::storage_len`]`(n, m) = 3n² + 2n + 2m` elements: the
+//! [`PrefPosterior::storage_len`]`(n, m) = 3n² + 2n + 3m` elements: the
 //! sites `τ̃` (`m`), `ν̃` (`m`), the factor `U` (`n × n`, column-major),
 //! `C = L_B⁻¹Uᵀ` (`n × n`, lower triangular), `Σ = CᵀC` (`n × n`, column-major, both
-//! triangles; formed once at convergence by row blocks, `≈ n³/3` flops), `μ` (`n`), `α` (`n`).
+//! triangles; formed once at convergence by row blocks, `≈ n³/3` flops), `μ` (`n`), `α` (`n`),
+//! the variances of the pairs' differences (`m`).
 //! [`PrefPosterior::fit`] needs [`fit_workspace_len`]`(n)` `= 3n² + n`
 //! elements of scratch.
 //!
@@ -152,6 +163,7 @@ use crate::{scratch, LinalgError, MatMut, MatRef};
 pub mod active;
 pub mod device;
 pub mod hyper;
+pub mod sparse;
 pub mod xpgp;
 
 /// The smallest damping the adaptive rule goes down to.
@@ -353,6 +365,8 @@ scratch! {
         sigma: n.saturating_mul(n),
         mean: n,
         alpha: n,
+        /// The variance of each pair's difference at the current posterior.
+        var: m,
     }
 }
 
@@ -374,10 +388,11 @@ pub struct PrefPosterior<'s> {
     sigma: &'s mut [f64],
     mean: &'s mut [f64],
     alpha: &'s mut [f64],
+    var: &'s mut [f64],
 }
 
 impl<'s> PrefPosterior<'s> {
-    /// Elements of storage for `n` items and `m` pairs: `3n² + 2n + 2m`.
+    /// Elements of storage for `n` items and `m` pairs: `3n² + 2n + 3m`.
     pub fn storage_len(n: usize, m: usize) -> usize {
         Store::len(n, m)
     }
@@ -392,8 +407,8 @@ impl<'s> PrefPosterior<'s> {
     /// `WorkspaceTooSmall` if `storage` is shorter than
     /// [`storage_len`](Self::storage_len).
     pub fn new(n: usize, m: usize, storage: &'s mut [f64]) -> Result<Self, LearnError> {
-        let (Store { tau, nu, l, c, sigma, mean, alpha }, _) = Store::split(storage, n, m)?;
-        for v in [&mut *tau, &mut *nu, &mut *l, &mut *c, &mut *sigma, &mut *mean, &mut *alpha] {
+        let (Store { tau, nu, l, c, sigma, mean, alpha, var }, _) = Store::split(storage, n, m)?;
+        for v in [&mut *tau, &mut *nu, &mut *l, &mut *c, &mut *sigma, &mut *mean, &mut *alpha, &mut *var] {
             v.iter_mut().for_each(|x| *x = 0.0);
         }
         Ok(PrefPosterior {
@@ -411,6 +426,7 @@ impl<'s> PrefPosterior<'s> {
             sigma,
             mean,
             alpha,
+            var,
         })
     }
 
@@ -463,7 +479,7 @@ impl<'s> PrefPosterior<'s> {
         self.lik = lik;
         // `self.l` ← chol(P(K + εI)P) with P the reversal, then
         // U = P·chol·P (upper) into `ws.lt` as Uᵀ and into `self.l`.
-        self.jitter = factor_with_jitter(backend, k, self.l)?;
+        self.jitter = factor_with_jitter(backend, k, self.l, true)?;
         for p in 0..n {
             for j in 0..n {
                 ws.lt[p * n + j] = self.l[(n - 1 - j) * n + (n - 1 - p)];
@@ -530,33 +546,24 @@ impl<'s> PrefPosterior<'s> {
     /// (the convergence test); with `apply = true` they move. Either way
     /// [`Self::skipped`] counts the improper cavities.
     fn site_round(&mut self, pairs: &[Pair], c2: f64, c: f64, delta: f64, apply: bool) -> Result<f64, LearnError> {
-        let mut change = 0.0f64;
-        let mut skipped = 0;
-        for (s, p) in pairs.iter().enumerate() {
-            let (mu, v) = self.marginal(p.winner, p.loser);
-            let Some((mu_c, v_c)) = cavity(mu, v, self.tau[s], self.nu[s]) else {
-                skipped += 1;
-                continue;
-            };
-            let (t_new, n_new, _) = probit_site(mu_c, v_c, c2);
-            let t = (1.0 - delta) * self.tau[s] + delta * t_new;
-            let nv = (1.0 - delta) * self.nu[s] + delta * n_new;
-            if !(t.is_finite() && nv.is_finite()) {
-                return Err(LinalgError::NonFinite.into());
-            }
-            change = change.max(c2 * (t - self.tau[s]).abs()).max(c * (nv - self.nu[s]).abs());
-            if apply {
-                self.tau[s] = t.max(0.0);
-                self.nu[s] = nv;
-            }
-        }
+        let (mean, var) = (&*self.mean, &*self.var);
+        let marg = |s: usize| (mean[pairs[s].winner] - mean[pairs[s].loser], var[s]);
+        let (change, skipped) = site_pass(self.tau, self.nu, marg, c2, c, delta, apply)?;
         self.skipped = skipped;
         Ok(change)
     }
 
+    /// The posterior marginal `(m_s, v_s)` of each site's difference, the
+    /// variance from the round's batched [`Backend::pair_sq_dists`].
+    fn site_marginals<'a>(&'a self, pairs: &'a [Pair]) -> impl Fn(usize) -> (f64, f64) + 'a {
+        let (mean, var) = (&*self.mean, &*self.var);
+        move |s: usize| (mean[pairs[s].winner] - mean[pairs[s].loser], var[s])
+    }
+
     /// Posterior from the sites: `C = L_B⁻¹Uᵀ` (`Σ = CᵀC`), `μ = Σh`,
-    /// `α = h − Wμ`; leaves `−½log|B| + ½hᵀΣh` in `log_evidence`. `Σ`
-    /// itself is formed by [`Self::form_cov`] once EP has converged.
+    /// `α = h − Wμ`, the variances of the pairs' differences; leaves
+    /// `−½log|B| + ½hᵀΣh` in `log_evidence`. `Σ` itself is formed by
+    /// [`Self::form_cov`] once EP has converged.
     fn posterior<B: Backend>(
         &mut self,
         backend: &mut B,
@@ -564,26 +571,21 @@ impl<'s> PrefPosterior<'s> {
         ws: &mut FitScratch<'_>,
     ) -> Result<(), LearnError> {
         let n = self.n;
-        // (W·U)ᵀ = UᵀW column by column from the sites, O(m·n) on
-        // contiguous columns of Uᵀ (zero above the diagonal): site s adds
-        // ±τ̃(Uᵀe_w − Uᵀe_l) to columns w and l.
-        ws.wl.iter_mut().for_each(|v| *v = 0.0);
+        // (W·U)ᵀ = UᵀW from the sites, O(m·n) on contiguous columns of
+        // Uᵀ (zero above the diagonal): site s adds ±τ̃(Uᵀe_w − Uᵀe_l) to
+        // columns w and l (the backend may do the columns in parallel).
         ws.h.iter_mut().for_each(|v| *v = 0.0);
         for (s, p) in pairs.iter().enumerate() {
-            let (t, nu) = (self.tau[s], self.nu[s]);
-            ws.h[p.winner] += nu;
-            ws.h[p.loser] -= nu;
-            if t == 0.0 {
-                continue;
-            }
-            let lo = p.winner.min(p.loser);
-            let (cw, cl) = (&ws.lt[p.winner * n..(p.winner + 1) * n], &ws.lt[p.loser * n..(p.loser + 1) * n]);
-            for j in lo..n {
-                let dj = t * (cw[j] - cl[j]);
-                ws.wl[p.winner * n + j] += dj;
-                ws.wl[p.loser * n + j] -= dj;
-            }
+            ws.h[p.winner] += self.nu[s];
+            ws.h[p.loser] -= self.nu[s];
         }
+        backend.pair_scatter(
+            MatRef::from_col_major(ws.lt, n, n)?,
+            Tri::Lower,
+            pairs,
+            self.tau,
+            MatMut::from_col_major(ws.wl, n, n)?,
+        )?;
         {
             // Lower triangle of B = I + Uᵀ(WU), Uᵀ lower triangular.
             let ut = MatRef::from_col_major(ws.lt, n, n)?;
@@ -593,9 +595,7 @@ impl<'s> PrefPosterior<'s> {
             for i in 0..n {
                 *b.at_mut(i, i) += 1.0;
             }
-            if !(0..n).all(|j| b.rb().col(j).and_then(|c| c.get(j..)).is_some_and(crate::linalg::slice_finite)) {
-                return Err(LinalgError::NonFinite.into());
-            }
+            // A non-finite B is the backend's `NonFinite` (its contract).
             backend.cholesky_in_place(b)?;
         }
         let lb = MatRef::from_col_major(ws.b, n, n)?;
@@ -615,6 +615,7 @@ impl<'s> PrefPosterior<'s> {
         }
         // μ = Cᵀ(C·h).
         let cr = MatRef::from_col_major(self.c, n, n)?;
+        backend.pair_sq_dists(cr, pairs, self.var)?;
         crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
         crate::linalg::blas::gemv(1.0, cr.t(), &ws.wl[..n], 0.0, self.mean)?;
         let quad: f64 = ws.h.iter().zip(self.mean.iter()).map(|(a, b)| a * b).sum();
@@ -664,12 +665,7 @@ impl<'s> PrefPosterior<'s> {
             }
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                for (s, p) in pairs.iter().enumerate() {
-                    let (mu, v) = self.marginal(p.winner, p.loser);
-                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
-                    let log_z = log_norm_cdf(mu_c / libm::sqrt(c2 + v_c));
-                    acc += log_z + site_log_norm_rest(self.tau[s], self.nu[s], mu_c, v_c);
-                }
+                acc = probit_site_terms(self.tau, self.nu, self.site_marginals(pairs), c2)?;
             }
         }
         Ok(acc)
@@ -772,11 +768,7 @@ impl<'s> PrefPosterior<'s> {
     /// share a large common variance.
     #[inline]
     fn marginal(&self, i: usize, j: usize) -> (f64, f64) {
-        let n = self.n;
-        // C is lower triangular: both columns are zero above min(i, j).
-        let lo = i.min(j);
-        let (ci, cj) = (&self.c[i * n + lo..(i + 1) * n], &self.c[j * n + lo..(j + 1) * n]);
-        (self.mean[i] - self.mean[j], sq_dist(ci, cj))
+        marginal_of(self.n, self.c, self.mean, i, j)
     }
 
     /// The factor `C = L_B⁻¹Uᵀ` with `Σ = CᵀC` (`n × n`, column-major,
@@ -908,49 +900,37 @@ impl<'s> PrefPosterior<'s> {
     /// # Errors
     /// Shapes.
     pub fn evidence_grad_matrix(&self, pairs: &[Pair], q: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
+        self.evidence_grad_matrix_with(&mut crate::backend::Portable::new(&mut []), pairs, q, tmp)
+    }
+
+    /// [`evidence_grad_matrix`](Self::evidence_grad_matrix) with its two
+    /// O(m·n) passes through `backend` ([`Backend::pair_scatter`] for `ΣW`,
+    /// [`Backend::laplacian_columns`] for `W(ΣW)`), which may run them in
+    /// parallel; the same result bit for bit.
+    ///
+    /// # Errors
+    /// Shapes.
+    pub fn evidence_grad_matrix_with<B: Backend>(
+        &self,
+        backend: &mut B,
+        pairs: &[Pair],
+        q: &mut [f64],
+        tmp: &mut [f64],
+    ) -> Result<(), LearnError> {
         let n = self.n;
         if q.len() != n * n || pairs.len() != self.m || tmp.len() < n {
             return Err(LinalgError::DimensionMismatch.into());
         }
-        // q ← ΣW (column j: Σ·(W e_j) — W has the sites' sparsity), then
-        // R = W − W(ΣW) by rows, then Q = ααᵀ − R.
-        q.iter_mut().for_each(|v| *v = 0.0);
-        let sg = &self.sigma;
-        // ΣW = Σ_s τ̃ (Σd_s) d_sᵀ: column w gets +τ̃Σd, column l gets −τ̃Σd.
-        for (s, p) in pairs.iter().enumerate() {
-            let t = self.tau[s];
-            if t == 0.0 {
-                continue;
-            }
-            for i in 0..n {
-                tmp[i] = t * (sg[p.winner * n + i] - sg[p.loser * n + i]);
-            }
-            for i in 0..n {
-                q[p.winner * n + i] += tmp[i];
-                q[p.loser * n + i] -= tmp[i];
-            }
-        }
-        // W·(ΣW): row w gets +τ̃ (row w − row l) of ΣW, row l the opposite.
-        // Accumulate −W(ΣW) in a second pass over a copy-free scheme: rows
-        // of the product depend on rows of ΣW only, so collect the update
-        // per column.
-        for j in 0..n {
-            (0..n).for_each(|i| tmp[i] = 0.0);
-            {
-                let colj = &q[j * n..(j + 1) * n];
-                for (s, p) in pairs.iter().enumerate() {
-                    let t = self.tau[s];
-                    if t == 0.0 {
-                        continue;
-                    }
-                    let v = t * (colj[p.winner] - colj[p.loser]);
-                    tmp[p.winner] += v;
-                    tmp[p.loser] -= v;
-                }
-            }
-            let colj = &mut q[j * n..(j + 1) * n];
-            colj.copy_from_slice(&tmp[..n]);
-        }
+        // q ← ΣW (column w gets +τ̃(Σe_w − Σe_l), column l the opposite),
+        // then each column q_j ← W·q_j: q = WΣW.
+        backend.pair_scatter(
+            MatRef::from_col_major(self.sigma, n, n)?,
+            Tri::Full,
+            pairs,
+            self.tau,
+            MatMut::from_col_major(q, n, n)?,
+        )?;
+        backend.laplacian_columns(pairs, self.tau, MatMut::from_col_major(q, n, n)?, tmp)?;
         // q = WΣW now. R = W − WΣW; Q = ααᵀ − W + WΣW.
         for j in 0..n {
             for i in 0..n {
@@ -993,15 +973,7 @@ impl<'s> PrefPosterior<'s> {
         match self.lik {
             Likelihood::Probit { .. } => {
                 let c2 = self.lik.diff_noise_var();
-                let mut g = 0.0;
-                for (s, p) in pairs.iter().enumerate() {
-                    let (mu, v) = self.marginal(p.winner, p.loser);
-                    let (mu_c, v_c) = cavity(mu, v, self.tau[s], self.nu[s]).ok_or(LinalgError::NonFinite)?;
-                    let z = mu_c / libm::sqrt(c2 + v_c);
-                    let (r, _) = probit_ratio(z);
-                    g += -r * z * c2 / (c2 + v_c);
-                }
-                Ok(g)
+                probit_noise_grad(self.tau, self.nu, self.site_marginals(pairs), c2)
             }
             Likelihood::Gaussian { noise } => {
                 if k.nrows() != n || k.ncols() != n || tmp.len() < 4 * n {
@@ -1030,6 +1002,95 @@ impl<'s> PrefPosterior<'s> {
     }
 }
 
+/// Mean and variance of `f_i − f_j` from the lower-triangular factor `C`
+/// (`Σ = CᵀC`, `n × n`) and the mean (see [`PrefPosterior::pair`]).
+#[inline]
+fn marginal_of(n: usize, c: &[f64], mean: &[f64], i: usize, j: usize) -> (f64, f64) {
+    // C is lower triangular: both columns are zero above min(i, j).
+    let lo = i.min(j);
+    let (ci, cj) = (&c[i * n + lo..(i + 1) * n], &c[j * n + lo..(j + 1) * n]);
+    (mean[i] - mean[j], crate::linalg::sq_dist(ci, cj))
+}
+
+/// One damped update of every probit site `s` from its cavity at the
+/// posterior marginal `marg(s) = (m_s, v_s)` of its `u_s` (the module
+/// docs' schedule; the dense and the sparse EP share it): returns the
+/// largest move in the scale-free units `c²·|Δτ̃|`, `c·|Δν̃|` and the
+/// number of improper cavities. With `apply = false` the sites are not
+/// written (the convergence test).
+pub(crate) fn site_pass(
+    tau: &mut [f64],
+    nu: &mut [f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+    c: f64,
+    delta: f64,
+    apply: bool,
+) -> Result<(f64, usize), LearnError> {
+    let mut change = 0.0f64;
+    let mut skipped = 0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let Some((mu_c, v_c)) = cavity(mu, v, tau[s], nu[s]) else {
+            skipped += 1;
+            continue;
+        };
+        // probit_site without the tilted normaliser, which is not needed here.
+        let (a, b, _) = probit_match(mu_c, v_c, c2);
+        let den = 1.0 - v_c * b;
+        let (t_new, n_new) = (b / den, (a + mu_c * b) / den);
+        let t = (1.0 - delta) * tau[s] + delta * t_new;
+        let nv = (1.0 - delta) * nu[s] + delta * n_new;
+        if !(t.is_finite() && nv.is_finite()) {
+            return Err(LinalgError::NonFinite.into());
+        }
+        change = change.max(c2 * (t - tau[s]).abs()).max(c * (nv - nu[s]).abs());
+        if apply {
+            tau[s] = t.max(0.0);
+            nu[s] = nv;
+        }
+    }
+    Ok((change, skipped))
+}
+
+/// `Σ_s log Z̃_s` of probit sites at the posterior marginals `marg(s)`
+/// (the module docs' evidence terms).
+pub(crate) fn probit_site_terms(
+    tau: &[f64],
+    nu: &[f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+) -> Result<f64, LearnError> {
+    let mut acc = 0.0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let (mu_c, v_c) = cavity(mu, v, tau[s], nu[s]).ok_or(LinalgError::NonFinite)?;
+        let log_z = log_norm_cdf(mu_c / libm::sqrt(c2 + v_c));
+        acc += log_z + site_log_norm_rest(tau[s], nu[s], mu_c, v_c);
+    }
+    Ok(acc)
+}
+
+/// `∂ log Z_EP / ∂ log σ` of probit sites at the posterior marginals
+/// `marg(s)`: `Σ_s −r_s·z_s·c²/(c² + v₋,s)` (see
+/// [`PrefPosterior::likelihood_grad`]).
+pub(crate) fn probit_noise_grad(
+    tau: &[f64],
+    nu: &[f64],
+    marg: impl Fn(usize) -> (f64, f64),
+    c2: f64,
+) -> Result<f64, LearnError> {
+    let mut g = 0.0;
+    for s in 0..tau.len() {
+        let (mu, v) = marg(s);
+        let (mu_c, v_c) = cavity(mu, v, tau[s], nu[s]).ok_or(LinalgError::NonFinite)?;
+        let z = mu_c / libm::sqrt(c2 + v_c);
+        let (r, _) = probit_ratio(z);
+        g += -r * z * c2 / (c2 + v_c);
+    }
+    Ok(g)
+}
+
 /// `y ← W·x` with `W = Σ_s τ̃_s d_s d_sᵀ`: O(m + n).
 pub(crate) fn apply_w(pairs: &[Pair], tau: &[f64], x: &[f64], y: &mut [f64]) {
     y.iter_mut().for_each(|v| *v = 0.0);
@@ -1046,25 +1107,6 @@ pub fn predict_workspace_len(n: usize) -> usize {
     4 * n
 }
 
-/// `‖a − b‖²` over the common length, summed in eight independent lanes so
-/// the loop vectorises (a single running sum is a dependency chain the
-/// compiler may not reorder).
-#[inline]
-pub(crate) fn sq_dist(a: &[f64], b: &[f64]) -> f64 {
-    let len = a.len().min(b.len());
-    let (a, b) = (&a[..len], &b[..len]);
-    let mut acc = [0.0f64; 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x - y) * (x - y)).sum();
-    for (xa, xb) in ca.zip(cb) {
-        for k in 0..8 {
-            let d = xa[k] - xb[k];
-            acc[k] += d * d;
-        }
-    }
-    acc.iter().sum::<f64>() + tail
-}
-
 /// Calls `step(start, end)` for consecutive blocks of [`TRI_BLOCK`] indices
 /// covering `0..n` (the last one shorter).
 fn by_blocks(n: usize, mut step: impl FnMut(usize, usize) -> Result<(), LearnError>) -> Result<(), LearnError> {
@@ -1077,9 +1119,15 @@ fn by_blocks(n: usize, mut step: impl FnMut(usize, usize) -> Result<(), LearnErr
     Ok(())
 }
 
-/// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order, by the
-/// jitter policy of the module docs; returns `ε`.
-fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [f64]) -> Result<f64, LearnError> {
+/// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order (or the
+/// identity without `reverse`), by the jitter policy of the module docs;
+/// returns `ε`. The sparse EP factors `K_mm` by the same policy.
+pub(crate) fn factor_with_jitter<B: Backend>(
+    backend: &mut B,
+    k: MatRef<'_, f64>,
+    l: &mut [f64],
+    reverse: bool,
+) -> Result<f64, LearnError> {
     let n = k.nrows();
     let mean_diag = if n == 0 { 1.0 } else { (0..n).map(|i| k.at(i, i)).sum::<f64>() / n as f64 };
     let scale = if mean_diag > 0.0 && mean_diag.is_finite() { mean_diag } else { 1.0 };
@@ -1092,7 +1140,11 @@ fn factor_with_jitter<B: Backend>(backend: &mut B, k: MatRef<'_, f64>, l: &mut [
         let mut lm = MatMut::from_col_major(l, n, n)?;
         for j in 0..n {
             for i in 0..n {
-                *lm.at_mut(i, j) = if i >= j { k.at(n - 1 - j, n - 1 - i) } else { 0.0 };
+                *lm.at_mut(i, j) = match (i >= j, reverse) {
+                    (false, _) => 0.0,
+                    (true, true) => k.at(n - 1 - j, n - 1 - i),
+                    (true, false) => k.at(i, j),
+                };
             }
             *lm.at_mut(j, j) += eps;
         }

@@ -186,7 +186,7 @@ pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
         jitter = post.jitter();
 
         let t0 = Instant::now();
-        post.evidence_grad_matrix(&pairs, &mut q, &mut tmp).map_err(err)?;
+        post.evidence_grad_matrix_with(&mut be, &pairs, &mut q, &mut tmp).map_err(err)?;
         let lg = post.likelihood_grad(&pairs, kv, &mut tmp).map_err(err)?;
         prior.gradient(&mut be, &theta, &parts, &q, lg, &mut grad, &mut pw).map_err(err)?;
         tg.push(t0.elapsed().as_secs_f64());
