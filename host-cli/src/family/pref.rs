@@ -43,7 +43,6 @@ use crate::args::KernelArg;
 #[cfg(feature = "cli")]
 use crate::data::prefs::{read_groups, read_prefs, read_relation};
 use crate::data::prefs::{Binary, Prefs, Relation, RelationKind, Ties};
-#[cfg(feature = "cli")]
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
 use crate::hostbackend::{BackendChoice, HostBackend};
