@@ -25,6 +25,7 @@ use crate::args::QueryWeightArg;
 use crate::error::CliError;
 use crate::family::ls::{LeastSquares, LsPoint};
 use crate::family::ls_stats::{fit_merged, FromStats, RunSealer, Shard};
+use crate::family::nystrom_stats::{fit_nystrom, NystromAlgo, NystromFit, NystromSpec};
 use crate::family::Family;
 use crate::fit::Fitted;
 use crate::hostbackend::{BackendChoice, HostBackend};
@@ -63,16 +64,22 @@ fn block_rows(d: usize) -> usize {
 
 /// The statistics of `n` rows of `d` features as `.rks` bytes: feature
 /// `j` of row `i` is `x(i, j)`, its label `y[i]`, its query `qids[i]`
-/// (every row qid 0 without). `source` names the rows in errors
-/// (`"partition 3"`); rows are counted from 0 within them.
+/// (every row qid 0 without). With a Nyström `map` (`d` its input
+/// dimension) the rows are mapped to its `m` features first, by
+/// [`Shard::add_rows`] as `ranklet stats --landmarks` maps a file's.
+/// `source` names the rows in errors (`"partition 3"`); rows are counted
+/// from 0 within them.
 ///
 /// # Errors
 /// [`CliError::input`] naming the row: a NaN or ±∞ feature or label, a
 /// negative qid, a sealed query's rows resuming after other queries'
-/// (without `keep_queries`); mismatched lengths; statistics too large for
-/// memory ([`CliError::failure`]).
+/// (without `keep_queries`); mismatched lengths, a width other than the
+/// map's input dimension; statistics too large for memory
+/// ([`CliError::failure`]).
+#[allow(clippy::too_many_arguments)]
 pub fn stats_of_rows(
     req: &StatsRequest,
+    map: Option<&NystromSpec>,
     n: usize,
     d: usize,
     x: impl Fn(usize, usize) -> f64,
@@ -90,8 +97,16 @@ pub fn stats_of_rows(
     if let Some(q) = qids.filter(|q| q.len() != n) {
         return Err(CliError::input(format!("{source}: X has {n} rows, qid has {} values", q.len())));
     }
-    let shape = StatsShape { d, folds, weight: req.weight.to_core() };
+    if let Some(m) = map.filter(|m| m.input_dim != d) {
+        return Err(CliError::input(format!(
+            "{source}: X has {d} feature columns, but the landmarks have {} features ({})",
+            m.input_dim,
+            m.describe()
+        )));
+    }
+    let shape = StatsShape { d: map.map_or(d, NystromSpec::m), folds, weight: req.weight.to_core() };
     let mut shard = Shard::new(shape, req.seed, source.to_string())?;
+    shard.map = map.cloned();
     let mut backend = HostBackend::new(BackendChoice::Faer);
     let mut sealer = RunSealer::new(!req.keep_queries);
     let rows = block_rows(d);
@@ -157,6 +172,16 @@ pub struct StatsFit {
     pub best: usize,
 }
 
+/// Refuses metadata lines the model file could not hold.
+fn check_metadata(metadata: &[(String, String)]) -> Result<(), CliError> {
+    match metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
+        Some((k, _)) => {
+            Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")))
+        }
+        None => Ok(()),
+    }
+}
+
 /// RLS (`ranker = false`) or RankRLS from merged statistics: every λ of
 /// `lambdas`, with `cv` (the statistics' fold count) the λ of least mean
 /// held-out objective; the model as `ranklet train --from-stats` writes it,
@@ -178,9 +203,7 @@ pub fn fit_stats(
     metadata: &[(String, String)],
 ) -> Result<StatsFit, CliError> {
     let all = Shard::from_bytes(stats, source.to_string())?;
-    if let Some((k, _)) = metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
-        return Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")));
-    }
+    check_metadata(metadata)?;
     let target = if ranker { Target::RankRls } else { Target::Rls };
     let mut backend = HostBackend::new(BackendChoice::Faer);
     let fit = fit_merged(&mut backend, &all, target, weight.to_core(), lambdas, cv)?;
@@ -217,4 +240,123 @@ pub fn linear_model(
     }
     let model = model_bytes(&Fitted::Linear { w: fit.w.clone(), offset: 0.0 }, fit.d, element, &meta, None)?;
     Ok((model, chosen))
+}
+
+/// Landmarks chosen from sample rows in memory (`n × p` row-major) — the
+/// pivoted Cholesky `ranklet stats --kernel K --basis M` runs on its sample
+/// ([`NystromSpec::from_sample`]) — as the bytes of a `.rks` without rows,
+/// which `ranklet stats --landmarks` reads and [`stats_of_rows`] takes
+/// (through [`crate::family::nystrom_stats::map_from_bytes`]).
+///
+/// # Errors
+/// As [`NystromSpec::from_sample`].
+pub fn landmarks_of_rows(kernel: Kernel, sample: &[f64], p: usize, m: usize) -> Result<Vec<u8>, CliError> {
+    if m == 0 || p == 0 || sample.len() % p != 0 {
+        return Err(CliError::input(format!(
+            "landmarks: {} values are not rows of {p} features, or M = {m} (at least 1)",
+            sample.len()
+        )));
+    }
+    if let Some(i) = sample.iter().position(|v| !v.is_finite()) {
+        return Err(CliError::input(format!(
+            "landmark sample: row {}, column {}: non-finite feature value {}",
+            i / p,
+            i % p,
+            sample[i]
+        )));
+    }
+    NystromSpec::from_sample(kernel, sample, p, m)?.to_rks_bytes()
+}
+
+/// The name of a Nyström learner (`--algo`).
+pub fn nystrom_algo_name(algo: NystromAlgo) -> &'static str {
+    match algo {
+        NystromAlgo::Ls(Target::Rls) => "rls",
+        NystromAlgo::Ls(Target::RankRls) => "rankrls",
+        NystromAlgo::Kpc(Target::Rls) => "kpcr",
+        NystromAlgo::Kpc(Target::RankRls) => "kpcrank",
+    }
+}
+
+/// The reduced-basis kernel model of merged Nyström statistics `merged`
+/// (`ranklet train --from-stats` on Nyström `.rks` files, and the Dask
+/// layer's KPCRank): the checks (Nyström statistics, their weighting),
+/// [`fit_nystrom`] over the grid, and the model's bytes with its metadata
+/// (`training_data` = `source`, the map, the chosen point, the CV table,
+/// then `extra` lines). Returns the bytes, the fit and the chosen point's
+/// description.
+///
+/// # Errors
+/// Linear statistics, another weighting than `weight` (RankRLS, KPCRank),
+/// and [`fit_nystrom`]'s.
+#[allow(clippy::too_many_arguments)]
+pub fn nystrom_model<B: ranklet_core::backend::Backend>(
+    backend: &mut B,
+    merged: &Shard,
+    algo: NystromAlgo,
+    weight: QueryWeightArg,
+    lambdas: &[f64],
+    components: &[usize],
+    cv: Option<usize>,
+    source: &str,
+    element: ElementType,
+    extra: &[(String, String)],
+) -> Result<(Vec<u8>, NystromFit, String), CliError> {
+    let Some(map) = merged.map.as_ref() else {
+        return Err(CliError::input(format!(
+            "{}: linear statistics: --algo kpcr/kpcrank from statistics needs Nyström ones (`ranklet stats --kernel K --basis M`)",
+            merged.source
+        )));
+    };
+    let target = match algo {
+        NystromAlgo::Ls(t) | NystromAlgo::Kpc(t) => t,
+    };
+    if target == Target::RankRls && merged.shape.weight != weight.to_core() {
+        return Err(CliError::input(format!(
+            "{}: statistics weighted with the other --query-weight than the {} asked",
+            merged.source,
+            weight.name()
+        )));
+    }
+    check_metadata(extra)?;
+    let fit = fit_nystrom(backend, merged, algo, lambdas, components, cv)?;
+    let mut meta = rows_meta(nystrom_algo_name(algo), source, fit.rows, fit.queries, weight);
+    meta.push_str(&format!("nystrom_map={}\nlambda={}\n", fit.map, fit.lambda));
+    if let Some(p) = fit.components {
+        meta.push_str(&format!("components={p}\n"));
+    }
+    meta.push_str(&fit.cv_meta());
+    for (k, v) in extra {
+        meta.push_str(&format!("{k}={v}\n"));
+    }
+    let chosen = format!(
+        "lambda={}{} ({})",
+        fit.lambda,
+        fit.components.map(|p| format!(" components={p}")).unwrap_or_default(),
+        fit.map
+    );
+    let bytes = model_bytes(&fit.fitted, map.input_dim, element, &meta, None)?;
+    Ok((bytes, fit, chosen))
+}
+
+/// [`nystrom_model`] from merged statistics as `.rks` bytes, on the
+/// default backend: what the Dask layer calls on the client.
+///
+/// # Errors
+/// Invalid bytes, and [`nystrom_model`]'s.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_nystrom_stats(
+    stats: &[u8],
+    source: &str,
+    algo: NystromAlgo,
+    weight: QueryWeightArg,
+    lambdas: &[f64],
+    components: &[usize],
+    cv: Option<usize>,
+    element: ElementType,
+    extra: &[(String, String)],
+) -> Result<(Vec<u8>, NystromFit, String), CliError> {
+    let all = Shard::from_bytes(stats, source.to_string())?;
+    let mut backend = HostBackend::new(BackendChoice::Faer);
+    nystrom_model(&mut backend, &all, algo, weight, lambdas, components, cv, source, element, extra)
 }

@@ -18,7 +18,10 @@ the model is the one ``ranklet train --data`` (or the in-memory
 
 The statistics are pure functions of their partition: a worker lost during
 a fit is replaced and its tasks recomputed by Dask, and the model does not
-change. KPCRank (Nyström features) is not available on Dask yet.
+change. :class:`KPCRank` maps every partition's rows through one Nyström
+feature map (landmarks chosen on the client from the first rows) before
+their statistics: the model of ``ranklet stats --landmarks`` + ``ranklet
+train --from-stats --algo kpcrank``.
 """
 
 import json
@@ -30,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import _ranklet
 from ._model import Model, save_bytes
 
-__all__ = ["RLS", "RankRLS"]
+__all__ = ["KPCRank", "RLS", "RankRLS"]
 
 
 def _dask():
@@ -88,6 +91,18 @@ def _partition_arrays(x, y, q, columns):
             raise ValueError(f"qid must hold integers (the fold of a query is a hash of its id), got dtype {q.dtype}")
         q = np.require(q.reshape(-1), dtype=np.int64, requirements=["C", "A"])
     return x, y, q
+
+
+def _sample_rows(x, y, q, index, columns):
+    """The features of partition ``index`` as float64 (for the landmark
+    sample); runs on a worker."""
+    try:
+        x, _, _ = _partition_arrays(x, y, q, columns)
+    except ValueError as e:
+        raise ValueError(f"partition {index}: {e}") from None
+    if x.ndim != 2:
+        raise ValueError(f"partition {index}: X must be 2-D (rows × features), got {x.ndim} dimensions")
+    return np.ascontiguousarray(x, dtype=np.float64)
 
 
 def _stats(x, y, q, index, columns, opts):
@@ -203,18 +218,18 @@ class _StatsLearner(BaseEstimator):
         dask, _ = _dask()
         lambdas = self._grid()
         cv = None if self.cv is None else int(self.cv)
-        if len(lambdas) > 1 and cv is None:
-            raise ValueError("a grid of alpha values needs cv=K to choose among them")
+        self._check_grid(lambdas, cv)
         if self.split_every < 2:
             raise ValueError(f"split_every must be at least 2, got {self.split_every}")
         weight = getattr(self, "query_weight", "equal")
         opts = dict(query_weight=weight, cv=cv, seed=int(self.random_state), keep_queries=bool(self.keep_queries))
         parts, d, columns = self._inputs(X, y, qid)
-        stats = dask.delayed(_stats, pure=True)
-        leaves = [stats(x, yy, q, i, columns, opts) for i, (x, yy, q) in enumerate(parts)]
-        root, name = _reduce(dask, leaves, int(self.split_every))
         client, cluster = _client(client)
         try:
+            opts.update(self._map_opts(dask, client, parts, d, columns))
+            stats = dask.delayed(_stats, pure=True)
+            leaves = [stats(x, yy, q, i, columns, opts) for i, (x, yy, q) in enumerate(parts)]
+            root, name = _reduce(dask, leaves, int(self.split_every))
             merged = client.compute(root).result()
         finally:
             if cluster is not None:
@@ -222,24 +237,14 @@ class _StatsLearner(BaseEstimator):
                 cluster.close()
         names = None if columns is None else [str(c) for c in columns]
         meta = [] if names is None else [("feature_names", json.dumps(names))]
-        model, table, info = _ranklet.fit_stats_py(
-            merged,
-            source=f"dask: {name}",
-            algo=self._algo,
-            query_weight=weight,
-            lambdas=lambdas,
-            cv=cv,
-            precision=self.precision,
-            metadata=meta,
-        )
+        model, table, info = self._solve(merged, f"dask: {name}", weight, lambdas, cv, meta)
         # The fitted state, set only once everything succeeded.
         self.__dict__.pop("feature_names_in_", None)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self.stats_ = merged
         self.model_ = Model(model)
-        self.coef_ = np.asarray(info["coef"])
-        self.alpha_ = info["lambda"]
+        self._set_info(info)
         self.n_features_in_ = d
         self.n_rows_ = info["rows"]
         self.n_queries_ = info["queries"]
@@ -248,11 +253,40 @@ class _StatsLearner(BaseEstimator):
             self._set_cv(table)
         return self
 
+    def _check_grid(self, lambdas, cv):
+        if len(lambdas) > 1 and cv is None:
+            raise ValueError("a grid of alpha values needs cv=K to choose among them")
+
+    def _map_opts(self, dask, client, parts, d, columns):
+        """Further options of the partitions' statistics (none: the raw
+        features)."""
+        return {}
+
+    def _solve(self, merged, source, weight, lambdas, cv, meta):
+        return _ranklet.fit_stats_py(
+            merged,
+            source=source,
+            algo=self._algo,
+            query_weight=weight,
+            lambdas=lambdas,
+            cv=cv,
+            precision=self.precision,
+            metadata=meta,
+        )
+
+    def _set_info(self, info):
+        self.coef_ = np.asarray(info["coef"])
+        self.alpha_ = info["lambda"]
+
     def _set_cv(self, table):
         rows = table["rows"]
         folds = np.asarray([r["folds"] for r in rows])
-        res = {"params": [{"alpha": r["params"]["lambda"]} for r in rows]}
-        res["param_alpha"] = np.asarray([r["params"]["lambda"] for r in rows], dtype=object)
+        params = [
+            {{"lambda": "alpha", "components": "n_components"}[k]: v for k, v in r["params"].items()} for r in rows
+        ]
+        res = {"params": params}
+        for k in params[0]:
+            res[f"param_{k}"] = np.asarray([p[k] for p in params], dtype=object)
         res["mean_test_score"] = folds.mean(axis=1)
         res["std_test_score"] = folds.std(axis=1)
         for f in range(folds.shape[1]):
@@ -375,3 +409,149 @@ class RankRLS(_StatsLearner):
         self.keep_queries = keep_queries
         self.split_every = split_every
         self.precision = precision
+
+
+def _read_landmarks(landmarks):
+    """The bytes of a Nyström ``.rks``: given bytes, or read from a path."""
+    if isinstance(landmarks, (bytes, bytearray, memoryview)):
+        return bytes(landmarks)
+    with open(landmarks, "rb") as f:
+        return f.read()
+
+
+class KPCRank(_StatsLearner):
+    """Kernel principal component RankRLS with a Nyström feature map,
+    trained on a Dask collection from additive statistics: the
+    reduced-basis model of ``ranklet stats --kernel K --basis M`` (or
+    ``--landmarks``) + ``ranklet train --from-stats --algo kpcrank``.
+
+    The landmarks are chosen once, on the client, by the pivoted Cholesky
+    ``ranklet stats --basis`` runs, from a sample of the rows: the first
+    ``sample`` rows of the collection, read partition by partition from the
+    first (only as many partitions as needed are computed). The first rows,
+    rather than a uniform sample, because they cost one partition's read
+    rather than a pass over all the data, and they are the same rows
+    whatever the cluster, so a fit is reproducible; when the collection has
+    at most ``sample`` rows they are all of them, in order, which is the
+    sample ``ranklet stats --sample N`` takes of a file of as many rows. Data
+    sorted by something the kernel sees (time, label) gives a biased sample:
+    shuffle it, or pass ``landmarks`` (e.g. a ``.rks`` written by ``ranklet
+    stats --kernel K --basis M --sample N`` on a uniform sample). The map
+    (kernel, landmarks, ``L``) goes to the workers as the bytes of a ``.rks``
+    without rows, one key of the graph; every partition's rows are mapped
+    through it before their statistics, which are merged by a tree
+    reduction and solved on the client.
+
+    Parameters
+    ----------
+    n_components : int or list of int, default=10
+        Principal components kept, or a grid of them (with ``cv``).
+    alpha : float or list of float, default=0.0
+        The ridge λ on the components, or a grid (with ``cv``).
+    kernel : {'rbf', 'poly', 'linear'}, default='rbf'
+        The kernel of the feature map.
+    gamma : float or None, default=None
+        Kernel width (RBF) or scale (poly); ``None``: ``1 / n_features``.
+    degree, coef0 : polynomial kernel ``(gamma·xᵀz + coef0)^degree``.
+    n_basis : int, default=100
+        At most this many landmarks (fewer when the sample's kernel matrix
+        has a lower numerical rank).
+    sample : int, default=10000
+        Rows the landmarks are chosen from (see above).
+    landmarks : bytes or path, default=None
+        A Nyström ``.rks`` whose map to use instead of choosing landmarks
+        (``kernel``, ``gamma``, ``n_basis`` and ``sample`` are then unused).
+    query_weight : {'equal', 'pairs'}, default='equal'
+        Each query counts equally, or each pair."""
+    __doc__ += _PARAMS_DOC
+
+    _algo = "kpcrank"
+
+    def __init__(
+        self,
+        n_components=10,
+        *,
+        alpha=0.0,
+        kernel="rbf",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        n_basis=100,
+        sample=10000,
+        landmarks=None,
+        query_weight="equal",
+        cv=None,
+        random_state=1,
+        keep_queries=False,
+        split_every=8,
+        precision="f32",
+    ):
+        self.n_components = n_components
+        self.alpha = alpha
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_basis = n_basis
+        self.sample = sample
+        self.landmarks = landmarks
+        self.query_weight = query_weight
+        self.cv = cv
+        self.random_state = random_state
+        self.keep_queries = keep_queries
+        self.split_every = split_every
+        self.precision = precision
+
+    def _components(self):
+        c = np.atleast_1d(np.asarray(self.n_components))
+        if c.ndim != 1 or len(c) == 0 or c.dtype.kind not in "iu" or (c < 1).any():
+            raise ValueError(f"n_components must be a positive integer or a list of them, got {self.n_components!r}")
+        return [int(v) for v in c]
+
+    def _check_grid(self, lambdas, cv):
+        if len(lambdas) * len(self._components()) > 1 and cv is None:
+            raise ValueError("a grid of alpha or n_components values needs cv=K to choose among them")
+
+    def _map_opts(self, dask, client, parts, d, columns):
+        from ._estimators import _kernel_spec
+
+        if self.landmarks is not None:
+            lm = _read_landmarks(self.landmarks)
+            m = None
+        else:
+            if int(self.n_basis) < 1 or int(self.sample) < 1:
+                raise ValueError(f"n_basis and sample must be at least 1, got {self.n_basis} and {self.sample}")
+            spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, d)
+            take = dask.delayed(_sample_rows, pure=True)
+            rows, have = [], 0
+            for i, (x, yy, q) in enumerate(parts):
+                if have >= int(self.sample):
+                    break
+                block = client.compute(take(x, yy, q, i, columns)).result()
+                rows.append(block[: int(self.sample) - have])
+                have += len(rows[-1])
+            lm, m = _ranklet.nystrom_landmarks(
+                np.ascontiguousarray(np.concatenate(rows)), kernel=spec, m=int(self.n_basis)
+            )
+        self.landmarks_ = lm
+        self.n_basis_ = m
+        # One key of the graph holds the map; every partition's task reads it.
+        return {"landmarks": dask.delayed(lm, name="ranklet-landmarks-" + dask.base.tokenize(lm))}
+
+    def _solve(self, merged, source, weight, lambdas, cv, meta):
+        return _ranklet.fit_nystrom_stats_py(
+            merged,
+            source=source,
+            algo=self._algo,
+            query_weight=weight,
+            lambdas=lambdas,
+            components=self._components(),
+            cv=cv,
+            precision=self.precision,
+            metadata=meta,
+        )
+
+    def _set_info(self, info):
+        self.alpha_ = info["lambda"]
+        self.n_components_ = info["components"]
+        self.nystrom_map_ = info["map"]

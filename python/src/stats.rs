@@ -8,8 +8,10 @@ use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
-use ranklet::args::QueryWeightArg;
-use ranklet::stats_rows::{fit_stats, merge_stats, stats_of_rows, StatsRequest};
+use ranklet::args::{parse_kernels, QueryWeightArg};
+use ranklet::family::nystrom_stats::{map_from_bytes, NystromAlgo};
+use ranklet::stats_rows::{fit_nystrom_stats, fit_stats, landmarks_of_rows, merge_stats, stats_of_rows, StatsRequest};
+use ranklet_core::learn::ls_stats::Target;
 
 use super::{element, fenced, py_err, Features};
 
@@ -23,9 +25,11 @@ fn query_weight(w: &str) -> PyResult<QueryWeightArg> {
 
 /// The statistics (`.rks` bytes) of the rows of `x` (2-D float32 or
 /// float64, any layout), labels `y`, integer query ids `qid` (or none: one
-/// query); `source` names the rows in errors.
+/// query); `source` names the rows in errors. With `landmarks` (the bytes
+/// of a Nyström `.rks`, as `nystrom_landmarks` returns) the rows are mapped
+/// through its feature map first.
 #[pyfunction]
-#[pyo3(signature = (x, y, qid, *, query_weight, cv, seed, keep_queries, source))]
+#[pyo3(signature = (x, y, qid, *, query_weight, cv, seed, keep_queries, source, landmarks=None))]
 #[allow(clippy::too_many_arguments)]
 fn stats_rows<'py>(
     py: Python<'py>,
@@ -37,25 +41,30 @@ fn stats_rows<'py>(
     seed: u64,
     keep_queries: bool,
     source: &str,
+    landmarks: Option<Vec<u8>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
     fenced(|| {
         let req = StatsRequest { weight: self::query_weight(query_weight)?, cv, seed, keep_queries };
+        let map = landmarks.map(|b| map_from_bytes(&b, "landmarks")).transpose().map_err(py_err)?;
+        let map = map.as_ref();
         let (y, qids) = (y.as_slice()?, qid.as_ref().map(|q| q.as_slice()).transpose()?);
         let bytes = match Features::new(x, None)? {
             Features::F64(a) => {
                 let v = a.as_array();
                 let (n, d) = v.dim();
                 match v.as_slice() {
-                    Some(s) => py.detach(|| stats_of_rows(&req, n, d, |i, j| s[i * d + j], y, qids, source)),
-                    None => py.detach(|| stats_of_rows(&req, n, d, |i, j| v[[i, j]], y, qids, source)),
+                    Some(s) => py.detach(|| stats_of_rows(&req, map, n, d, |i, j| s[i * d + j], y, qids, source)),
+                    None => py.detach(|| stats_of_rows(&req, map, n, d, |i, j| v[[i, j]], y, qids, source)),
                 }
             }
             Features::F32(a) => {
                 let v = a.as_array();
                 let (n, d) = v.dim();
                 match v.as_slice() {
-                    Some(s) => py.detach(|| stats_of_rows(&req, n, d, |i, j| f64::from(s[i * d + j]), y, qids, source)),
-                    None => py.detach(|| stats_of_rows(&req, n, d, |i, j| f64::from(v[[i, j]]), y, qids, source)),
+                    Some(s) => {
+                        py.detach(|| stats_of_rows(&req, map, n, d, |i, j| f64::from(s[i * d + j]), y, qids, source))
+                    }
+                    None => py.detach(|| stats_of_rows(&req, map, n, d, |i, j| f64::from(v[[i, j]]), y, qids, source)),
                 }
             }
             Features::Csr { .. } => unreachable!("no CSR arrays were given"),
@@ -133,10 +142,114 @@ fn fit_stats_py<'py>(
     })
 }
 
+/// Landmarks chosen from the sample rows `x` (2-D float64, C order) for
+/// the kernel `kernel` (`rbf:G`, `poly:D:G:C`, `linear`), at most `m`, by
+/// the pivoted Cholesky of `ranklet stats --basis`: the bytes of a `.rks`
+/// without rows (what `ranklet stats --landmarks` reads) and the number of
+/// landmarks.
+#[pyfunction]
+#[pyo3(signature = (x, *, kernel, m))]
+fn nystrom_landmarks<'py>(
+    py: Python<'py>,
+    x: numpy::PyReadonlyArray2<'py, f64>,
+    kernel: &str,
+    m: usize,
+) -> PyResult<(Bound<'py, PyBytes>, usize)> {
+    fenced(|| {
+        let kernel = match &parse_kernels(kernel).map_err(py_err)?[..] {
+            [k] => *k,
+            _ => return Err(PyValueError::new_err("kernel: the landmarks take one kernel, not a grid")),
+        };
+        let v = x.as_array();
+        let (_, p) = v.dim();
+        let sample: Vec<f64> = v.iter().copied().collect();
+        let bytes = py.detach(|| landmarks_of_rows(kernel, &sample, p, m)).map_err(py_err)?;
+        let map = map_from_bytes(&bytes, "landmarks").map_err(py_err)?;
+        Ok((PyBytes::new(py, &bytes), map.m()))
+    })
+}
+
+/// A Nyström learner (`algo`: rls, rankrls, kpcr, kpcrank) from merged
+/// Nyström statistics: `(model bytes, cv, info)` as `fit_stats_py`, the
+/// CV rows' `params` holding `lambda` and (KPC) `components`.
+#[pyfunction]
+#[pyo3(signature = (stats, *, source, algo, query_weight, lambdas, components, cv, precision, metadata))]
+#[allow(clippy::too_many_arguments)]
+fn fit_nystrom_stats_py<'py>(
+    py: Python<'py>,
+    stats: &[u8],
+    source: &str,
+    algo: &str,
+    query_weight: &str,
+    lambdas: Vec<f64>,
+    components: Vec<usize>,
+    cv: Option<usize>,
+    precision: &str,
+    metadata: Vec<(String, String)>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyAny>, Bound<'py, PyDict>)> {
+    fenced(|| {
+        let algo = match algo {
+            "rls" => NystromAlgo::Ls(Target::Rls),
+            "rankrls" => NystromAlgo::Ls(Target::RankRls),
+            "kpcr" => NystromAlgo::Kpc(Target::Rls),
+            "kpcrank" => NystromAlgo::Kpc(Target::RankRls),
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "Nyström statistics train 'rls', 'rankrls', 'kpcr' or 'kpcrank', not {other:?}"
+                )))
+            }
+        };
+        let (weight, element) = (self::query_weight(query_weight)?, element(precision)?);
+        let (model, fit, chosen) = py
+            .detach(|| fit_nystrom_stats(stats, source, algo, weight, &lambdas, &components, cv, element, &metadata))
+            .map_err(py_err)?;
+        let info = PyDict::new(py);
+        info.set_item("lambda", fit.lambda)?;
+        info.set_item("components", fit.components)?;
+        info.set_item("rows", fit.rows)?;
+        info.set_item("queries", fit.queries)?;
+        info.set_item("map", fit.map.clone())?;
+        info.set_item("chosen", chosen)?;
+        let table: Bound<'py, PyAny> = match &fit.cv {
+            None => py.None().into_bound(py),
+            Some((k, rows)) => {
+                let np = components.len().max(1);
+                let list = PyList::empty(py);
+                let mut best = 0;
+                for (i, (_, folds)) in rows.iter().enumerate() {
+                    let r = PyDict::new(py);
+                    let params = PyDict::new(py);
+                    let l = lambdas[i / np];
+                    params.set_item("lambda", l)?;
+                    let c = components.get(i % np).copied();
+                    if let Some(c) = c {
+                        params.set_item("components", c)?;
+                    }
+                    if l == fit.lambda && c == fit.components {
+                        best = i;
+                    }
+                    r.set_item("params", params)?;
+                    r.set_item("folds", folds.clone())?;
+                    list.append(r)?;
+                }
+                let d = PyDict::new(py);
+                d.set_item("rows", list)?;
+                d.set_item("best", best)?;
+                d.set_item("scheme", format!("{k}-fold by query hash (statistics)"))?;
+                d.set_item("metric", "objective")?;
+                d.into_any()
+            }
+        };
+        Ok((PyBytes::new(py, &model), table, info))
+    })
+}
+
 /// Adds the statistics functions to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stats_rows, m)?)?;
     m.add_function(wrap_pyfunction!(merge_stats_py, m)?)?;
     m.add_function(wrap_pyfunction!(fit_stats_py, m)?)?;
+    m.add_function(wrap_pyfunction!(nystrom_landmarks, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_nystrom_stats_py, m)?)?;
     Ok(())
 }

@@ -269,6 +269,69 @@ def test_bad_partitionings_and_widths_are_refused(client):
                                             client=client)
 
 
+def test_kpcrank_is_the_cli_nystrom_from_stats_model(client, cli, tmp_path):
+    """Dask KPCRank on partitions cut mid-query equals ``ranklet stats
+    --landmarks`` (its landmarks) on files of the same rows cut elsewhere,
+    merged by ``ranklet train --from-stats --algo kpcrank``: the same CV
+    table over (λ, p) and scores to 1e-9; and the landmarks it chose from
+    all the rows are those ``ranklet stats --kernel --basis`` chooses from
+    the whole file."""
+    X, y, qid = letor(11, n_queries=10, shuffle=False)
+    svm = tmp_path / "all.svm"
+    write_svmlight(svm, X, y, qid)
+    chunks = mid_query_chunks(qid, np.random.default_rng(3))
+    est = rdask.KPCRank(
+        n_components=[3, 6], alpha=[0.0, 0.5], gamma=0.2, n_basis=15, cv=3, precision="f64", split_every=3
+    ).fit(*as_dask(X, y, qid, chunks), client=client)
+    assert est.n_partitions_ == len(chunks) and (est.n_rows_, est.n_queries_) == (len(y), 10)
+    # The landmarks: the CLI's choice from the same rows.
+    whole = cli("stats", "--data", svm, "--kernel", "rbf:0.2", "--basis", 15, "--cv", 3, "-o", tmp_path / "whole.rks")
+    assert est.nystrom_map_ in whole.stderr, (est.nystrom_map_, whole.stderr)
+    landmarks = tmp_path / "L.rks"
+    landmarks.write_bytes(est.landmarks_)
+    cuts = [0, 23, 61, len(y)]
+    shards = []
+    for i, (a, b) in enumerate(zip(cuts, cuts[1:])):
+        write_svmlight(tmp_path / f"p{i}.svm", X[a:b], y[a:b], qid[a:b])
+        shards.append(tmp_path / f"p{i}.rks")
+        cli("stats", "--data", tmp_path / f"p{i}.svm", "--landmarks", landmarks, "--cv", 3, "-o", shards[-1])
+    model = tmp_path / "cli.rkl"
+    out = cli("train", "--from-stats", *shards, "--algo", "kpcrank", "--components", "3,6", "--lambda", "0,0.5",
+              "--cv", 3, "--precision", "f64", "-o", model)
+    table = [line.split("\t") for line in out.stdout.splitlines() if line.startswith("lambda=")]
+    assert len(table) == 4
+    assert np.max(np.abs(np.array([float(r[1]) for r in table]) - est.cv_results_["mean_test_score"])) < 1e-6
+    points = [tuple(float(kv.split("=")[1]) for kv in r[0].split()) for r in table]
+    assert points == [(p["alpha"], p["n_components"]) for p in est.cv_results_["params"]]
+    assert est.best_index_ == int(np.argmin([float(r[1]) for r in table]))
+    cli_scores = ranklet.load(model.read_bytes()).predict(X)
+    got = est.predict(da.from_array(X, chunks=(29, -1))).compute()
+    assert np.max(np.abs(got - cli_scores)) < 1e-9 * max(1.0, np.max(np.abs(cli_scores)))
+    # The same model from the same landmarks given back as a file.
+    again = rdask.KPCRank(n_components=[3, 6], alpha=[0.0, 0.5], landmarks=landmarks, cv=3, precision="f64").fit(
+        *as_dask(X, y, qid, (40, len(y) - 40)), client=client
+    )
+    assert np.max(np.abs(again.predict(da.from_array(X, chunks=(50, -1))).compute() - cli_scores)) < 1e-9 * max(
+        1.0, np.max(np.abs(cli_scores))
+    )
+
+
+def test_kpcrank_refuses_a_partition_of_another_width(client):
+    X, y, qid = letor(23, n_queries=6, shuffle=False)
+    n0 = 30
+    blocks = [
+        da.from_delayed(dask.delayed(lambda: X[:n0])(), shape=(n0, X.shape[1]), dtype=float),
+        da.from_delayed(dask.delayed(lambda: X[n0:, :-1])(), shape=(len(y) - n0, X.shape[1]), dtype=float),
+    ]
+    narrow = da.concatenate(blocks)
+    with pytest.raises(ValueError, match=r"partition 1: X has 4 feature columns, but the landmarks have 5 features"):
+        rdask.KPCRank(n_components=2, n_basis=10, sample=n0).fit(
+            narrow, da.from_array(y, chunks=(n0,)), da.from_array(qid, chunks=(n0,)), client=client
+        )
+    with pytest.raises(ValueError, match="needs cv=K"):
+        rdask.KPCRank(n_components=[2, 3]).fit(*as_dask(X, y, qid, 20), client=client)
+
+
 def test_the_extension_refuses_mismatched_or_corrupted_statistics():
     X, y, qid = letor(23, n_queries=4)
     opts = dict(query_weight="equal", cv=None, seed=1, keep_queries=True)

@@ -390,55 +390,26 @@ fn train_nystrom_from_stats(
     lambdas: &[f64],
     cv: Option<usize>,
 ) -> Result<(), CliError> {
-    use crate::family::nystrom_stats::{fit_nystrom, NystromAlgo};
-    if merged.map.is_none() {
-        return Err(CliError::input(format!(
-            "{}: linear statistics: --algo kpcr/kpcrank from statistics needs Nyström ones (`ranklet stats --kernel K --basis M`)",
-            merged.source
-        )));
-    }
-    if target == ls_stats::Target::RankRls && merged.shape.weight != a.query_weight.to_core() {
-        return Err(CliError::input(format!(
-            "{}: statistics weighted with the other --query-weight than the {} asked",
-            merged.source,
-            a.query_weight.name()
-        )));
-    }
+    use crate::family::nystrom_stats::NystromAlgo;
     let components: Vec<usize> = match &a.components {
         Some(c) => parse_list("components", c)?,
         None => Vec::new(),
     };
     let algo = if kpc { NystromAlgo::Kpc(target) } else { NystromAlgo::Ls(target) };
-    let fit = fit_nystrom(backend, merged, algo, lambdas, &components, cv)?;
-    let name = match a.algo {
-        TrainAlgo::Rls => "rls",
-        TrainAlgo::Rankrls => "rankrls",
-        TrainAlgo::Kpcr => "kpcr",
-        _ => "kpcrank",
-    };
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-    let mut meta = rows_meta(name, &files, fit.rows, fit.queries, a.query_weight);
-    meta.push_str(&format!(
-        "nystrom_map={}
-lambda={}
-",
-        fit.map, fit.lambda
-    ));
-    if let Some(p) = fit.components {
-        meta.push_str(&format!(
-            "components={p}
-"
-        ));
-    }
-    meta.push_str(&fit.cv_meta());
-    eprintln!(
-        "chosen: lambda={}{} ({})",
-        fit.lambda,
-        fit.components.map(|p| format!(" components={p}")).unwrap_or_default(),
-        fit.map
-    );
-    let d = merged.map.as_ref().map_or(0, |m| m.input_dim);
-    let bytes = model_bytes(&fit.fitted, d, a.precision.element(), &meta, None)?;
+    let (bytes, fit, chosen) = crate::stats_rows::nystrom_model(
+        backend,
+        merged,
+        algo,
+        a.query_weight,
+        lambdas,
+        &components,
+        cv,
+        &files,
+        a.precision.element(),
+        &[],
+    )?;
+    eprintln!("chosen: {chosen}");
     write_model(&a.output, &bytes)?;
     fit.print_cv();
     Ok(())

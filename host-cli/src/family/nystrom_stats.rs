@@ -438,9 +438,37 @@ impl NystromFit {
 pub fn read_map(path: &Path) -> Result<NystromSpec, CliError> {
     let name = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{name}: cannot read: {e}")))?;
-    let v = StatsView::new_checked(&bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
+    map_from_bytes(&bytes, &name)
+}
+
+/// The map of `.rks` bytes (`name` for errors): what `--landmarks` reads
+/// from a file and the Dask layer ships to its workers.
+///
+/// # Errors
+/// Invalid bytes; linear statistics.
+pub fn map_from_bytes(bytes: &[u8], name: &str) -> Result<NystromSpec, CliError> {
+    let v = StatsView::new_checked(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
     let sect = v.nystrom().ok_or_else(|| {
         CliError::input(format!("{name}: linear statistics carry no landmarks (--landmarks reads a Nyström .rks)"))
     })?;
     NystromSpec::from_view(&sect)
+}
+
+impl NystromSpec {
+    /// The map as the bytes of a `.rks` without rows (one fold, equal
+    /// weighting, seed 0): a file `--landmarks` reads ([`map_from_bytes`]).
+    ///
+    /// # Errors
+    /// Its size.
+    pub fn to_rks_bytes(&self) -> Result<Vec<u8>, CliError> {
+        let shape = ranklet_core::learn::ls_stats::StatsShape {
+            d: self.m(),
+            folds: 1,
+            weight: ranklet_core::graph::QueryWeight::Equal,
+        };
+        let mut shard = Shard::new(shape, 0, "landmarks".to_string())?;
+        shard.map = Some(self.clone());
+        shard.finish();
+        shard.to_bytes()
+    }
 }
