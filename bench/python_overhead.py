@@ -7,7 +7,8 @@
            round by round:
              python f64 / f32   `ranklet.RankRLS(alpha=1).fit(X, y, qid)` from
                                 a C-ordered float64 (float32) numpy array;
-             driver arrays      `ranklet bench train --driver arrays`: the same
+             driver arrays      `ranklet bench train --driver arrays` (best of
+                                3 in one process per round): the same
                                 row driver from a Rust row-major Vec (dense
                                 table built from it, fit, model bytes) — the
                                 Python path without Python;
@@ -41,7 +42,7 @@ import ranklet  # noqa: E402
 from ranklet import _ranklet  # noqa: E402
 
 
-def cli(n, d, driver, repeat=1):
+def cli(n, d, driver, repeat=3):
     args = [os.environ.get("RANKLET_BIN", "ranklet"), "bench", "train", "--algo", "rankrls", "--kernel", "linear",
             "--n", str(n), "--d", str(d), "--query-size", "10", "--lambda", "1", "--repeat", str(repeat)]
     if driver != "fit only":
