@@ -9,8 +9,11 @@
 //! A row's "line" ([`Dataset::source_line`]) is its 1-based position, so
 //! scoring errors read `X:ROW`.
 
-use crate::data::{Dataset, Interner, Qids, QueryGroups};
+use std::collections::HashMap;
+
+use crate::data::{Dataset, Qids, QueryGroups};
 use crate::error::CliError;
+use crate::table::Table;
 
 /// Checks `n` labels and `n` query codes (if any) and interns the codes.
 fn labels_and_qids(n: usize, labels: &[f64], qids: Option<&[i64]>) -> Result<Option<Qids>, CliError> {
@@ -26,9 +29,20 @@ fn labels_and_qids(n: usize, labels: &[f64], qids: Option<&[i64]>) -> Result<Opt
     if codes.len() != n {
         return Err(CliError::input(format!("X has {n} rows, qid has {} values", codes.len())));
     }
-    let mut names = Interner::default();
-    let of_row = codes.iter().map(|c| names.intern(&c.to_string())).collect();
-    Ok(Some(Qids { names: names.into_names(), of_row }))
+    // Interned by value, numbered in order of first appearance (what
+    // interning their decimal names gives, without a string a row).
+    let mut index: HashMap<i64, usize> = HashMap::new();
+    let mut names = Vec::new();
+    let of_row = codes
+        .iter()
+        .map(|&c| {
+            *index.entry(c).or_insert_with(|| {
+                names.push(c.to_string());
+                names.len() - 1
+            })
+        })
+        .collect();
+    Ok(Some(Qids { names, of_row }))
 }
 
 /// A data set of a dense `n × d` matrix, read through `value(i, j)`
@@ -73,6 +87,61 @@ pub fn from_dense(
         row_ptr.push(col.len());
     }
     Ok(dataset(d, row_ptr, col, val, labels, qids))
+}
+
+/// The training table of a dense `n × d` matrix read through `value(i, j)`
+/// (any layout), built in one pass: each row is checked and copied once,
+/// straight into the table's dense storage, in learner order (grouped by
+/// query when `by_query`, else in input order as one query). The table
+/// equals [`Table::from_dataset`] of [`from_dense`]'s data set — the same
+/// rows, values (`-0.0` stored as `0.0`), labels and groups, and the same
+/// errors. `None` when that table would not be dense (too large): the
+/// caller goes through [`from_dense`] then.
+///
+/// # Errors
+/// As [`from_dense`].
+pub fn dense_table(
+    n: usize,
+    d: usize,
+    value: impl Fn(usize, usize) -> f64,
+    labels: &[f64],
+    qids: Option<&[i64]>,
+    by_query: bool,
+) -> Result<Option<Table>, CliError> {
+    if n.checked_mul(d).is_none() || u32::try_from(d).is_err() {
+        return Err(CliError::input(format!("X: {n} × {d} is too large")));
+    }
+    let qids = labels_and_qids(n, labels, qids)?;
+    if !Table::dense_fits(n, d) {
+        return Ok(None);
+    }
+    let (rows, query_ptr) = if by_query {
+        let g = dataset(0, vec![0; n + 1], Vec::new(), Vec::new(), labels, qids).query_groups();
+        (g.rows().to_vec(), g.query_ptr().to_vec())
+    } else {
+        ((0..n).collect(), vec![0, n])
+    };
+    // A non-finite value is reported at the first (row, column) in input
+    // order, as `from_dense` reports it, whatever order the rows go in.
+    let first_bad = || {
+        (0..n)
+            .find_map(|i| (0..d).find(|&j| !value(i, j).is_finite()).map(|j| (i, j)))
+            .map(|(i, j)| CliError::input(format!("X[{i}, {j}]: non-finite feature value {}", value(i, j))))
+    };
+    let mut x = Vec::with_capacity(n * d);
+    let mut finite = true;
+    for &r in &rows {
+        for j in 0..d {
+            let v = value(r, j);
+            finite &= v.is_finite();
+            x.push(if v != 0.0 { v } else { 0.0 });
+        }
+        if !finite {
+            return Err(first_bad().unwrap_or_else(|| CliError::input("X: non-finite feature value")));
+        }
+    }
+    let labels = rows.iter().map(|&r| labels[r]).collect();
+    Ok(Some(Table::from_dense_rows(x, d, labels, query_ptr, rows)))
 }
 
 /// A data set of a CSR matrix with `d` columns (scipy's `indptr`,

@@ -28,8 +28,7 @@ pub fn model_bytes(
                     dense_basis = (0..basis.n())
                         .flat_map(|i| {
                             let mut row = vec![0.0; d];
-                            let (c, v) = basis.row(i);
-                            c.iter().zip(v).for_each(|(&c, &v)| row[c as usize] = v);
+                            basis.row(i).for_each(|(c, v)| row[c as usize] = v);
                             row
                         })
                         .collect::<Vec<f64>>();
@@ -39,9 +38,10 @@ pub fn model_bytes(
                     let mut ptr = vec![0u32];
                     let (mut idx, mut val) = (Vec::new(), Vec::new());
                     for i in 0..basis.n() {
-                        let (c, v) = basis.row(i);
-                        idx.extend_from_slice(c);
-                        val.extend_from_slice(v);
+                        for (c, v) in basis.row(i) {
+                            idx.push(c);
+                            val.push(v);
+                        }
                         ptr.push(
                             u32::try_from(idx.len())
                                 .map_err(|_| CliError::failure("basis too large for the format"))?,

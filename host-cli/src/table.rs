@@ -13,13 +13,42 @@ pub const DENSE_MAX_LEN: usize = 1 << 27;
 /// Widest feature space stored densely.
 pub const DENSE_MAX_D: usize = 4096;
 
+/// CSR storage of a table's rows.
+#[derive(Clone, Debug)]
+struct Csr {
+    row_ptr: Vec<usize>,
+    col: Vec<u32>,
+    val: Vec<f64>,
+}
+
+/// The stored entries of one row, `(column, value)` in column order: the
+/// CSR entries as read, or the nonzeros of a dense-only row (the entries a
+/// data set built from that matrix would hold).
+pub enum RowEntries<'a> {
+    /// CSR entries.
+    Sparse(std::iter::Zip<std::slice::Iter<'a, u32>, std::slice::Iter<'a, f64>>),
+    /// A dense row, zeros skipped.
+    Dense(std::iter::Enumerate<std::slice::Iter<'a, f64>>),
+}
+
+impl Iterator for RowEntries<'_> {
+    type Item = (u32, f64);
+    fn next(&mut self) -> Option<(u32, f64)> {
+        match self {
+            RowEntries::Sparse(it) => it.next().map(|(&c, &v)| (c, v)),
+            RowEntries::Dense(it) => it.find(|(_, &v)| v != 0.0).map(|(j, &v)| (j as u32, v)),
+        }
+    }
+}
+
 /// Rows of a data set in learner order.
 #[derive(Clone, Debug)]
 pub struct Table {
     d: usize,
-    row_ptr: Vec<usize>,
-    col: Vec<u32>,
-    val: Vec<f64>,
+    n: usize,
+    /// CSR rows (a data set's entries as read); `None` for a table built
+    /// straight from a dense matrix, whose rows are `dense` alone.
+    csr: Option<Csr>,
     dense: Option<Vec<f64>>,
     /// Score (label) of each row.
     pub labels: Vec<f64>,
@@ -27,6 +56,13 @@ pub struct Table {
     pub query_ptr: Vec<usize>,
     /// Row of the source data set each table row came from.
     pub orig: Vec<usize>,
+}
+
+impl Csr {
+    fn row(&self, i: usize) -> (&[u32], &[f64]) {
+        let (s, e) = (self.row_ptr[i], self.row_ptr[i + 1]);
+        (&self.col[s..e], &self.val[s..e])
+    }
 }
 
 impl Table {
@@ -61,9 +97,8 @@ impl Table {
         }
         let mut t = Table {
             d,
-            row_ptr,
-            col,
-            val,
+            n: rows.len(),
+            csr: Some(Csr { row_ptr, col, val }),
             dense: None,
             labels: rows.iter().map(|&r| labels[r]).collect(),
             query_ptr,
@@ -78,16 +113,12 @@ impl Table {
     /// ([`crate::mem::check`]; the learners take sparse rows as they are).
     fn densify_if_small(&mut self) {
         let n = self.n();
-        if self.d > DENSE_MAX_D
-            || n.saturating_mul(self.d) > DENSE_MAX_LEN
-            || crate::mem::check("", Some(n * self.d), 8, "").is_err()
-        {
+        if !Self::dense_fits(n, self.d) {
             return;
         }
         let mut x = vec![0.0; n * self.d];
         for i in 0..n {
-            let (c, v) = self.row(i);
-            for (&c, &v) in c.iter().zip(v) {
+            for (c, v) in self.row(i) {
                 x[i * self.d + c as usize] = v;
             }
         }
@@ -97,9 +128,25 @@ impl Table {
     /// The rows at table positions `rows` (in that order), with the given
     /// query boundaries over them. `orig` keeps pointing at the source data.
     pub fn subset(&self, rows: &[usize], query_ptr: Vec<usize>) -> Table {
-        let mut t = Self::gather(self.d, |i| self.row(i), &self.labels, rows, query_ptr);
-        t.orig = rows.iter().map(|&r| self.orig[r]).collect();
-        t
+        let orig = rows.iter().map(|&r| self.orig[r]).collect();
+        match (&self.csr, &self.dense) {
+            (Some(csr), _) => {
+                let mut t = Self::gather(self.d, |i| csr.row(i), &self.labels, rows, query_ptr);
+                t.orig = orig;
+                t
+            }
+            (None, dense) => {
+                // Dense-only: the rows are copied as they are (what
+                // gathering their nonzeros and densifying would give).
+                let (d, x) = (self.d, dense.as_deref().unwrap_or(&[]));
+                let mut out = Vec::with_capacity(rows.len() * d);
+                for &r in rows {
+                    out.extend_from_slice(&x[r * d..(r + 1) * d]);
+                }
+                let labels = rows.iter().map(|&r| self.labels[r]).collect();
+                Table { d, n: rows.len(), csr: None, dense: Some(out), labels, query_ptr, orig }
+            }
+        }
     }
 
     /// The queries `qs` (indices into `query_ptr`), each kept whole.
@@ -115,7 +162,7 @@ impl Table {
 
     /// Number of rows.
     pub fn n(&self) -> usize {
-        self.row_ptr.len() - 1
+        self.n
     }
     /// Number of features.
     pub fn d(&self) -> usize {
@@ -125,10 +172,18 @@ impl Table {
     pub fn n_queries(&self) -> usize {
         self.query_ptr.len() - 1
     }
-    /// Row `i` as sparse (indices, values).
-    pub fn row(&self, i: usize) -> (&[u32], &[f64]) {
-        let (s, e) = (self.row_ptr[i], self.row_ptr[i + 1]);
-        (&self.col[s..e], &self.val[s..e])
+    /// The stored entries of row `i` (see [`RowEntries`]).
+    pub fn row(&self, i: usize) -> RowEntries<'_> {
+        match (&self.csr, &self.dense) {
+            (Some(csr), _) => {
+                let (c, v) = csr.row(i);
+                RowEntries::Sparse(c.iter().zip(v.iter()))
+            }
+            (None, dense) => {
+                let x = dense.as_deref().unwrap_or(&[]);
+                RowEntries::Dense(x[i * self.d..(i + 1) * self.d].iter().enumerate())
+            }
+        }
     }
     /// The dense row-major matrix, if the table is stored densely.
     pub fn dense(&self) -> Option<MatRef<'_, f64>> {
@@ -140,31 +195,31 @@ impl Table {
     /// Only if the CSR invariants were broken, which a validated `Dataset`
     /// rules out.
     pub fn rows(&self) -> Result<Rows<'_>, LinalgError> {
-        match self.dense() {
-            Some(m) => Ok(Rows::Dense(m)),
-            None => Ok(Rows::Sparse(CsrRef::new(self.d, &self.row_ptr, &self.col, &self.val)?)),
+        match (self.dense(), &self.csr) {
+            (Some(m), _) => Ok(Rows::Dense(m)),
+            (None, Some(c)) => Ok(Rows::Sparse(CsrRef::new(self.d, &c.row_ptr, &c.col, &c.val)?)),
+            (None, None) => Err(LinalgError::DimensionMismatch),
         }
     }
 
     /// A table from a dense row-major `n × d` matrix, with scores and query
     /// boundaries over its rows (for generated data).
     pub fn from_dense(x: Vec<f64>, d: usize, labels: Vec<f64>, query_ptr: Vec<usize>) -> Table {
-        let n = labels.len();
-        let mut row_ptr = Vec::with_capacity(n + 1);
-        row_ptr.push(0);
-        for i in 0..n {
-            row_ptr.push((i + 1) * d);
-        }
-        Table {
-            d,
-            row_ptr,
-            col: (0..n).flat_map(|_| 0..d as u32).collect(),
-            val: x.clone(),
-            dense: Some(x),
-            labels,
-            query_ptr,
-            orig: (0..n).collect(),
-        }
+        let orig = (0..labels.len()).collect();
+        Self::from_dense_rows(x, d, labels, query_ptr, orig)
+    }
+
+    /// A dense-only table of row-major `x` (`n × d`, rows already in
+    /// learner order), `orig` naming each row's source row. Zeros in `x`
+    /// must be `+0.0`, as densifying a data set leaves them.
+    pub fn from_dense_rows(x: Vec<f64>, d: usize, labels: Vec<f64>, query_ptr: Vec<usize>, orig: Vec<usize>) -> Table {
+        Table { d, n: labels.len(), csr: None, dense: Some(x), labels, query_ptr, orig }
+    }
+
+    /// Whether [`Table::from_dataset`] would store `n × d` rows densely
+    /// (the size limits; [`crate::mem::check`] for the memory).
+    pub fn dense_fits(n: usize, d: usize) -> bool {
+        d <= DENSE_MAX_D && n.saturating_mul(d) <= DENSE_MAX_LEN && crate::mem::check("", Some(n * d), 8, "").is_ok()
     }
 
     /// Per-feature mean and scale (population standard deviation; 1 for a
@@ -173,24 +228,22 @@ impl Table {
         let (n, d) = (self.n().max(1) as f64, self.d);
         let mut mean = vec![0.0; d];
         let mut sq = vec![0.0; d];
+        let mut nnz = vec![0usize; d];
         for i in 0..self.n() {
-            let (c, v) = self.row(i);
-            for (&c, &v) in c.iter().zip(v) {
+            for (c, v) in self.row(i) {
                 mean[c as usize] += v;
+                nnz[c as usize] += 1;
             }
         }
         mean.iter_mut().for_each(|m| *m /= n);
         for i in 0..self.n() {
             // Two-pass variance; absent (zero) entries contribute mean².
-            let (c, v) = self.row(i);
-            for (&c, &v) in c.iter().zip(v) {
+            for (c, v) in self.row(i) {
                 let t = v - mean[c as usize];
                 sq[c as usize] += t * t;
             }
         }
-        // Add the zeros that CSR does not store.
-        let mut nnz = vec![0usize; d];
-        self.col.iter().for_each(|&c| nnz[c as usize] += 1);
+        // Add the zeros that the rows do not store.
         for j in 0..d {
             sq[j] += (self.n() - nnz[j]) as f64 * mean[j] * mean[j];
         }
@@ -206,26 +259,15 @@ impl Table {
             for j in 0..d {
                 x[i * d + j] = -mean[j] / scale[j];
             }
-            let (c, v) = self.row(i);
-            for (&c, &v) in c.iter().zip(v) {
+            for (c, v) in self.row(i) {
                 x[i * d + c as usize] = (v - mean[c as usize]) / scale[c as usize];
             }
         }
-        let mut row_ptr = Vec::with_capacity(n + 1);
-        let (mut col, mut val) = (Vec::with_capacity(n * d), Vec::with_capacity(n * d));
-        row_ptr.push(0);
-        for i in 0..n {
-            for j in 0..d {
-                col.push(j as u32);
-                val.push(x[i * d + j]);
-            }
-            row_ptr.push(col.len());
-        }
+        // Dense only: every consumer of a dense table reads `dense`.
         Table {
             d,
-            row_ptr,
-            col,
-            val,
+            n,
+            csr: None,
             dense: Some(x),
             labels: self.labels.clone(),
             query_ptr: self.query_ptr.clone(),

@@ -249,15 +249,35 @@ pub fn fit_rows(
     source: &str,
     on: OnProgress<'_>,
 ) -> Result<RowsFit, CliError> {
-    let req = &plan.request;
     if pairs.is_none() && ds.n_rows() < 2 {
         return Err(CliError::input(format!("{source}: at least 2 rows are needed to learn a ranking")));
     }
     check_feature_dim(&ds, source)?;
-    let mut table = Table::from_dataset(&ds, pairs.is_none());
+    let table = Table::from_dataset(&ds, pairs.is_none());
     // The table holds the rows from here on: the data set's copy goes.
-    let n_features = ds.n_features();
     drop(ds);
+    fit_table(plan, table, pairs, source, on)
+}
+
+/// [`fit_rows`] from its training table — rows grouped by query when there
+/// are no `pairs`, else in input order as one query (what
+/// [`Table::from_dataset`] gives, or `crate::arrays::dense_table` straight
+/// from a matrix in memory).
+///
+/// # Errors
+/// As [`fit_rows`].
+pub fn fit_table(
+    plan: &RowsPlan,
+    mut table: Table,
+    pairs: Option<&[Pair]>,
+    source: &str,
+    on: OnProgress<'_>,
+) -> Result<RowsFit, CliError> {
+    let req = &plan.request;
+    if pairs.is_none() && table.n() < 2 {
+        return Err(CliError::input(format!("{source}: at least 2 rows are needed to learn a ranking")));
+    }
+    let n_features = table.d();
     if let Some(m) = plan.family.basis().filter(|&m| m > table.n()) {
         return Err(CliError::input(format!("--basis {m} exceeds the {} training rows of {source}", table.n())));
     }

@@ -37,8 +37,9 @@ use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
 use ranklet::metric::Metric;
 use ranklet::ordering::{compute_basis, train_orders, Loaded, OrderAlgo, OrdersRequest, ReduceMethod};
+use ranklet::table::Table;
 use ranklet::train_edges::{fit_edges, EdgesRequest};
-use ranklet::train_rows::{fit_rows, RowsRequest};
+use ranklet::train_rows::{fit_rows, fit_table, RowsRequest};
 use ranklet_core::format::{ElementType, ModelView};
 use ranklet_core::graph::Pair;
 
@@ -105,6 +106,34 @@ impl<'py> Features<'py> {
             Features::F32(a) => a.shape()[0],
             Features::Csr { indptr, .. } => indptr.len().saturating_sub(1),
         }
+    }
+
+    /// The training table straight from a dense array (one pass over the
+    /// numpy buffer, without the GIL: each row checked and copied once into
+    /// the table); `None` for CSR input or a matrix too large to be stored
+    /// densely, which go through [`Features::dataset`].
+    fn table(&self, py: Python<'_>, labels: &[f64], qids: Option<&[i64]>, by_query: bool) -> PyResult<Option<Table>> {
+        use ranklet::arrays::dense_table;
+        let built = match self {
+            Features::F64(a) => {
+                let v = a.as_array();
+                let (n, d) = v.dim();
+                match v.as_slice() {
+                    Some(x) => py.detach(|| dense_table(n, d, |i, j| x[i * d + j], labels, qids, by_query)),
+                    None => py.detach(|| dense_table(n, d, |i, j| v[[i, j]], labels, qids, by_query)),
+                }
+            }
+            Features::F32(a) => {
+                let v = a.as_array();
+                let (n, d) = v.dim();
+                match v.as_slice() {
+                    Some(x) => py.detach(|| dense_table(n, d, |i, j| f64::from(x[i * d + j]), labels, qids, by_query)),
+                    None => py.detach(|| dense_table(n, d, |i, j| f64::from(v[[i, j]]), labels, qids, by_query)),
+                }
+            }
+            Features::Csr { .. } => return Ok(None),
+        };
+        built.map_err(py_err)
     }
 
     /// The data set (without the GIL: the views are plain memory).
@@ -200,12 +229,21 @@ fn fit_rows_py<'py>(
         let plan = request.plan(pairs.is_some()).map_err(py_err)?;
         let features = Features::new(x, csr)?;
         let qids = qid.as_ref().map(|q| q.as_slice()).transpose()?;
-        let ds = features.dataset(py, y.as_slice()?, qids)?;
+        // The rows first (their errors come before those of the pairs).
+        let labels = y.as_slice()?;
+        let (table, ds) = match features.table(py, labels, qids, pairs.is_none())? {
+            Some(table) => (Some(table), None),
+            None => (None, Some(features.dataset(py, labels, qids)?)),
+        };
         let pairs = match &pairs {
             None => None,
-            Some(p) => Some(pairs_of(p, ds.n_rows())?),
+            Some(p) => Some(pairs_of(p, features.n_rows())?),
         };
-        let fit = detached(py, |on| fit_rows(&plan, ds, pairs.as_deref(), "<arrays>", on))?;
+        let fit = match (table, ds) {
+            (Some(table), _) => detached(py, |on| fit_table(&plan, table, pairs.as_deref(), "<arrays>", on))?,
+            (None, Some(ds)) => detached(py, |on| fit_rows(&plan, ds, pairs.as_deref(), "<arrays>", on))?,
+            (None, None) => return Err(PyRuntimeError::new_err("no rows")),
+        };
         let chosen = PyDict::new(py);
         for (k, v) in &fit.chosen_params {
             chosen.set_item(k, v)?;
