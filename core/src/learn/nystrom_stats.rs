@@ -369,7 +369,7 @@ mod tests {
     use super::*;
     use crate::backend::Portable;
     use crate::graph::{Graph, QueryWeight};
-    use crate::learn::ls_stats::{accumulate, accumulate_workspace_len, fold_of, StatsShape};
+    use crate::learn::ls_stats::{accumulate, accumulate_workspace_len, fold_of, RowBlock, StatsMut, StatsShape};
     use crate::learn::nystrom::{landmarks, landmarks_workspace_len};
 
     struct Rng(u64);
@@ -413,11 +413,8 @@ mod tests {
             shape,
             seed,
             &x,
-            &yk,
-            &qk,
-            &slots,
-            &mut totals,
-            &mut queries,
+            &RowBlock { y: &yk, qids: &qk, slots: &slots },
+            StatsMut { totals: &mut totals, queries: &mut queries },
             &mut work,
         )
         .unwrap();
