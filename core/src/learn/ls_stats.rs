@@ -450,7 +450,6 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// for some λ (smallest eigenvalue of `A + λI` at most `d·ε·‖A‖`);
 /// `BadGraph` for a query record with no rows, or an empty fold; dimension
 /// and workspace errors.
-#[allow(clippy::too_many_arguments)]
 pub fn solve<B: Backend>(
     backend: &mut B,
     stats: &StatsRef<'_>,

@@ -441,7 +441,6 @@ pub fn fit_hyper<B: Backend>(
 ///
 /// # Errors
 /// As [`fit_hyper`].
-#[allow(clippy::too_many_arguments)]
 pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     backend: &mut B,
     problem: &HyperProblem<'_>,
