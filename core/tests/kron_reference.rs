@@ -134,12 +134,11 @@ fn explicit_l(edges: &[(usize, usize)], w: QueryWeight) -> Vec<f64> {
 
 /// Solves the reduced normal equations `(L·K_E + λI)·a = L·y` (`L = I` for
 /// regression) explicitly: 004 eq. 18 and the reduced form of eq. 33.
+/// The item kernels come as `(K, p)`, `K` being `p × p`.
 fn explicit_dual(
     pair: PairKernel,
-    k_u: &[f64],
-    p_u: usize,
-    k_v: &[f64],
-    p_v: usize,
+    (k_u, p_u): (&[f64], usize),
+    (k_v, p_v): (&[f64], usize),
     loss: Loss,
     edges: &[(usize, usize)],
     y: &[f64],
@@ -263,7 +262,7 @@ fn closed_form_two_domains_matches_explicit_system() {
     let domains = Domains::Two { k_u: mr(&k_u, p_u, p_u), k_v: mr(&k_v, p_v, p_v) };
     for loss in LOSSES {
         for lambda in [1e-3, 0.3, 10.0] {
-            let a = explicit_dual(PairKernel::Kronecker, &k_u, p_u, &k_v, p_v, loss, &edges, &y, lambda);
+            let a = explicit_dual(PairKernel::Kronecker, (&k_u, p_u), (&k_v, p_v), loss, &edges, &y, lambda);
             let f = explicit_predict(PairKernel::Kronecker, &a, &edges, &ta, m_a, &tb, m_b);
             let (coef, out) = closed(&domains, loss, &y, lambda, &ta, m_a, &tb, m_b);
             // vec order: coef[i + j·p_u] is the dual of edge (i, j).
@@ -288,7 +287,7 @@ fn closed_form_one_domain_all_pair_kernels_match_explicit_system() {
         let losses: &[Loss] = if pair == PairKernel::Kronecker { &LOSSES } else { &LOSSES[..1] };
         for &loss in losses {
             for lambda in [1e-2, 1.0] {
-                let a = explicit_dual(pair, &k, p, &k, p, loss, &edges, &y, lambda);
+                let a = explicit_dual(pair, (&k, p), (&k, p), loss, &edges, &y, lambda);
                 let (coef, out) = closed(&domains, loss, &y, lambda, &tk, m, &tk, m);
                 let f = explicit_predict(pair, &a, &edges, &tk, m, &tk, m);
                 assert_close(&out, &f, 1e-9, &format!("F, {pair:?} {loss:?} λ = {lambda}"));
@@ -326,7 +325,7 @@ fn closed_form_ranking_with_singular_kernels_matches_explicit_system() {
     let edges = complete(p_u, p_v);
     let domains = Domains::Two { k_u: mr(&k_u, p_u, p_u), k_v: mr(&k_v, p_v, p_v) };
     for loss in LOSSES {
-        let a = explicit_dual(PairKernel::Kronecker, &k_u, p_u, &k_v, p_v, loss, &edges, &y, 0.1);
+        let a = explicit_dual(PairKernel::Kronecker, (&k_u, p_u), (&k_v, p_v), loss, &edges, &y, 0.1);
         let (coef, out) = closed(&domains, loss, &y, 0.1, &k_u, p_u, &k_v, p_v);
         let f = explicit_predict(PairKernel::Kronecker, &a, &edges, &k_u, p_u, &k_v, p_v);
         assert_close(&coef, &a, 1e-9, &format!("A, {loss:?}"));
@@ -587,7 +586,7 @@ fn cg_on_an_incomplete_graph_equals_the_explicit_restricted_system() {
         let pair = domains.pair();
         for loss in LOSSES {
             for lambda in [0.05, 1.0] {
-                let want = explicit_dual(pair, &k_u, pu, kv, pv, loss, es, &y, lambda);
+                let want = explicit_dual(pair, (&k_u, pu), (kv, pv), loss, es, &y, lambda);
                 let (a, coef, info) = run_cg(&domains, loss, es, &y, lambda, &params);
                 assert!(info.converged, "{pair:?} {loss:?} {info:?}");
                 assert_close(&a, &want, 1e-8, &format!("a, {pair:?} {loss:?} λ = {lambda}"));

@@ -182,10 +182,7 @@ fn kpc_predictions(data: &Data, graph: &Graph<'_>, ps: &[usize], p_max: usize) -
     let mut work = vec![0.0; kpc_normal_equations_workspace_len(n, p_max)];
     kpc_normal_equations(
         &mut be,
-        graph,
-        data.s(),
-        &vals,
-        vv,
+        &kpc::KpcSystem { graph, s: data.s(), vals: &vals, vecs: vv },
         0.0,
         MatMut::from_col_major(&mut m, p_max, p_max).unwrap(),
         &mut r,
@@ -375,7 +372,15 @@ fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
         let mut preds = vec![0.0; ps.len() * data.nt];
         let mut usable = [0usize];
         let mut work = vec![0.0; cv_fold_workspace_len(&x, &xt, &grid)];
-        cv_fold(&mut be, &kernel, &x, &xt, &graph, data.s(), &grid, &mut preds, &mut usable, &mut work).unwrap();
+        cv_fold(
+            &mut be,
+            &kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+            &xt,
+            &grid,
+            kpc::FoldOut { preds: &mut preds, usable: &mut usable },
+            &mut work,
+        )
+        .unwrap();
         assert_eq!(usable[0], 12);
         for (i, &p) in ps.iter().enumerate() {
             let want = data.fx.get(&format!("{name}_rbf_p{p}_pred")).2;
@@ -384,7 +389,16 @@ fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
             let mut alpha = vec![0.0; data.n];
             let mut cm = vec![0.0; data.n];
             let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
-            let f = kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
+            let f = kpc::fit(
+                &mut be,
+                &kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+                0.0,
+                p,
+                &mut alpha,
+                &mut cm,
+                &mut work,
+            )
+            .unwrap();
             let e = Expansion {
                 kernel,
                 basis: x,
@@ -404,11 +418,27 @@ fn one_call_kpc_fit_and_fold_match_the_papers_equations() {
         let big = data.n + 1;
         let mut work = vec![0.0; kpc::fit_workspace_len(&x, 2)];
         assert!(matches!(
-            kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, big, &mut alpha, &mut cm, &mut work),
+            kpc::fit(
+                &mut be,
+                &kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+                0.0,
+                big,
+                &mut alpha,
+                &mut cm,
+                &mut work
+            ),
             Err(LearnError::TooManyComponents { .. })
         ));
         assert_eq!(
-            kpc::fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, 0, &mut alpha, &mut cm, &mut work),
+            kpc::fit(
+                &mut be,
+                &kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+                0.0,
+                0,
+                &mut alpha,
+                &mut cm,
+                &mut work
+            ),
             Err(LearnError::NoComponents)
         );
     }
@@ -483,7 +513,16 @@ fn linear_kernel_expansion_folds_into_the_same_linear_model() {
     let mut alpha = vec![0.0; data.n];
     let mut cm = vec![0.0; data.n];
     let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
-    let f = kpc::fit(&mut be, &Kernel::Linear, &x, &graph, data.s(), 0.0, p, &mut alpha, &mut cm, &mut work).unwrap();
+    let f = kpc::fit(
+        &mut be,
+        &kpc::Training { kernel: &Kernel::Linear, rows: &x, graph: &graph, s: data.s() },
+        0.0,
+        p,
+        &mut alpha,
+        &mut cm,
+        &mut work,
+    )
+    .unwrap();
     let e = Expansion {
         kernel: Kernel::Linear,
         basis: x,

@@ -169,9 +169,18 @@ fn nystrom_rls_and_rankrls_match_the_reduced_system() {
     for (name, graph) in cases {
         let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
         let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, m)];
-        let r =
-            with_backend(|be| nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, 0.0, &mut piv, &mut alpha, &mut work))
-                .unwrap();
+        let r = with_backend(|be| {
+            nystrom::ls_fit(
+                be,
+                &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
+                0.1,
+                0.0,
+                &mut piv,
+                &mut alpha,
+                &mut work,
+            )
+        })
+        .unwrap();
         assert_eq!(r, m);
         assert_close(&predict_landmarks(&fx, &piv, &alpha, 0.0), fx.get(name).2, TOL, name);
     }
@@ -216,8 +225,7 @@ fn nystrom_kpcr_and_kpcrank_match_the_symmetric_feature_map() {
                 &grid,
                 0.0,
                 &mut piv,
-                &mut preds,
-                &mut usable,
+                kpc::FoldOut { preds: &mut preds, usable: &mut usable },
                 &mut work,
             )
         })
@@ -256,9 +264,18 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
         let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
         let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, n)];
         let tol = nystrom::default_pivot_tol(n);
-        let r =
-            with_backend(|be| nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, tol, &mut piv, &mut alpha, &mut work))
-                .unwrap();
+        let r = with_backend(|be| {
+            nystrom::ls_fit(
+                be,
+                &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
+                0.1,
+                tol,
+                &mut piv,
+                &mut alpha,
+                &mut work,
+            )
+        })
+        .unwrap();
         assert_eq!(r, n, "cond(K) = 4e2: every row is a landmark");
         assert_close(&predict_landmarks(&fx, &piv, &alpha, 0.0), &full, TOL, "ls m = n");
 
@@ -267,8 +284,18 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
             let p = 12;
             let (mut a, mut cm) = (vec![0.0; n], vec![0.0; n]);
             let mut work = vec![0.0; kpc::fit_workspace_len(&x, p)];
-            let f =
-                with_backend(|be| kpc::fit(be, &KERNEL, &x, &graph, s, lam, p, &mut a, &mut cm, &mut work)).unwrap();
+            let f = with_backend(|be| {
+                kpc::fit(
+                    be,
+                    &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
+                    lam,
+                    p,
+                    &mut a,
+                    &mut cm,
+                    &mut work,
+                )
+            })
+            .unwrap();
             let full = predict_full(&fx, &a, f.offset, Some(Centring { col_means: &cm, grand_mean: f.grand_mean }));
             let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
             let mut work = vec![0.0; nystrom::kpc_fit_workspace_len(n, n, p)];
@@ -295,14 +322,31 @@ fn bad_requests_are_refused() {
         // m = 0 and m > n.
         for m in [0, n + 1] {
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
-            assert!(nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, 0.0, &mut piv, &mut alpha, &mut work).is_err());
+            assert!(nystrom::ls_fit(
+                be,
+                &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
+                0.1,
+                0.0,
+                &mut piv,
+                &mut alpha,
+                &mut work
+            )
+            .is_err());
         }
         // More components than landmarks; a negative pivot tolerance.
         let (mut piv, mut alpha) = (vec![0; 2], vec![0.0; 2]);
         let data = nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s };
         let e = nystrom::kpc_fit(be, &data, 0.0, 3, 0.0, &mut piv, &mut alpha, &mut work);
         assert!(matches!(e, Err(ranklet_core::learn::LearnError::TooManyComponents { requested: 3, .. })), "{e:?}");
-        let e = nystrom::ls_fit(be, &KERNEL, &x, &graph, s, 0.1, -1.0, &mut piv, &mut alpha, &mut work);
+        let e = nystrom::ls_fit(
+            be,
+            &nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s },
+            0.1,
+            -1.0,
+            &mut piv,
+            &mut alpha,
+            &mut work,
+        );
         assert!(e.is_err());
     });
 }

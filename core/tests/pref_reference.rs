@@ -17,7 +17,7 @@
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::Pair;
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
-use ranklet_core::learn::pref::hyper::{evidence_gradient, evidence_workspace_len};
+use ranklet_core::learn::pref::hyper::{evidence_gradient, evidence_workspace_len, HyperProblem};
 use ranklet_core::learn::pref::xpgp::{relation_kernel, theta_len, Relation, XpgpPrior};
 use ranklet_core::learn::pref::{
     fit_workspace_len, predict_workspace_len, prob_latent, EpParams, Likelihood, PrefPosterior,
@@ -269,11 +269,8 @@ fn xpgp_posterior_evidence_and_gradient_match_numpy() {
     let mut work = vec![0.0; evidence_workspace_len(&prior)];
     let lz = evidence_gradient(
         &mut be,
-        &prior,
-        &pairs,
-        Likelihood::Probit { sigma: 1.0 },
+        &HyperProblem { prior: &prior, pairs: &pairs, lik: Likelihood::Probit { sigma: 1.0 }, ep: tight() },
         &theta,
-        &tight(),
         &mut post,
         &mut grad,
         &mut work,

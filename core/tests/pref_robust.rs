@@ -324,15 +324,16 @@ fn evidence_gradients_equal_finite_differences() {
         let mut work = vec![0.0; evidence_workspace_len(&prior)];
         let mut grad = vec![0.0; theta0.len()];
         let mut g2 = grad.clone();
-        evidence_gradient(&mut be, &prior, &pairs, lik, &theta0, &ep, &mut post, &mut grad, &mut work).unwrap();
+        let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+        evidence_gradient(&mut be, &problem, &theta0, &mut post, &mut grad, &mut work).unwrap();
         let h = 1e-5;
         for i in 0..theta0.len() {
             let mut tp = theta0;
             tp[i] += h;
-            let fp = evidence_gradient(&mut be, &prior, &pairs, lik, &tp, &ep, &mut post, &mut g2, &mut work).unwrap();
+            let fp = evidence_gradient(&mut be, &problem, &tp, &mut post, &mut g2, &mut work).unwrap();
             let mut tm = theta0;
             tm[i] -= h;
-            let fm = evidence_gradient(&mut be, &prior, &pairs, lik, &tm, &ep, &mut post, &mut g2, &mut work).unwrap();
+            let fm = evidence_gradient(&mut be, &problem, &tm, &mut post, &mut g2, &mut work).unwrap();
             let fd = (fp - fm) / (2.0 * h);
             assert!(
                 (grad[i] - fd).abs() <= 1e-5 * fd.abs().max(1e-2),
@@ -397,8 +398,8 @@ fn fit_hyper_raises_the_evidence_to_a_stationary_point() {
     let mut post = PrefPosterior::new(n, pairs.len(), &mut storage).unwrap();
     let mut work = vec![0.0; evidence_workspace_len(&prior) + minimize_workspace_len(3, opt.memory)];
     let mut g = [0.0; 3];
-    let start = evidence_gradient(&mut be, &prior, &pairs, lik, &theta, &ep, &mut post, &mut g, &mut work).unwrap();
     let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let start = evidence_gradient(&mut be, &problem, &theta, &mut post, &mut g, &mut work).unwrap();
     let rep = fit_hyper(&mut be, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work).unwrap();
     assert!(-rep.f > start + 0.01, "evidence {start} → {}", -rep.f);
     assert!((post.log_evidence() + rep.f).abs() < 1e-9);
@@ -407,7 +408,7 @@ fn fit_hyper_raises_the_evidence_to_a_stationary_point() {
     // evidence also has a ridge towards γ → 0, a = 1000, a near-linear
     // ranking function, which is worse here: −221 against −171) and ends
     // stationary.
-    evidence_gradient(&mut be, &prior, &pairs, lik, &theta, &ep, &mut post, &mut g, &mut work).unwrap();
+    evidence_gradient(&mut be, &problem, &theta, &mut post, &mut g, &mut work).unwrap();
     for i in 0..2 {
         assert!(theta[i] > lo[i] + 1.0 && theta[i] < hi[i] - 1.0, "θ = {theta:?}");
         assert!(g[i].abs() < 1e-3, "θ = {theta:?}, gradient {g:?}, {rep:?}");

@@ -13,8 +13,8 @@ use std::process::Command;
 
 use ranklet_core::format::{
     quantize_linear, Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring,
-    KernelModel, LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, QuantModel, QuantWidth,
-    Values,
+    KernelModel, LinearModel, Model, ModelSpec, ModelView, PairDomain, PairKernel, PrefGpModel, QuantArrays,
+    QuantModel, QuantWidth, Values,
 };
 use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::learn::pref::device::DevicePrefGp;
@@ -295,7 +295,15 @@ fn quant_fixtures() -> String {
     let lo: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::INFINITY, f32::min) - 1.0).collect();
     let hi: Vec<f32> = (0..DIM).map(|j| ROWS.iter().map(|r| r[j]).fold(f32::NEG_INFINITY, f32::max) + 1.0).collect();
     let (mut a, mut z, mut wq) = ([0f32; DIM], [0f32; DIM], [0i16; DIM]);
-    let q = quantize_linear(&w, 0.25, centring, (&lo, &hi), QuantWidth::I16, &mut a, &mut z, &mut wq).unwrap();
+    let q = quantize_linear(
+        &w,
+        0.25,
+        centring,
+        (&lo, &hi),
+        QuantWidth::I16,
+        QuantArrays { input_scale: &mut a, zero_point: &mut z, weights: &mut wq },
+    )
+    .unwrap();
     let model = QuantModel {
         width: QuantWidth::I16,
         scale: q.scale,

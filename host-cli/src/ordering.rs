@@ -138,19 +138,9 @@ pub fn fit_orders(
     let mut w = vec![0.0; d];
     let mut work = vec![0.0; order::fit_linear_workspace_len(data.flat.len(), dz)];
     let mut iwork = vec![0; order::fit_linear_iwork_len(n)];
-    let offset = order::fit_linear(
-        backend,
-        data.x()?,
-        &data.order_ptr,
-        &data.flat,
-        learner,
-        lambda,
-        basis,
-        &mut w,
-        &mut work,
-        &mut iwork,
-    )
-    .map_err(|e| core_err("training", e))?;
+    let orders = order::Orders { x: data.x()?, order_ptr: &data.order_ptr, items: &data.flat };
+    let offset = order::fit_linear(backend, &orders, learner, lambda, basis, &mut w, &mut work, &mut iwork)
+        .map_err(|e| core_err("training", e))?;
     Ok((w, offset))
 }
 

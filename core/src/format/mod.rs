@@ -141,7 +141,8 @@ pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::pref_gp::{pref_gp_model, PrefGpModel, PrefGpView};
 pub use kind::pref_inductive::{pref_inductive_model, PrefInductiveModel, PrefInductiveView};
 pub use kind::quant::{
-    quantize, quantize_linear, widen_range, QuantModel, QuantView, QuantWidth, Quantized, DEFAULT_HEADROOM_BITS,
+    quantize, quantize_linear, widen_range, QuantArrays, QuantModel, QuantView, QuantWidth, Quantized,
+    DEFAULT_HEADROOM_BITS,
 };
 pub use kind::{Model, ModelKind};
 pub use pair::{pair_model, pair_model_buffer_len};

@@ -287,7 +287,15 @@ fn error_bound_holds_on_random_models_and_orders_are_kept() {
             }
             let centring = Some(FeatureCentring { mean: &mean, scale: &scale });
             let (mut a, mut z, mut wq) = (vec![0f32; d], vec![0f32; d], vec![0i16; d]);
-            let qz = quantize_linear(&w, b, centring, (&lo, &hi), width, &mut a, &mut z, &mut wq).unwrap();
+            let qz = quantize_linear(
+                &w,
+                b,
+                centring,
+                (&lo, &hi),
+                width,
+                QuantArrays { input_scale: &mut a, zero_point: &mut z, weights: &mut wq },
+            )
+            .unwrap();
             let model =
                 QuantModel { width, scale: qz.scale, bias: qz.bias, input_scale: &a, zero_point: &z, weights: &wq };
             let bytes = emit(&ModelSpec::new(Model::Quant(model), ElementType::F32));
@@ -447,7 +455,14 @@ fn writer_errors_of_the_kind() {
     let wf = [1.0, 2.0, 3.0];
     let (lo, hi) = ([0.0f32; 3], [1.0f32; 3]);
     let mut run = |w: &[f64], lo: &[f32], hi: &[f32]| {
-        let r = quantize_linear(w, 0.0, None, (lo, hi), QuantWidth::I16, &mut qa, &mut qz, &mut qw);
+        let r = quantize_linear(
+            w,
+            0.0,
+            None,
+            (lo, hi),
+            QuantWidth::I16,
+            QuantArrays { input_scale: &mut qa, zero_point: &mut qz, weights: &mut qw },
+        );
         assert!(qa == [7.0; 3] && qz == [7.0; 3] && qw == [7; 3], "written on error");
         r
     };
@@ -457,7 +472,15 @@ fn writer_errors_of_the_kind() {
     assert_eq!(run(&wf[..2], &lo, &hi).map(|_| ()), Err(EmitError::BadDimensions));
     assert_eq!(run(&wf, &lo[..2], &hi).map(|_| ()), Err(EmitError::BadDimensions));
     // All-zero weights: c = 1, W = 0, and the model still writes.
-    let zq = quantize_linear(&[0.0; 3], 2.0, None, (&lo, &hi), QuantWidth::I16, &mut qa, &mut qz, &mut qw).unwrap();
+    let zq = quantize_linear(
+        &[0.0; 3],
+        2.0,
+        None,
+        (&lo, &hi),
+        QuantWidth::I16,
+        QuantArrays { input_scale: &mut qa, zero_point: &mut qz, weights: &mut qw },
+    )
+    .unwrap();
     assert_eq!((zq.scale, zq.bias, qw), (1.0, 2, [0; 3]));
 }
 
@@ -514,7 +537,15 @@ fn headroom_widens_ranges_and_saturation_is_counted() {
     let (lo, hi): (Vec<f32>, Vec<f32>) =
         [(0.0f32, 1.0f32), (-2.0, 2.0), (10.0, 10.0)].iter().map(|&(l, h)| widen_range(l, h, 1)).unzip();
     let (mut a, mut z, mut w) = ([0f32; 3], [0f32; 3], [0i16; 3]);
-    let q = quantize_linear(&[1.0, -1.0, 0.5], 0.0, None, (&lo, &hi), QuantWidth::I16, &mut a, &mut z, &mut w).unwrap();
+    let q = quantize_linear(
+        &[1.0, -1.0, 0.5],
+        0.0,
+        None,
+        (&lo, &hi),
+        QuantWidth::I16,
+        QuantArrays { input_scale: &mut a, zero_point: &mut z, weights: &mut w },
+    )
+    .unwrap();
     let model = QuantModel {
         width: QuantWidth::I16,
         scale: q.scale,

@@ -113,20 +113,49 @@ scratch! {
     }
 }
 
+/// The training data of a KPCR / KPCRank fit ([`fit`], [`cv_fold`] and the
+/// Nyström variants of [`super::nystrom`]): the kernel, the rows, the
+/// preference graph (the identity for KPCR) and the targets `s`.
+#[derive(Clone, Copy, Debug)]
+pub struct Training<'a> {
+    /// The kernel.
+    pub kernel: &'a Kernel,
+    /// The training rows.
+    pub rows: &'a Rows<'a>,
+    /// The preference graph over the rows.
+    pub graph: &'a Graph<'a>,
+    /// One target per row.
+    pub s: &'a [f64],
+}
+
+/// The system [`kpc_normal_equations`] is built from: the preference graph
+/// and targets of the training rows, and the components of
+/// [`kpc_decompose`] (eigenvalues `vals`, `p`, and eigenvectors `vecs`,
+/// `n × ≥p`, of which the first `p` columns are used).
+#[derive(Clone, Copy, Debug)]
+pub struct KpcSystem<'a> {
+    /// The preference graph over the `n` training rows.
+    pub graph: &'a Graph<'a>,
+    /// One target per training row.
+    pub s: &'a [f64],
+    /// The `p` usable eigenvalues.
+    pub vals: &'a [f64],
+    /// The eigenvectors, one column per component.
+    pub vecs: MatRef<'a, f64>,
+}
+
 /// Builds `M = ZᵀLZ + λI` (`p × p`) and `r = Zᵀt` (`p`) for the components
 /// `Z = VΛ^{½}` of [`kpc_decompose`] (`vals`, `vecs` restricted to the first
 /// `p` usable components).
 pub fn kpc_normal_equations<B: Backend>(
     backend: &mut B,
-    graph: &Graph<'_>,
-    s: &[f64],
-    vals: &[f64],
-    vecs: MatRef<'_, f64>,
+    system: &KpcSystem<'_>,
     lambda: f64,
     mut m: MatMut<'_, f64>,
     r: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let KpcSystem { graph, s, vals, vecs } = *system;
     check_lambda(lambda, false)?;
     check_graph(graph)?;
     let (n, p) = (vecs.nrows(), vals.len());
@@ -306,8 +335,7 @@ fn factor_normal_equations<B: Backend>(
     backend: &mut B,
     ds: &DecompScratch<'_>,
     ss: &mut SolveScratch<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     n: usize,
     p: usize,
@@ -315,7 +343,8 @@ fn factor_normal_equations<B: Backend>(
     let p_all = ds.vals.len();
     let vecs = MatRef::from_col_major(ds.vecs, n, p_all)?;
     let mut m = MatMut::from_col_major(&mut ss.m[..p * p], p, p)?;
-    kpc_normal_equations(backend, graph, s, &ds.vals[..p], vecs, lambda, m.rb_mut(), &mut ss.r[..p], ss.normal)?;
+    let system = KpcSystem { graph: data.graph, s: data.s, vals: &ds.vals[..p], vecs };
+    kpc_normal_equations(backend, &system, lambda, m.rb_mut(), &mut ss.r[..p], ss.normal)?;
     Ok(cholesky_leading_in_place(m)?)
 }
 
@@ -348,16 +377,14 @@ pub fn fit_workspace_len(x: &Rows<'_>, p: usize) -> usize {
 /// [`LearnError::BadLambda`], [`LearnError::BadGraph`]; numerical errors.
 pub fn fit<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     p: usize,
     alpha: &mut [f64],
     col_means: &mut [f64],
     work: &mut [f64],
 ) -> Result<KpcFitted, LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     let n = x.nrows();
     if p == 0 {
         return Err(LearnError::NoComponents);
@@ -377,7 +404,7 @@ pub fn fit<B: Backend>(
     if rank < p {
         return Err(LearnError::TooManyComponents { requested: p, rank });
     }
-    let usable = factor_normal_equations(backend, &ds, &mut ss, graph, s, lambda, n, p)?;
+    let usable = factor_normal_equations(backend, &ds, &mut ss, data, lambda, n, p)?;
     if usable < p {
         return Err(LearnError::TooManyComponents { requested: p, rank: usable });
     }
@@ -449,6 +476,17 @@ pub fn cv_fold_workspace_len(train: &Rows<'_>, val: &Rows<'_>, grid: &KpcGrid<'_
     CvFoldScratch::len(n, val.nrows(), grid.p_max(n), fold_kernel_len(train, val))
 }
 
+/// What one fold of [`cv_fold`] (or [`super::nystrom::kpc_cv_fold`])
+/// writes: the validation predictions of every grid point (`preds`,
+/// `|grid|·n_val`) and the usable components per λ (`usable`, `|λ|`).
+#[derive(Debug)]
+pub struct FoldOut<'a> {
+    /// Predictions of point `(λ_i, p_j)` at `[(i·|p| + j)·n_val ..][..n_val]`.
+    pub preds: &'a mut [f64],
+    /// Leading components usable with `λ_i`.
+    pub usable: &'a mut [usize],
+}
+
 /// One cross-validation fold of KPCR / KPCRank for every (λ, p) of `grid`
 /// from one kernel matrix and one decomposition (000 §4.2).
 ///
@@ -466,16 +504,14 @@ pub fn cv_fold_workspace_len(train: &Rows<'_>, val: &Rows<'_>, grid: &KpcGrid<'_
 /// of the eigensolver.
 pub fn cv_fold<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    train: &Rows<'_>,
+    data: &Training<'_>,
     val: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
     grid: &KpcGrid<'_>,
-    preds: &mut [f64],
-    usable: &mut [usize],
+    out: FoldOut<'_>,
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let Training { kernel, rows: train, graph, s } = *data;
+    let FoldOut { preds, usable } = out;
     let (n, nt) = (train.nrows(), val.nrows());
     if grid.components.contains(&0) || grid.components.is_empty() || n == 0 {
         return Err(LearnError::NoComponents);
@@ -511,7 +547,7 @@ pub fn cv_fold<B: Backend>(
     let b = offset(graph, s);
     let np = grid.components.len();
     for (li, &lambda) in grid.lambdas.iter().enumerate() {
-        let u = if pc == 0 { 0 } else { factor_normal_equations(backend, &ds, &mut ss, graph, s, lambda, n, pc)? };
+        let u = if pc == 0 { 0 } else { factor_normal_equations(backend, &ds, &mut ss, data, lambda, n, pc)? };
         usable[li] = u;
         let m = MatRef::from_col_major(&ss.m[..pc * pc], pc, pc)?;
         for (pi, &p) in grid.components.iter().enumerate() {

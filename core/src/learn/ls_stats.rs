@@ -158,6 +158,32 @@ pub fn widen_record(
     Ok(())
 }
 
+/// The labels and query bookkeeping of a block of `n` rows, as
+/// [`accumulate`] and [`accumulate_sparse`] take them: `y` the labels,
+/// `qids` each row's query id (rows without query ids: one id for all,
+/// e.g. 0), `slots` each row's query record, an index into
+/// [`StatsMut::queries`] that the caller keeps per qid.
+#[derive(Clone, Copy, Debug)]
+pub struct RowBlock<'a> {
+    /// One label per row.
+    pub y: &'a [f64],
+    /// One query id per row.
+    pub qids: &'a [u64],
+    /// One query-record index per row.
+    pub slots: &'a [usize],
+}
+
+/// The running statistics [`accumulate`] and [`accumulate_sparse`] add
+/// to: `totals`, `K` total records (`K·2·total_len`), and `queries`, query
+/// records of `2·query_len` each.
+#[derive(Debug)]
+pub struct StatsMut<'a> {
+    /// The per-fold total records.
+    pub totals: &'a mut [f64],
+    /// The per-query records.
+    pub queries: &'a mut [f64],
+}
+
 /// Scratch for [`accumulate`] with a block of `n` rows.
 pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
     n * shape.d + shape.d * shape.d + shape.total_len()
@@ -166,30 +192,25 @@ pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
 /// Adds a block of rows to the statistics.
 ///
 /// # Arguments
-/// - `x`: the block, `n × d` row-major; `y`: its `n` labels; `qids`: each
-///   row's query id (rows without query ids: one id for all, e.g. 0);
-///   `slots`: each row's query record, an index into `queries` that the
-///   caller keeps per qid.
+/// - `x`: the block, `n × d` row-major; `block`: its `n` labels, query ids
+///   and query-record slots ([`RowBlock`]).
 /// - `seed`: the fold seed ([`fold_of`]).
-/// - `totals`: `K` total records (`K·2·total_len`); `queries`: query
-///   records, `2·query_len` each.
+/// - `stats`: the total and query records added to ([`StatsMut`]).
 ///
 /// # Errors
 /// Dimension and workspace errors; `NonFinite` for a NaN or ±∞ in `x` or
 /// `y`; a slot out of range. Nothing is added on error.
-#[allow(clippy::too_many_arguments)]
 pub fn accumulate<B: Backend>(
     backend: &mut B,
     shape: &StatsShape,
     seed: u64,
     x: &[f64],
-    y: &[f64],
-    qids: &[u64],
-    slots: &[usize],
-    totals: &mut [f64],
-    queries: &mut [f64],
+    block: &RowBlock<'_>,
+    stats: StatsMut<'_>,
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let RowBlock { y, qids, slots } = *block;
+    let StatsMut { totals, queries } = stats;
     shape.check()?;
     let (d, n, mt, mq) = (shape.d, y.len(), shape.total_len(), shape.query_len());
     if n.checked_mul(d) != Some(x.len())
@@ -287,20 +308,18 @@ pub fn accumulate_sparse_workspace_len(shape: &StatsShape) -> usize {
 /// # Errors
 /// As [`accumulate`]; `DimensionMismatch` for a bad row pointer or a column
 /// out of order or `≥ d`. Nothing is added on error.
-#[allow(clippy::too_many_arguments)]
 pub fn accumulate_sparse(
     shape: &StatsShape,
     seed: u64,
     row_ptr: &[usize],
     cols: &[u32],
     vals: &[f64],
-    y: &[f64],
-    qids: &[u64],
-    slots: &[usize],
-    totals: &mut [f64],
-    queries: &mut [f64],
+    block: &RowBlock<'_>,
+    stats: StatsMut<'_>,
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let RowBlock { y, qids, slots } = *block;
+    let StatsMut { totals, queries } = stats;
     shape.check()?;
     let (d, n, mt, mq) = (shape.d, y.len(), shape.total_len(), shape.query_len());
     let ptr_ok = row_ptr.len() == n + 1
@@ -431,7 +450,6 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// for some λ (smallest eigenvalue of `A + λI` at most `d·ε·‖A‖`);
 /// `BadGraph` for a query record with no rows, or an empty fold; dimension
 /// and workspace errors.
-#[allow(clippy::too_many_arguments)]
 pub fn solve<B: Backend>(
     backend: &mut B,
     stats: &StatsRef<'_>,
@@ -769,11 +787,8 @@ mod tests {
                 shape,
                 seed,
                 x,
-                y,
-                qids,
-                &slots,
-                &mut self.totals,
-                &mut self.queries,
+                &RowBlock { y, qids, slots: &slots },
+                StatsMut { totals: &mut self.totals, queries: &mut self.queries },
                 &mut work,
             )
             .unwrap();
@@ -986,11 +1001,8 @@ mod tests {
                 &ptr,
                 &cols,
                 &vals,
-                &y,
-                &q,
-                &slots,
-                &mut sp.totals,
-                &mut sp.queries,
+                &RowBlock { y: &y, qids: &q, slots: &slots },
+                StatsMut { totals: &mut sp.totals, queries: &mut sp.queries },
                 &mut work,
             )
             .unwrap();
@@ -1013,11 +1025,8 @@ mod tests {
                 &ptr,
                 &bad_cols,
                 &vals,
-                &y,
-                &q,
-                &slots,
-                &mut sp.totals,
-                &mut sp.queries,
+                &RowBlock { y: &y, qids: &q, slots: &slots },
+                StatsMut { totals: &mut sp.totals, queries: &mut sp.queries },
                 &mut work,
             );
             assert_eq!(r, Err(LearnError::Numerics(LinalgError::DimensionMismatch)));
@@ -1114,11 +1123,8 @@ mod tests {
             &shape,
             0,
             &x,
-            &[1.0, 0.0],
-            &[1, 1],
-            &[0, 0],
-            &mut s.totals,
-            &mut q,
+            &RowBlock { y: &[1.0, 0.0], qids: &[1, 1], slots: &[0, 0] },
+            StatsMut { totals: &mut s.totals, queries: &mut q },
             &mut work,
         );
         assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)));
@@ -1127,11 +1133,8 @@ mod tests {
             &shape,
             0,
             &[1.0; 4],
-            &[1.0, 0.0],
-            &[1, 1],
-            &[0, 1],
-            &mut s.totals,
-            &mut q,
+            &RowBlock { y: &[1.0, 0.0], qids: &[1, 1], slots: &[0, 1] },
+            StatsMut { totals: &mut s.totals, queries: &mut q },
             &mut work,
         );
         assert_eq!(r, Err(LearnError::Numerics(LinalgError::DimensionMismatch)));

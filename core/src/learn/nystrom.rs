@@ -47,7 +47,11 @@
 //! full KPC learner's model (its centring terms also fold away, since its
 //! `α` sums to zero).
 
-use super::kpc::{kpc_normal_equations, kpc_normal_equations_workspace_len, kpc_predict_projected, kpc_solve, KpcGrid};
+pub use super::kpc::Training;
+use super::kpc::{
+    kpc_normal_equations, kpc_normal_equations_workspace_len, kpc_predict_projected, kpc_solve, FoldOut, KpcGrid,
+    KpcSystem,
+};
 use super::ls::{ls_primal, ls_primal_holdout, ls_primal_holdout_workspace_len, ls_primal_workspace_len, max_block};
 use super::{check_graph, check_lambda, mean, LearnError};
 use crate::backend::Backend;
@@ -247,16 +251,14 @@ fn check_basis(x: &Rows<'_>, graph: &Graph<'_>, m: usize) -> Result<usize, Learn
 /// `NotPositiveDefinite`).
 pub fn ls_fit<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     tol: f64,
     piv: &mut [usize],
     alpha: &mut [f64],
     work: &mut [f64],
 ) -> Result<usize, LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     let m = piv.len();
     let n = check_basis(x, graph, m)?;
     check_lambda(lambda, false)?;
@@ -288,16 +290,14 @@ pub fn ls_holdout_workspace_len(n: usize, m: usize, graph: &Graph<'_>) -> usize 
 /// As [`ls_fit`]; [`LearnError::Unsupported`] for a pair graph.
 pub fn ls_holdout<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     tol: f64,
     piv: &mut [usize],
     out: &mut [f64],
     work: &mut [f64],
 ) -> Result<usize, LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     let m = piv.len();
     let n = check_basis(x, graph, m)?;
     check_lambda(lambda, false)?;
@@ -412,15 +412,15 @@ fn factor<B: Backend>(
     backend: &mut B,
     d: &Decomp<'_>,
     sv: &mut Solve<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     n: usize,
     p: usize,
 ) -> Result<usize, LearnError> {
     let v = MatRef::from_col_major(&d.v[..n * p], n, p)?;
     let mut mm = MatMut::from_col_major(&mut sv.mm[..p * p], p, p)?;
-    kpc_normal_equations(backend, graph, s, &d.top[..p], v, lambda, mm.rb_mut(), &mut sv.r[..p], sv.normal)?;
+    let system = KpcSystem { graph: data.graph, s: data.s, vals: &d.top[..p], vecs: v };
+    kpc_normal_equations(backend, &system, lambda, mm.rb_mut(), &mut sv.r[..p], sv.normal)?;
     Ok(cholesky_leading_in_place(mm)?)
 }
 
@@ -432,20 +432,6 @@ scratch! {
         /// The normal equations.
         solve: Solve::len(n, m, p),
     }
-}
-
-/// The training data of a Nyström KPCR / KPCRank fit: the kernel, the
-/// rows, the preference graph (the identity for KPCR) and the targets `s`.
-#[derive(Clone, Copy, Debug)]
-pub struct Training<'a> {
-    /// The kernel.
-    pub kernel: &'a Kernel,
-    /// The training rows.
-    pub rows: &'a Rows<'a>,
-    /// The preference graph over the rows.
-    pub graph: &'a Graph<'a>,
-    /// One target per row.
-    pub s: &'a [f64],
 }
 
 /// Scratch for [`kpc_fit`] with `n` rows, at most `m` landmarks and `p`
@@ -495,7 +481,7 @@ pub fn kpc_fit<B: Backend>(
     if pc < p {
         return Err(LearnError::TooManyComponents { requested: p, rank: pc });
     }
-    let usable = factor(backend, &d, &mut sv, graph, s, lambda, n, p)?;
+    let usable = factor(backend, &d, &mut sv, data, lambda, n, p)?;
     if usable < p {
         return Err(LearnError::TooManyComponents { requested: p, rank: usable });
     }
@@ -542,11 +528,11 @@ pub fn kpc_cv_fold<B: Backend>(
     grid: &KpcGrid<'_>,
     tol: f64,
     piv: &mut [usize],
-    preds: &mut [f64],
-    usable: &mut [usize],
+    out: FoldOut<'_>,
     work: &mut [f64],
 ) -> Result<usize, LearnError> {
     let Training { kernel, rows: train, graph, s } = *data;
+    let FoldOut { preds, usable } = out;
     let m = piv.len();
     let nt = val.nrows();
     if grid.components.contains(&0) || grid.components.is_empty() {
@@ -595,7 +581,7 @@ pub fn kpc_cv_fold<B: Backend>(
     let b = super::kpc::offset(graph, s);
     let np = grid.components.len();
     for (li, &lambda) in grid.lambdas.iter().enumerate() {
-        let u = if pc == 0 { 0 } else { factor(backend, &d, &mut sv, graph, s, lambda, n, pc)? };
+        let u = if pc == 0 { 0 } else { factor(backend, &d, &mut sv, data, lambda, n, pc)? };
         usable[li] = u;
         let mm = MatRef::from_col_major(&sv.mm[..pc * pc], pc, pc)?;
         for (pi, &p) in grid.components.iter().enumerate() {

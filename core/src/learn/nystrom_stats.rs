@@ -319,7 +319,7 @@ pub fn kpc_solve_stats<B: Backend>(
                         out.beta[pt * m..(pt + 1) * m].copy_from_slice(beta);
                         out.offset[pt] = c0;
                     }
-                    Some(k) => out.cv[k * pts + pt] = held_out(stats, target, k, a, b, c, beta, c0, t),
+                    Some(k) => out.cv[k * pts + pt] = held_out(stats, target, k, (a, b, c), (beta, c0), t),
                 }
             }
         }
@@ -331,16 +331,12 @@ pub fn kpc_solve_stats<B: Backend>(
 /// its own system (`a`, `b`, `c` of [`fold_systems`]): RankRLS
 /// `(c_k − 2βᵀb_k + βᵀA_kβ)/n_k` (a query Laplacian ignores `c0`); RLS
 /// the squared residuals with the offset, from the fold's raw totals.
-#[allow(clippy::too_many_arguments)]
 fn held_out(
     stats: &StatsRef<'_>,
     target: Target,
     k: usize,
-    a: &[f64],
-    b: &[f64],
-    c: &[f64],
-    beta: &[f64],
-    c0: f64,
+    (a, b, c): (&[f64], &[f64], &[f64]),
+    (beta, c0): (&[f64], f64),
     t: &mut [f64],
 ) -> f64 {
     let (m, mt) = (stats.shape.d, stats.shape.total_len());
@@ -369,7 +365,7 @@ mod tests {
     use super::*;
     use crate::backend::Portable;
     use crate::graph::{Graph, QueryWeight};
-    use crate::learn::ls_stats::{accumulate, accumulate_workspace_len, fold_of, StatsShape};
+    use crate::learn::ls_stats::{accumulate, accumulate_workspace_len, fold_of, RowBlock, StatsMut, StatsShape};
     use crate::learn::nystrom::{landmarks, landmarks_workspace_len};
 
     struct Rng(u64);
@@ -413,11 +409,8 @@ mod tests {
             shape,
             seed,
             &x,
-            &yk,
-            &qk,
-            &slots,
-            &mut totals,
-            &mut queries,
+            &RowBlock { y: &yk, qids: &qk, slots: &slots },
+            StatsMut { totals: &mut totals, queries: &mut queries },
             &mut work,
         )
         .unwrap();

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use ranklet_core::format::{
     quantize_linear, widen_range, Basis, BasisView, ElementType, FeatureCentring, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, ModelView, QuantModel, QuantWidth, DEFAULT_HEADROOM_BITS,
+    LinearModel, Model, ModelSpec, ModelView, QuantArrays, QuantModel, QuantWidth, DEFAULT_HEADROOM_BITS,
 };
 
 use crate::args::heading;
@@ -267,8 +267,15 @@ pub fn quantize(
     };
     let centring = v.feature_centring().map(|_| FeatureCentring { mean: &mean, scale: &scale });
     let (mut a, mut z, mut wq) = (vec![0.0f32; d], vec![0.0f32; d], vec![0i16; d]);
-    let q = quantize_linear(&w, l.offset(), centring, (&lo, &hi), width, &mut a, &mut z, &mut wq)
-        .map_err(|e| CliError::input(format!("--quantize: {e}")))?;
+    let q = quantize_linear(
+        &w,
+        l.offset(),
+        centring,
+        (&lo, &hi),
+        width,
+        QuantArrays { input_scale: &mut a, zero_point: &mut z, weights: &mut wq },
+    )
+    .map_err(|e| CliError::input(format!("--quantize: {e}")))?;
     let model = QuantModel { width, scale: q.scale, bias: q.bias, input_scale: &a, zero_point: &z, weights: &wq };
     let mut meta = v.metadata().to_string();
     if !meta.is_empty() && !meta.ends_with('\n') {

@@ -115,18 +115,8 @@ impl Family for Kpc {
         let (mut alpha, mut cm) = (vec![0.0; n], vec![0.0; n]);
         // The n × n kernel matrix lives here: on huge pages (crate::hugebuf).
         let mut work = crate::hugebuf::ZeroedF64::new(kpc::fit_workspace_len(&x, p.components))?;
-        let f = kpc::fit(
-            backend,
-            &p.kernel,
-            &x,
-            &g,
-            &table.labels,
-            p.lambda,
-            p.components,
-            &mut alpha,
-            &mut cm,
-            work.as_mut_slice(),
-        )?;
+        let data = kpc::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
+        let f = kpc::fit(backend, &data, p.lambda, p.components, &mut alpha, &mut cm, work.as_mut_slice())?;
         Fitted::from_expansion(p.kernel, table.clone(), alpha, f.offset, Some((cm, f.grand_mean)))
     }
 
@@ -200,10 +190,13 @@ impl Kpc {
             let mut work = try_zeros(nystrom::kpc_cv_fold_workspace_len(n, nt, m, &grid))?;
             let tol = default_pivot_tol(n);
             let data = nystrom::Training { kernel, rows: &x, graph: &g, s: &train.labels };
-            nystrom::kpc_cv_fold(backend, &data, &xv, &grid, tol, &mut piv, &mut preds, &mut usable, &mut work)?;
+            let out = kpc::FoldOut { preds: &mut preds, usable: &mut usable };
+            nystrom::kpc_cv_fold(backend, &data, &xv, &grid, tol, &mut piv, out, &mut work)?;
         } else {
             let mut work = try_zeros(kpc::cv_fold_workspace_len(&x, &xv, &grid))?;
-            kpc::cv_fold(backend, kernel, &x, &xv, &g, &train.labels, &grid, &mut preds, &mut usable, &mut work)?;
+            let data = kpc::Training { kernel, rows: &x, graph: &g, s: &train.labels };
+            let out = kpc::FoldOut { preds: &mut preds, usable: &mut usable };
+            kpc::cv_fold(backend, &data, &xv, &grid, out, &mut work)?;
         }
         let np = self.components.len();
         let mut out = Vec::with_capacity(grid.len());

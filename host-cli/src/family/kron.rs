@@ -347,17 +347,15 @@ pub const CG: &str = "conjugate gradient";
 
 /// Predictions `f(a, b)` for `pairs` of (row of `k_a`, row of `k_b`):
 /// `k_a` is `m_a × p_u` (kernel rows of first nodes against the training
-/// u nodes, column-major), `k_b` `m_b × p_v`.
-#[allow(clippy::too_many_arguments)]
+/// u nodes, column-major), `k_b` `m_b × p_v`; each comes with its row count
+/// as `(k_a, m_a)`, `(k_b, m_b)`.
 pub fn predict_edges<B: Backend>(
     backend: &mut B,
     pair: PairKernel,
     coef: &[f64],
     (pu, pv): (usize, usize),
-    k_a: &[f64],
-    m_a: usize,
-    k_b: &[f64],
-    m_b: usize,
+    (k_a, m_a): (&[f64], usize),
+    (k_b, m_b): (&[f64], usize),
     pairs: &[(usize, usize)],
 ) -> Result<Vec<f64>, LearnError> {
     let c = MatRef::from_col_major(coef, pu, pv)?;
@@ -398,7 +396,15 @@ pub fn predict_problem_edges<B: Backend>(
         .collect();
     let k_a = sub(&prob.g_u, prob.n_u, &us, train_u);
     let k_b = sub(&prob.g_v, prob.n_v, &vs, train_v);
-    predict_edges(backend, prob.pair, &fit.coef, (train_u.len(), train_v.len()), &k_a, us.len(), &k_b, vs.len(), &pairs)
+    predict_edges(
+        backend,
+        prob.pair,
+        &fit.coef,
+        (train_u.len(), train_v.len()),
+        (&k_a, us.len()),
+        (&k_b, vs.len()),
+        &pairs,
+    )
 }
 
 /// A metric over an edge list, per conditioning (first) node, averaged.

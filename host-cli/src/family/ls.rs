@@ -118,18 +118,8 @@ impl Family for LeastSquares {
             let (mut piv, mut alpha) = (vec![0; m], vec![0.0; m]);
             let mut work = try_zeros(nystrom::ls_fit_workspace_len(n, m))?;
             let tol = default_pivot_tol(n);
-            let r = nystrom::ls_fit(
-                backend,
-                &p.kernel,
-                &x,
-                &g,
-                &table.labels,
-                p.lambda,
-                tol,
-                &mut piv,
-                &mut alpha,
-                &mut work,
-            )?;
+            let data = nystrom::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
+            let r = nystrom::ls_fit(backend, &data, p.lambda, tol, &mut piv, &mut alpha, &mut work)?;
             if r == 0 {
                 return Err(LinalgError::Singular { index: 0 }.into());
             }
@@ -193,18 +183,8 @@ impl Family for LeastSquares {
                 let mut piv = vec![0; m];
                 let mut work = try_zeros(nystrom::ls_holdout_workspace_len(n, m, &g))?;
                 let tol = default_pivot_tol(n);
-                nystrom::ls_holdout(
-                    backend,
-                    &p.kernel,
-                    &x,
-                    &g,
-                    &table.labels,
-                    p.lambda,
-                    tol,
-                    &mut piv,
-                    &mut preds,
-                    &mut work,
-                )?;
+                let data = nystrom::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
+                nystrom::ls_holdout(backend, &data, p.lambda, tol, &mut piv, &mut preds, &mut work)?;
                 return Ok(preds);
             }
             let mut work = try_zeros(ls::holdout_workspace_len(&p.kernel, &x, &g))?;

@@ -142,11 +142,8 @@ impl Shard {
             &self.shape,
             self.seed,
             x,
-            y,
-            qids,
-            &self.row_slots,
-            &mut self.totals,
-            &mut self.queries,
+            &ls_stats::RowBlock { y, qids, slots: &self.row_slots },
+            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.queries },
             &mut self.work,
         )
     }
@@ -190,11 +187,8 @@ impl Shard {
             row_ptr,
             cols,
             vals,
-            y,
-            qids,
-            &self.row_slots,
-            &mut self.totals,
-            &mut self.queries,
+            &ls_stats::RowBlock { y, qids, slots: &self.row_slots },
+            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.queries },
             &mut self.work,
         )
     }

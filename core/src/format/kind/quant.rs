@@ -585,6 +585,18 @@ impl<'a> Kind<'a> for QuantView<'a> {
 
 // ------------------------------------------------------------ the writer
 
+/// The caller's buffers [`quantize_linear`] writes, `d` each: `a`
+/// (`input_scale`), `z` (`zero_point`) and `W` (`weights`).
+#[derive(Debug)]
+pub struct QuantArrays<'a> {
+    /// `a_j`.
+    pub input_scale: &'a mut [f32],
+    /// `z_j`.
+    pub zero_point: &'a mut [f32],
+    /// `W_j`.
+    pub weights: &'a mut [i16],
+}
+
 /// The scalars [`quantize_linear`] chose; the arrays went into the caller's
 /// buffers.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -642,7 +654,7 @@ pub fn widen_range(lo: f32, hi: f32, bits: u32) -> (f32, f32) {
 /// (centring optional) for inputs calibrated to `lo[j] ≤ x_j ≤ hi[j]` (as
 /// `f32`; typically the smallest and largest value of each feature over
 /// the training rows), writing `a` (`input_scale`), `z` (`zero_point`) and
-/// `W` (`weights`), d each, and returning `c` and `B` (docs/format.md,
+/// `W` (`weights`) of `out`, d each, and returning `c` and `B` (docs/format.md,
 /// "QUANT", *Writing one*):
 ///
 /// - `z_j = (lo_j + hi_j)/2` as `f32`; `a_j` the smallest `f32` with
@@ -660,17 +672,15 @@ pub fn widen_range(lo: f32, hi: f32, bits: u32) -> (f32, f32) {
 /// bias that breaks the accumulator bound; [`EmitError::NonFinite`] for a
 /// non-finite parameter or range, a range with `lo > hi`, or a scale that
 /// overflows `f32`; [`EmitError::BadScale`] for a zero centring scale.
-#[allow(clippy::too_many_arguments)]
 pub fn quantize_linear(
     w: &[f64],
     offset: f64,
     centring: Option<FeatureCentring<'_>>,
     (lo, hi): (&[f32], &[f32]),
     width: QuantWidth,
-    input_scale: &mut [f32],
-    zero_point: &mut [f32],
-    weights: &mut [i16],
+    out: QuantArrays<'_>,
 ) -> Result<Quantized, EmitError> {
+    let QuantArrays { input_scale, zero_point, weights } = out;
     let d = w.len();
     check_dim(d)?;
     if [lo.len(), hi.len(), input_scale.len(), zero_point.len(), weights.len()].iter().any(|&n| n != d) {

@@ -571,6 +571,20 @@ pub fn fit_linear_iwork_len(n: usize) -> usize {
     n
 }
 
+/// The training data of the linear ordering learners ([`fit_linear`],
+/// [`err_fit`]): the item attributes `x` (`n × d`) and the orders over the
+/// items in CSR form (`items[order_ptr[q]..order_ptr[q + 1]]` is order `q`,
+/// best first).
+#[derive(Clone, Copy, Debug)]
+pub struct Orders<'a> {
+    /// Item attributes, one row per item.
+    pub x: MatRef<'a, f64>,
+    /// Offsets of the orders in `items` (`q + 1` entries for `q` orders).
+    pub order_ptr: &'a [usize],
+    /// Item indices of every order, concatenated.
+    pub items: &'a [usize],
+}
+
 /// Trains `learner` on the sample orders over the reduced attributes
 /// `z_j = B x_j` (`B` = `basis`, `K′ × d` row-major, e.g. from [`rcdr`] or
 /// [`pca`]) or, with `basis = None`, over the original attributes, and
@@ -600,9 +614,7 @@ pub fn fit_linear_iwork_len(n: usize) -> usize {
 /// constant attribute); dimension, non-finite and workspace errors.
 pub fn fit_linear<B: Backend>(
     backend: &mut B,
-    x: MatRef<'_, f64>,
-    order_ptr: &[usize],
-    items: &[usize],
+    orders: &Orders<'_>,
     learner: OrderLearner,
     lambda: f64,
     basis: Option<&[f64]>,
@@ -610,6 +622,7 @@ pub fn fit_linear<B: Backend>(
     work: &mut [f64],
     iwork: &mut [usize],
 ) -> Result<f64, OrderError> {
+    let Orders { x, order_ptr, items } = *orders;
     check_x(x)?;
     let (n, d) = (x.nrows(), x.ncols());
     if w.len() != d {
@@ -691,15 +704,13 @@ pub fn fit_linear<B: Backend>(
 /// As [`fit_linear`].
 pub fn err_fit<B: Backend>(
     backend: &mut B,
-    x: MatRef<'_, f64>,
-    order_ptr: &[usize],
-    items: &[usize],
+    orders: &Orders<'_>,
     lambda: f64,
     w: &mut [f64],
     work: &mut [f64],
     iwork: &mut [usize],
 ) -> Result<f64, OrderError> {
-    fit_linear(backend, x, order_ptr, items, OrderLearner::Err, lambda, None, w, work, iwork)
+    fit_linear(backend, orders, OrderLearner::Err, lambda, None, w, work, iwork)
 }
 
 /// Scratch for [`mean_correlation_linear`] with `n` objects and orders of at

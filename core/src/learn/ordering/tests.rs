@@ -124,7 +124,16 @@ fn fit(
     let mut work = vec![0.0; fit_linear_workspace_len(it.len(), dz)];
     let mut iwork = vec![0; fit_linear_iwork_len(n)];
     let xm = MatRef::from_row_major(x, n, d).unwrap();
-    let off = fit_linear(&mut be, xm, ptr, it, learner, lambda, basis, &mut w, &mut work, &mut iwork)?;
+    let off = fit_linear(
+        &mut be,
+        &super::Orders { x: xm, order_ptr: ptr, items: it },
+        learner,
+        lambda,
+        basis,
+        &mut w,
+        &mut work,
+        &mut iwork,
+    )?;
     Ok((w, off))
 }
 
@@ -161,7 +170,9 @@ fn err_equals_numpy_and_heldout_rho() {
     let mut be = Portable::new(&mut bw);
     let (mut w2, mut work, mut iwork) = (vec![0.0; d], vec![0.0; fit_linear_workspace_len(tri.len(), d)], vec![0; n]);
     let xm = MatRef::from_row_major(&x, n, d).unwrap();
-    let off2 = err_fit(&mut be, xm, &trp, &tri, 1.0, &mut w2, &mut work, &mut iwork).unwrap();
+    let off2 =
+        err_fit(&mut be, &super::Orders { x: xm, order_ptr: &trp, items: &tri }, 1.0, &mut w2, &mut work, &mut iwork)
+            .unwrap();
     assert_eq!((w2, off2), (w, off));
 }
 

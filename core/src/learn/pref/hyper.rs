@@ -367,8 +367,8 @@ pub fn evidence_workspace_len(prior: &XpgpPrior<'_>) -> usize {
     EvalScratch::len(n, prior.parts_len()).saturating_add(prior.workspace_len())
 }
 
-/// `log Z_EP(θ)` and its gradient (`grad`, `θ.len()`) for the XPGP prior
-/// and the likelihood of kind `lik` (its noise taken from `θ[2]`). EP
+/// `log Z_EP(θ)` and its gradient (`grad`, `θ.len()`) for `problem`'s XPGP
+/// prior and likelihood (its noise taken from `θ[2]`). EP
 /// starts from `post`'s current sites (zero for a fresh
 /// [`PrefPosterior::new`]) and leaves the converged posterior there.
 ///
@@ -376,15 +376,13 @@ pub fn evidence_workspace_len(prior: &XpgpPrior<'_>) -> usize {
 /// Those of the prior, of EP and of the shapes.
 pub fn evidence_gradient<B: Backend>(
     backend: &mut B,
-    prior: &XpgpPrior<'_>,
-    pairs: &[Pair],
-    lik: Likelihood,
+    problem: &HyperProblem<'_>,
     theta: &[f64],
-    ep: &EpParams,
     post: &mut PrefPosterior<'_>,
     grad: &mut [f64],
     work: &mut [f64],
 ) -> Result<f64, LearnError> {
+    let HyperProblem { prior, pairs, lik, ref ep } = *problem;
     let n = prior.n;
     if theta.len() != theta_len(prior.relations.len()) || grad.len() != theta.len() || post.n() != n {
         return Err(LinalgError::DimensionMismatch.into());
@@ -443,7 +441,6 @@ pub fn fit_hyper<B: Backend>(
 ///
 /// # Errors
 /// As [`fit_hyper`].
-#[allow(clippy::too_many_arguments)]
 pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     backend: &mut B,
     problem: &HyperProblem<'_>,
@@ -454,7 +451,6 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     work: &mut [f64],
     mut stop: S,
 ) -> Result<OptReport, LearnError> {
-    let HyperProblem { prior, pairs, lik, ref ep } = *problem;
     let p = theta.len();
     let need = minimize_workspace_len(p, opt.memory.max(1));
     if work.len() < need {
@@ -464,7 +460,7 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     let mut stopped = false;
     let report = minimize_until(
         |th, g| {
-            let v = evidence_gradient(backend, prior, pairs, lik, th, ep, post, g, ework)?;
+            let v = evidence_gradient(backend, problem, th, post, g, ework)?;
             g.iter_mut().for_each(|x| *x = -*x);
             Ok(-v)
         },

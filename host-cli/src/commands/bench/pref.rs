@@ -192,8 +192,15 @@ pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
         tg.push(t0.elapsed().as_secs_f64());
 
         let t0 = Instant::now();
-        eval_log_z = evidence_gradient(&mut be, &prior, &pairs, lik, &theta, &ep, &mut post, &mut grad, &mut ework)
-            .map_err(err)?;
+        eval_log_z = evidence_gradient(
+            &mut be,
+            &HyperProblem { prior: &prior, pairs: &pairs, lik, ep },
+            &theta,
+            &mut post,
+            &mut grad,
+            &mut ework,
+        )
+        .map_err(err)?;
         tev.push(t0.elapsed().as_secs_f64());
         std::hint::black_box(&grad);
     }
