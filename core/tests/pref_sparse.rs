@@ -22,7 +22,7 @@
 use ranklet_core::backend::Portable;
 use ranklet_core::graph::Pair;
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
-use ranklet_core::learn::pref::hyper::{evidence_gradient, evidence_workspace_len};
+use ranklet_core::learn::pref::hyper::{evidence_gradient, evidence_workspace_len, HyperProblem};
 use ranklet_core::learn::pref::sparse::{
     self, choose_inducing, inducing_workspace_len, SparsePosterior, SparsePrior, SparseProblem, PAIR_BLOCK,
 };
@@ -152,8 +152,8 @@ fn dense(c: &Case, lik: Likelihood, xt: &Rows<'_>) -> Fit {
     let mut post = PrefPosterior::new(n, c.pairs.len(), &mut storage).unwrap();
     let mut work = vec![0.0; evidence_workspace_len(&prior)];
     let mut grad = vec![0.0; 3];
-    let log_z =
-        evidence_gradient(&mut be, &prior, &c.pairs, lik, &c.theta, &tight(), &mut post, &mut grad, &mut work).unwrap();
+    let problem = HyperProblem { prior: &prior, pairs: &c.pairs, lik, ep: tight() };
+    let log_z = evidence_gradient(&mut be, &problem, &c.theta, &mut post, &mut grad, &mut work).unwrap();
     assert_eq!(post.jitter(), 0.0);
     let cov = post.cov();
     let var = (0..n).map(|i| cov[i * n + i]).collect();
