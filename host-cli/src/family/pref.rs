@@ -441,17 +441,10 @@ pub fn train<B: Backend>(
     // callback may stop the search there; nothing is fitted when no
     // hyperparameter is free but the final EP.
     let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
-    progress::report(on, HYPER, 0, total)?;
     let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
-    let mut stopped = false;
-    let report = hyper::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, |it| {
-        stopped = it > 0 && progress::report(on, HYPER, it.min(total), total).is_err();
-        stopped
-    });
-    if stopped {
-        return Err(progress::interrupted());
-    }
-    progress::report(on, HYPER, total, total)?;
+    let report = searched(on, total, |stop| {
+        hyper::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, stop)
+    })?;
     let report = report.map_err(fail)?;
 
     let names = theta_names(algo, rels.len());
@@ -525,6 +518,28 @@ pub fn train<B: Backend>(
         }
     };
     Ok((bytes, summary))
+}
+
+/// Runs an evidence search `fit`, which calls its stop callback after each
+/// optimiser iteration: each of at most `total` iterations is reported to
+/// `on`, whose `Break` ends the search there ([`progress::interrupted`]).
+/// The dense and the sparse fits' one progress loop.
+fn searched<R>(
+    on: OnProgress<'_>,
+    total: usize,
+    fit: impl FnOnce(&mut dyn FnMut(usize) -> bool) -> R,
+) -> Result<R, CliError> {
+    progress::report(on, HYPER, 0, total)?;
+    let mut stopped = false;
+    let out = fit(&mut |it| {
+        stopped = it > 0 && progress::report(on, HYPER, it.min(total), total).is_err();
+        stopped
+    });
+    if stopped {
+        return Err(progress::interrupted());
+    }
+    progress::report(on, HYPER, total, total)?;
+    Ok(out)
 }
 
 /// Fits `algo` (pref-gp or diff-gp) by sparse EP on at most `basis`
@@ -617,17 +632,10 @@ pub fn train_sparse<B: Backend>(
     let mut post = sparse::SparsePosterior::new(n, r, np, &mut storage).map_err(fail)?;
     let mut work = zeros(work_len.unwrap_or(0))?;
     let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
-    progress::report(on, HYPER, 0, total)?;
     let problem = sparse::SparseProblem { prior: &prior, pairs: &pairs, lik, ep };
-    let mut stopped = false;
-    let report = sparse::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, |it| {
-        stopped = it > 0 && progress::report(on, HYPER, it.min(total), total).is_err();
-        stopped
-    });
-    if stopped {
-        return Err(progress::interrupted());
-    }
-    progress::report(on, HYPER, total, total)?;
+    let report = searched(on, total, |stop| {
+        sparse::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, stop)
+    })?;
     let report = report.map_err(fail)?;
     let names = theta_names(algo, 0);
     let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
