@@ -22,8 +22,11 @@ Rounds alternate the two; best-of-N wall time and CPU time of the fit
 the share of the T held-out judgements whose winner does not get the
 larger posterior mean (an exact tie counts one half).
 
+With BASIS given, the sparse fit `ranklet.PrefGP(basis=BASIS)` (EP on
+BASIS inducing items) runs in the same rounds too.
+
 Usage: PYTHONPATH=python BOTORCH_PYTHON=/tmp/btvenv/bin/python \\
-           target/pyenv/bin/python bench/pref_botorch.py [N] [M] [T] [ROUNDS]
+           target/pyenv/bin/python bench/pref_botorch.py [N] [M] [T] [ROUNDS] [BASIS]
 Prints one JSON line.
 """
 import json
@@ -82,39 +85,50 @@ def main():
     m = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
     t = int(sys.argv[3]) if len(sys.argv) > 3 else 10000
     rounds = int(sys.argv[4]) if len(sys.argv) > 4 else 3
+    basis = int(sys.argv[5]) if len(sys.argv) > 5 else None
     import ranklet
 
+    learners = {"ranklet": lambda: ranklet.PrefGP(precision="f64")}
+    if basis is not None:
+        learners[f"ranklet_basis{basis}"] = lambda: ranklet.PrefGP(precision="f64", basis=basis)
+
     py = os.environ.get("BOTORCH_PYTHON", "/tmp/btvenv/bin/python")
-    times = {"ranklet": [], "botorch": []}
-    cpu = {"ranklet": [], "botorch": []}
+    times = {name: [] for name in [*learners, "botorch"]}
+    cpu = {name: [] for name in times}
+    fitted = {}
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([sys.executable, os.path.join(HERE, "pref_sparse_data.py"), tmp, str(n), str(m), str(t)],
                        check=True, capture_output=True)
         X, train, test = load(tmp)
         out = os.path.join(tmp, "botorch.npy")
         for _ in range(rounds):
-            est = ranklet.PrefGP(precision="f64")
-            t0, c0 = time.perf_counter(), time.process_time()
-            est.fit(X, train)
-            times["ranklet"].append(time.perf_counter() - t0)
-            cpu["ranklet"].append(time.process_time() - c0)
+            for name, make in learners.items():
+                est = make()
+                t0, c0 = time.perf_counter(), time.process_time()
+                est.fit(X, train)
+                times[name].append(time.perf_counter() - t0)
+                cpu[name].append(time.process_time() - c0)
+                fitted[name] = est
             r = subprocess.run([py, os.path.abspath(__file__), "botorch", tmp, out],
                                capture_output=True, text=True, check=True)
             line = json.loads(r.stdout.strip().splitlines()[-1])
             times["botorch"].append(line["wall_s"])
             cpu["botorch"].append(line["cpu_s"])
         theirs = np.load(out)
-    ours = est.predict()
-    print(json.dumps({
-        "n": n, "m": m, "t": t, "rounds": rounds,
-        "ranklet_best_s": min(times["ranklet"]), "botorch_best_s": min(times["botorch"]),
-        "ratio": min(times["ranklet"]) / min(times["botorch"]),
-        "ranklet_cpu_best_s": min(cpu["ranklet"]), "botorch_cpu_best_s": min(cpu["botorch"]),
-        "ranklet_all_s": times["ranklet"], "botorch_all_s": times["botorch"],
-        "ranklet_pair_error": pair_error(ours, test), "botorch_pair_error": pair_error(theirs, test),
-        "ranklet_train_pair_error": pair_error(ours, train), "botorch_train_pair_error": pair_error(theirs, train),
-        "torch_threads": line["torch_threads"], "ranklet_fit": est.fit_info_ if hasattr(est, "fit_info_") else None,
-    }))
+    means = {name: est.predict() for name, est in fitted.items()}
+    means["botorch"] = theirs
+    out = {"n": n, "m": m, "t": t, "rounds": rounds, "torch_threads": line["torch_threads"]}
+    for name in times:
+        out[f"{name}_best_s"] = min(times[name])
+        out[f"{name}_cpu_best_s"] = min(cpu[name])
+        out[f"{name}_all_s"] = times[name]
+        out[f"{name}_pair_error"] = pair_error(means[name], test)
+        out[f"{name}_train_pair_error"] = pair_error(means[name], train)
+        out[f"{name}_over_botorch"] = min(times[name]) / min(times["botorch"])
+    for name, est in fitted.items():
+        out[f"{name}_hyperparameters"] = est.hyperparameters_
+        out[f"{name}_log_evidence"] = est.log_evidence_
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
