@@ -11,7 +11,7 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _arrays
 from . import _ranklet
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -72,7 +72,7 @@ def _grid(values, name):
     return v
 
 
-class _RowLearner(BaseEstimator):
+class _RowLearner(ModelBytes, BaseEstimator):
     """What every row learner shares: input handling, the call of the
     driver, prediction and the model's bytes."""
 
@@ -130,14 +130,6 @@ class _RowLearner(BaseEstimator):
         x, csr = _arrays.features(X)
         return _ranklet.score(self.model_.to_bytes(), x, csr, None)
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
     def _more_tags(self):
         return {"requires_y": True}

@@ -15,9 +15,10 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from . import _arrays
 from . import _ranklet
 from ._estimators import _kernel_spec, _store
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 
 def _edges_text(Y, edges, y):
@@ -42,18 +43,10 @@ def _edges_text(Y, edges, y):
 
 
 def _nodes(X, name):
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}") from None
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (nodes × features), got {X.ndim} dimensions")
-    return X
+    return _arrays.matrix(X, name, "nodes × features")
 
 
-class _KronLearner(BaseEstimator):
+class _KronLearner(ModelBytes, BaseEstimator):
     """What both Kronecker learners share."""
 
     _algo = None
@@ -131,14 +124,6 @@ class _KronLearner(BaseEstimator):
         order = np.argsort(-s, kind="stable")[: (len(s) if k is None else int(k))]
         return order, s[order]
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
 
 class KronRLS(_KronLearner):

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from . import _ranklet
 from ._estimators import _store
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 
 def _items_csv(X):
@@ -39,7 +39,7 @@ def _orders_text(orders):
     return "\n".join(lines) + "\n"
 
 
-class ERR(BaseEstimator):
+class ERR(ModelBytes, BaseEstimator):
     """Expected Rank Regression (003 eq. 5): a linear scorer of the items'
     attributes from sample orders, ``ranklet train --algo err``.
 
@@ -79,14 +79,6 @@ class ERR(BaseEstimator):
         check_is_fitted(self, "model_")
         return self.model_.predict(np.asarray(X, dtype=np.float64))
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
 
 class _Reducer(TransformerMixin, BaseEstimator):

@@ -18,24 +18,15 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from . import _arrays
 from . import _ranklet
 from ._estimators import _store
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 
 def _items(X):
     """The attributes as the extension takes them (float32/float64, 2-D)."""
-    if X is None:
-        return None
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"X must hold numbers, got dtype {X.dtype}") from None
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (items × attributes), got {X.ndim} dimensions")
-    return X
+    return None if X is None else _arrays.matrix(X, "X", "items × attributes")
 
 
 def _index_array(a, name, cols):
@@ -98,7 +89,7 @@ def _relations_text(relations, groups):
     return out
 
 
-class _PrefLearner(BaseEstimator):
+class _PrefLearner(ModelBytes, BaseEstimator):
     """What every preference GP shares: the call of the driver, the fitted
     attributes from the model, scoring through the model's bytes."""
 
@@ -165,14 +156,6 @@ class _PrefLearner(BaseEstimator):
         picks = _ranklet.pref_suggest(self.model_.to_bytes(), int(k))
         return np.array([(i, j) for i, j, _, _ in picks], dtype=np.int64).reshape(-1, 2)
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
 
 class PrefGP(_PrefLearner):
