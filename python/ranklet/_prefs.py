@@ -10,7 +10,11 @@ Items are the rows of ``X``, named by their 0-based positions (as
 ``(m, 2)`` integer array of ``(winner, loser)`` positions; they are written
 as the lines of a preferences file and read by the CLI's reader, so a bad
 judgement raises ``ValueError`` with the CLI's message (``prefs:LINE`` for
-the ``LINE``-th judgement)."""
+the ``LINE``-th judgement).
+
+A DataFrame's column names are kept as the row learners keep them
+(``feature_names_in_``, the model's metadata line ``feature_names``) and
+checked at ``predict``."""
 
 import warnings
 
@@ -19,6 +23,7 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _arrays
+from . import _names
 from . import _ranklet
 from ._estimators import _store
 from ._model import Model, ModelBytes
@@ -96,6 +101,7 @@ class _PrefLearner(ModelBytes, BaseEstimator):
     _algo = None
 
     def _fit(self, X, prefs, ties=None, differences=None, relations=None, groups=None, n_items=None):
+        _names.check(self, X, reset=True)
         X = _items(X)
         if X is None and n_items is None:
             raise ValueError("X is required (or n_items, for xpgp on relations only)")
@@ -114,6 +120,7 @@ class _PrefLearner(ModelBytes, BaseEstimator):
         )
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
+        data = _names.in_model(data, self)
         self.model_ = Model(data)
         self.summary_ = summary
         self.n_items_ = n
@@ -135,6 +142,8 @@ class _PrefLearner(ModelBytes, BaseEstimator):
         check_is_fitted(self, "model_")
         if X is None and self._X is not None:
             X = self._X
+        elif X is not None:
+            _names.check(self, X, reset=False)
         mean, var = _ranklet.pref_posterior(self.model_.to_bytes(), _items(X))
         return (mean, np.sqrt(var)) if return_std else mean
 
