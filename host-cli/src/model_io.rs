@@ -69,6 +69,104 @@ pub fn model_bytes(
     Ok(out)
 }
 
+/// Refuses metadata lines a model file could not hold: a key is one word
+/// without `=` or a line break, a value one line.
+///
+/// # Errors
+/// [`CliError::input`] naming the first bad key.
+pub fn check_metadata(metadata: &[(String, String)]) -> Result<(), CliError> {
+    match metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
+        Some((k, _)) => {
+            Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The model of `bytes` with the lines `key=value` of `extra` appended to
+/// its metadata: every other section is copied unchanged, the sections laid
+/// out again as the writer lays them out (in the same order, each at a
+/// multiple of [`field::SECTION_ALIGN`]), the length and checksum written
+/// anew. The result is the file the writer emits for the same model with
+/// the longer metadata, byte for byte, for every kind, so a learner whose
+/// driver writes its own metadata can add lines (the Python package's
+/// feature names) without a metadata parameter in each driver.
+///
+/// # Errors
+/// [`CliError::input`]: `bytes` is not a valid model, a key of `extra` is
+/// malformed ([`check_metadata`]) or already in the model's metadata, or the
+/// result would be longer than the format's 4 GiB.
+pub fn with_metadata(bytes: &[u8], extra: &[(String, String)]) -> Result<Vec<u8>, CliError> {
+    use field::section as entry;
+    use format::section_id;
+
+    let view = ModelView::new_checked(bytes).map_err(|e| CliError::input(format!("not a valid model: {e}")))?;
+    check_metadata(extra)?;
+    if extra.is_empty() {
+        return Ok(bytes.to_vec());
+    }
+    if let Some((k, _)) = extra.iter().find(|(k, _)| view.metadata_get(k).is_some()) {
+        return Err(CliError::input(format!("metadata key {k:?} is already in the model's metadata")));
+    }
+    let mut meta = view.metadata().to_string();
+    if !meta.is_empty() && !meta.ends_with('\n') {
+        meta.push('\n');
+    }
+    for (k, v) in extra {
+        meta.push_str(&format!("{k}={v}\n"));
+    }
+    // The checked view guarantees every read below is in bounds.
+    let u16_at = |at: usize| bytes.get(at..at + 2).and_then(|s| s.try_into().ok()).map_or(0, u16::from_le_bytes);
+    let u32_at = |at: usize| bytes.get(at..at + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes);
+    let count = usize::from(u16_at(field::SECTION_COUNT.start));
+    // (id, flags, payload) in file order; the metadata replaced, or put
+    // first when the model has none (its id is the smallest, and the
+    // writer orders sections by id).
+    let mut secs: Vec<(u16, u16, &[u8])> = Vec::with_capacity(count + 1);
+    for e in 0..count {
+        let at = field::HEADER_LEN + e * entry::ENTRY_LEN;
+        let (off, len) = (u32_at(at + entry::OFFSET.start) as usize, u32_at(at + entry::LEN.start) as usize);
+        let payload = bytes.get(off..off + len).unwrap_or(&[]);
+        secs.push((u16_at(at + entry::ID.start), u16_at(at + entry::FLAGS.start), payload));
+    }
+    match secs.iter_mut().find(|(id, _, _)| *id == section_id::META) {
+        Some(s) => s.2 = meta.as_bytes(),
+        None => secs.insert(0, (section_id::META, 0, meta.as_bytes())),
+    }
+    let align = |x: usize| x.div_ceil(field::SECTION_ALIGN) * field::SECTION_ALIGN;
+    let table_end = field::HEADER_LEN + secs.len() * entry::ENTRY_LEN;
+    let mut offsets = Vec::with_capacity(secs.len());
+    let mut at = table_end;
+    for (_, _, p) in &secs {
+        at = align(at);
+        offsets.push(at);
+        at += p.len();
+    }
+    let total = at + field::CRC_LEN;
+    let too_long = || {
+        CliError::input(format!("the model with its metadata would take {total} bytes, more than the format's 4 GiB"))
+    };
+    let total32 = u32::try_from(total).map_err(|_| too_long())?;
+    let mut out = vec![0u8; total];
+    out[..field::HEADER_LEN].copy_from_slice(&bytes[..field::HEADER_LEN]);
+    out[field::TOTAL_LEN].copy_from_slice(&total32.to_le_bytes());
+    let n = u16::try_from(secs.len()).map_err(|_| CliError::input("too many sections"))?;
+    out[field::SECTION_COUNT].copy_from_slice(&n.to_le_bytes());
+    for (e, ((id, flags, p), off)) in secs.iter().zip(&offsets).enumerate() {
+        let at = field::HEADER_LEN + e * entry::ENTRY_LEN;
+        out[at + entry::ID.start..at + entry::ID.end].copy_from_slice(&id.to_le_bytes());
+        out[at + entry::FLAGS.start..at + entry::FLAGS.end].copy_from_slice(&flags.to_le_bytes());
+        out[at + entry::OFFSET.start..at + entry::OFFSET.end].copy_from_slice(&(*off as u32).to_le_bytes());
+        out[at + entry::LEN.start..at + entry::LEN.end].copy_from_slice(&(p.len() as u32).to_le_bytes());
+        out[*off..*off + p.len()].copy_from_slice(p);
+    }
+    let body = total - field::CRC_LEN;
+    let crc = format::crc32::crc32(&out[..body]);
+    out[body..].copy_from_slice(&crc.to_le_bytes());
+    ModelView::new_checked(&out).map_err(|e| CliError::failure(format!("the model with its metadata: {e}")))?;
+    Ok(out)
+}
+
 /// `-m/--model`: the model file a command reads.
 #[cfg(feature = "cli")]
 #[derive(clap::Args, Debug, Clone)]
@@ -276,4 +374,99 @@ pub(crate) fn sample_model() -> Vec<u8> {
     let mut b = vec![0u8; spec.buffer_len()];
     spec.emit(&mut b).unwrap();
     b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ranklet_core::format::{Basis, FeatureCentring, KernelModel, LinearModel, Model, PrefGpModel, Values};
+    use ranklet_core::kernel::Kernel;
+
+    fn emit(spec: ModelSpec<'_>) -> Vec<u8> {
+        let mut b = vec![0u8; spec.buffer_len()];
+        let n = spec.emit(&mut b).unwrap();
+        b.truncate(n);
+        b
+    }
+
+    fn extra(lines: &[(&str, &str)]) -> Vec<(String, String)> {
+        lines.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// Metadata added to a written model gives the bytes the writer emits
+    /// with the longer metadata: for models with and without metadata, with
+    /// sections of lengths that are not multiples of the alignment (item
+    /// names, odd metadata), in both element types and several kinds.
+    #[test]
+    fn with_metadata_is_the_writers_file_with_the_longer_metadata() {
+        let w = [0.5, -3.0, 2.0];
+        let (mean, scale) = ([0.1, 0.2, 0.3], [1.0, 2.0, 0.5]);
+        let basis = [1.0, 0.0, 2.0, 0.5, -1.0, 0.25];
+        let coeffs = [0.75, -0.5];
+        let (pm, pc) = ([0.5, -0.25, 1.0], [1.0, 0.2, 0.8, -0.1, 0.3, 1.5]);
+        let models = || {
+            [
+                (Model::Linear(LinearModel { w: &w, offset: 0.25, centring: None }), ElementType::F32),
+                (
+                    Model::Linear(LinearModel {
+                        w: &w,
+                        offset: -1.0,
+                        centring: Some(FeatureCentring { mean: &mean, scale: &scale }),
+                    }),
+                    ElementType::F64,
+                ),
+                (
+                    Model::Kernel(KernelModel {
+                        dim: 3,
+                        kernel: Kernel::Rbf { gamma: 0.5 },
+                        basis: Basis::Dense(&basis),
+                        coeffs: &coeffs,
+                        offset: 0.0,
+                        centring: None,
+                        kernel_centring: None,
+                    }),
+                    ElementType::F32,
+                ),
+                (
+                    Model::PrefGp(PrefGpModel {
+                        sigma: 0.5,
+                        count: 7,
+                        mean: Values::F64(&pm),
+                        cov_packed: Values::F64(&pc),
+                        item_names: "apple\nbanana\ncherry\n",
+                    }),
+                    ElementType::F32,
+                ),
+            ]
+        };
+        let add = extra(&[("feature_names", "[\"a\", \"b\", \"c\"]"), ("x", "1")]);
+        for before in ["", "algorithm=rankrls\n", "lambda=0.5\ncv=odd length\n"] {
+            let after = format!("{before}feature_names=[\"a\", \"b\", \"c\"]\nx=1\n");
+            for (k, (model, et)) in models().into_iter().enumerate() {
+                let spec = ModelSpec::new(model, et);
+                let got = with_metadata(&emit(spec.with_metadata(before)), &add).unwrap();
+                assert_eq!(got, emit(spec.with_metadata(&after)), "model {k}, metadata {before:?}");
+                let v = ModelView::new_checked(&got).unwrap();
+                assert_eq!(v.metadata_get("feature_names"), Some("[\"a\", \"b\", \"c\"]"));
+            }
+        }
+    }
+
+    #[test]
+    fn with_metadata_refuses_bad_keys_known_keys_and_bad_models() {
+        let m = sample_model();
+        let err = |e: CliError| e.to_string();
+        let e = err(with_metadata(&m, &extra(&[("lambda", "2")])).unwrap_err());
+        assert!(e.contains("\"lambda\" is already in the model's metadata"), "{e}");
+        let e = err(with_metadata(&m, &extra(&[("a=b", "2")])).unwrap_err());
+        assert!(e.contains("a key is one word without '='"), "{e}");
+        let e = err(with_metadata(&m, &extra(&[("a", "two\nlines")])).unwrap_err());
+        assert!(e.contains("a value one line"), "{e}");
+        let mut bad = m.clone();
+        bad[30] ^= 1;
+        let e = err(with_metadata(&bad, &extra(&[("a", "1")])).unwrap_err());
+        assert!(e.starts_with("not a valid model"), "{e}");
+        // Nothing to add: the same bytes.
+        assert_eq!(with_metadata(&m, &[]).unwrap(), m);
+    }
 }

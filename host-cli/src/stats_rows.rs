@@ -29,7 +29,7 @@ use crate::family::nystrom_stats::{fit_nystrom, NystromAlgo, NystromFit, Nystrom
 use crate::family::Family;
 use crate::fit::Fitted;
 use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::model_io::model_bytes;
+use crate::model_io::{check_metadata, model_bytes};
 use crate::train_rows::{push_chosen, rows_meta};
 
 /// What statistics to keep: the options of `ranklet stats`.
@@ -170,16 +170,6 @@ pub struct StatsFit {
     pub fit: FromStats,
     /// The chosen λ's index in the grid.
     pub best: usize,
-}
-
-/// Refuses metadata lines the model file could not hold.
-fn check_metadata(metadata: &[(String, String)]) -> Result<(), CliError> {
-    match metadata.iter().find(|(k, v)| k.is_empty() || k.contains(['=', '\n']) || v.contains('\n')) {
-        Some((k, _)) => {
-            Err(CliError::input(format!("metadata key {k:?}: a key is one word without '=', a value one line")))
-        }
-        None => Ok(()),
-    }
 }
 
 /// RLS (`ranker = false`) or RankRLS from merged statistics: every λ of

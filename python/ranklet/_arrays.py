@@ -24,12 +24,23 @@ def features(X):
             np.ascontiguousarray(X.indices, dtype=np.int64),
         )
         return np.ascontiguousarray(X.data, dtype=np.float64), csr
+    return matrix(X), None
+
+
+def matrix(X, name="X", shape="rows × features"):
+    """``X`` as a 2-D float32/float64 array (not copied when it is one):
+    ``TypeError`` naming ``name`` for values that are not numbers,
+    ``ValueError`` for another number of dimensions than the two of
+    ``shape``."""
     X = np.asarray(X)
     if X.dtype not in (np.float32, np.float64):
-        X = X.astype(np.float64)
+        try:
+            X = X.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}") from None
     if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (rows × features), got {X.ndim} dimensions")
-    return X, None
+        raise ValueError(f"{name} must be 2-D ({shape}), got {X.ndim} dimensions")
+    return X
 
 
 def qid_codes(qid, n):

@@ -3,15 +3,14 @@ the library's training driver (the one ``ranklet train --data`` calls), with
 the GIL released; the fitted state is the model's bytes, so an estimator
 pickles, saves and scores through them."""
 
-import json
-
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from . import _arrays
+from . import _names
 from . import _ranklet
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -22,10 +21,11 @@ except ImportError:  # older: the method of BaseEstimator
     _FINITE = "force_all_finite"
 
 
-def _validate(est, X, reset):
-    """scikit-learn's checks of X's shape, dtype and feature names; the
-    values' finiteness is the library's, with the CLI's messages."""
-    kw = dict(accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset, **{_FINITE: False})
+def _validate(est, X, reset, sparse=True, dtype=(np.float64, np.float32)):
+    """scikit-learn's checks of X's shape, dtype and feature names (a CSR
+    matrix accepted with ``sparse``); the values' finiteness is the
+    library's, with the CLI's messages."""
+    kw = dict(accept_sparse="csr" if sparse else False, dtype=list(dtype), reset=reset, **{_FINITE: False})
     if _validate_data is not None:
         return _validate_data(est, X, **kw)
     return est._validate_data(X, **kw)
@@ -72,7 +72,7 @@ def _grid(values, name):
     return v
 
 
-class _RowLearner(BaseEstimator):
+class _RowLearner(ModelBytes, BaseEstimator):
     """What every row learner shares: input handling, the call of the
     driver, prediction and the model's bytes."""
 
@@ -88,15 +88,12 @@ class _RowLearner(BaseEstimator):
         compares the labels within each query of ``qid`` (all rows one query
         without it), or learns from explicit ``pairs`` of row indices
         ``(winner, loser[, magnitude])``. Returns ``self``."""
-        names = getattr(X, "columns", None)
         y = _labels(y)
         X = _validate(self, X, reset=True)
         x, csr = _arrays.features(X)
         codes = _arrays.qid_codes(qid, x.shape[0] if csr is None else len(csr[1]) - 1)
         req = self._request()
-        meta = []
-        if names is not None and hasattr(self, "feature_names_in_"):
-            meta.append(("feature_names", json.dumps([str(c) for c in self.feature_names_in_])))
+        meta = _names.metadata(self)
         data, cv, chosen = _ranklet.fit_rows_py(
             x,
             y,
@@ -130,14 +127,6 @@ class _RowLearner(BaseEstimator):
         x, csr = _arrays.features(X)
         return _ranklet.score(self.model_.to_bytes(), x, csr, None)
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
     def _more_tags(self):
         return {"requires_y": True}

@@ -9,15 +9,23 @@ without), named by their 0-based positions, or with
 ``(n_u, n_v)`` matrix ``Y`` (every entry an edge) or an edge list
 ``edges`` (``(m, 2)`` positions ``u, v``) with labels ``y``; they are
 written as the lines of an edges file and read by the CLI's reader, so a bad
-edge raises ``ValueError`` with the CLI's message (``edges:LINE``)."""
+edge raises ``ValueError`` with the CLI's message (``edges:LINE``).
+
+DataFrames' column names are kept as the row learners keep them: those of
+``X_u`` in ``feature_names_in_`` (model metadata ``feature_names``), those
+of a second node set ``X_v`` in ``feature_names_v_in_``
+(``feature_names_v``); ``predict`` checks them (a one-node-set model checks
+both its inputs against ``feature_names_in_``)."""
 
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from . import _arrays
+from . import _names
 from . import _ranklet
 from ._estimators import _kernel_spec, _store
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 
 def _edges_text(Y, edges, y):
@@ -42,18 +50,10 @@ def _edges_text(Y, edges, y):
 
 
 def _nodes(X, name):
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must hold numbers, got dtype {X.dtype}") from None
-    if X.ndim != 2:
-        raise ValueError(f"{name} must be 2-D (nodes × features), got {X.ndim} dimensions")
-    return X
+    return _arrays.matrix(X, name, "nodes × features")
 
 
-class _KronLearner(BaseEstimator):
+class _KronLearner(ModelBytes, BaseEstimator):
     """What both Kronecker learners share."""
 
     _algo = None
@@ -62,6 +62,11 @@ class _KronLearner(BaseEstimator):
         """Fits to the nodes ``X_u`` (and ``X_v``) and the labelled edges
         (``Y``, or ``edges`` and ``y``). Returns ``self``."""
         precomputed = self.kernel == "precomputed"
+        _names.check(self, X_u, reset=True)
+        if X_v is None:
+            _names.forget(self, "feature_names_v_in_")
+        else:
+            _names.check(self, X_v, reset=True, attr="feature_names_v_in_", arg="X_v")
         X_u = _nodes(X_u, "X_u")
         X_v = None if X_v is None else _nodes(X_v, "X_v")
         if precomputed:
@@ -88,7 +93,7 @@ class _KronLearner(BaseEstimator):
             max_iter=int(self.max_iter),
             precision=self.precision,
         )
-        self.model_ = Model(data)
+        self.model_ = Model(_names.in_model(data, self, ("feature_names_in_", "feature_names_v_in_")))
         self.alpha_ = lam
         self.n_u_ = X_u.shape[0]
         self.n_v_ = (X_u if X_v is None else X_v).shape[0]
@@ -108,6 +113,10 @@ class _KronLearner(BaseEstimator):
         An ``(m_u, m_v)`` matrix, or with ``pairs`` (``(k, 2)`` row indices)
         the ``k`` scores."""
         check_is_fitted(self, "model_")
+        _names.check(self, X_u, reset=False)
+        if X_v is not None:
+            v_names = "feature_names_in_" if self.one_domain_ else "feature_names_v_in_"
+            _names.check(self, X_v, reset=False, attr=v_names, arg="X_v")
         U = np.ascontiguousarray(_nodes(X_u, "X_u"), dtype=np.float64)
         V = U if X_v is None else np.ascontiguousarray(_nodes(X_v, "X_v"), dtype=np.float64)
         if pairs is None:
@@ -123,22 +132,18 @@ class _KronLearner(BaseEstimator):
     def rank(self, u, candidates, k=None):
         """The candidates (rows of ``candidates``) ranked for the
         conditioning node ``u`` (one row: features, or its kernel row), best
-        first, as ``ranklet rank``: ``(indices, scores)``, the top ``k``."""
-        u = np.atleast_2d(np.asarray(u, dtype=np.float64))
-        if u.shape[0] != 1:
-            raise ValueError(f"u must be one node (a row), got {u.shape[0]} rows")
+        first, as ``ranklet rank``: ``(indices, scores)``, the top ``k``. A
+        pandas row (Series) or one-row DataFrame keeps its names."""
+        if hasattr(u, "to_frame") and not hasattr(u, "columns"):
+            u = u.to_frame().T  # a Series: one row, its index the columns
+        if not hasattr(u, "columns"):
+            u = np.atleast_2d(np.asarray(u, dtype=np.float64))
+        if np.shape(u)[0] != 1:
+            raise ValueError(f"u must be one node (a row), got {np.shape(u)[0]} rows")
         s = self.predict(u, candidates)[0]
         order = np.argsort(-s, kind="stable")[: (len(s) if k is None else int(k))]
         return order, s[order]
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
 
 class KronRLS(_KronLearner):

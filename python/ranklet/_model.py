@@ -6,6 +6,7 @@ import os
 import tempfile
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
 
 from . import _arrays
 from . import _ranklet
@@ -60,6 +61,20 @@ class Model:
 
     def __repr__(self):
         return f"Model(kind={self.kind!r}, element={self.element!r}, n_features_in_={self.n_features_in_})"
+
+
+class ModelBytes:
+    """``to_bytes`` and ``save`` of an estimator whose fitted state is its
+    model ``model_``."""
+
+    def to_bytes(self):
+        """The ``.rkl`` bytes of the fitted model."""
+        check_is_fitted(self, "model_")
+        return self.model_.to_bytes()
+
+    def save(self, path):
+        """Writes the fitted model as a ``.rkl`` file (atomically)."""
+        save_bytes(self.to_bytes(), path)
 
 
 def save_bytes(data, path):

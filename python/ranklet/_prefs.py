@@ -10,7 +10,11 @@ Items are the rows of ``X``, named by their 0-based positions (as
 ``(m, 2)`` integer array of ``(winner, loser)`` positions; they are written
 as the lines of a preferences file and read by the CLI's reader, so a bad
 judgement raises ``ValueError`` with the CLI's message (``prefs:LINE`` for
-the ``LINE``-th judgement)."""
+the ``LINE``-th judgement).
+
+A DataFrame's column names are kept as the row learners keep them
+(``feature_names_in_``, the model's metadata line ``feature_names``) and
+checked at ``predict``."""
 
 import warnings
 
@@ -18,24 +22,16 @@ import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
+from . import _arrays
+from . import _names
 from . import _ranklet
 from ._estimators import _store
-from ._model import Model, save_bytes
+from ._model import Model, ModelBytes
 
 
 def _items(X):
     """The attributes as the extension takes them (float32/float64, 2-D)."""
-    if X is None:
-        return None
-    X = np.asarray(X)
-    if X.dtype not in (np.float32, np.float64):
-        try:
-            X = X.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"X must hold numbers, got dtype {X.dtype}") from None
-    if X.ndim != 2:
-        raise ValueError(f"X must be 2-D (items × attributes), got {X.ndim} dimensions")
-    return X
+    return None if X is None else _arrays.matrix(X, "X", "items × attributes")
 
 
 def _index_array(a, name, cols):
@@ -98,13 +94,14 @@ def _relations_text(relations, groups):
     return out
 
 
-class _PrefLearner(BaseEstimator):
+class _PrefLearner(ModelBytes, BaseEstimator):
     """What every preference GP shares: the call of the driver, the fitted
     attributes from the model, scoring through the model's bytes."""
 
     _algo = None
 
     def _fit(self, X, prefs, ties=None, differences=None, relations=None, groups=None, n_items=None):
+        _names.check(self, X, reset=True)
         X = _items(X)
         if X is None and n_items is None:
             raise ValueError("X is required (or n_items, for xpgp on relations only)")
@@ -123,6 +120,7 @@ class _PrefLearner(BaseEstimator):
         )
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
+        data = _names.in_model(data, self)
         self.model_ = Model(data)
         self.summary_ = summary
         self.n_items_ = n
@@ -144,6 +142,8 @@ class _PrefLearner(BaseEstimator):
         check_is_fitted(self, "model_")
         if X is None and self._X is not None:
             X = self._X
+        elif X is not None:
+            _names.check(self, X, reset=False)
         mean, var = _ranklet.pref_posterior(self.model_.to_bytes(), _items(X))
         return (mean, np.sqrt(var)) if return_std else mean
 
@@ -165,14 +165,6 @@ class _PrefLearner(BaseEstimator):
         picks = _ranklet.pref_suggest(self.model_.to_bytes(), int(k))
         return np.array([(i, j) for i, j, _, _ in picks], dtype=np.int64).reshape(-1, 2)
 
-    def to_bytes(self):
-        """The ``.rkl`` bytes of the fitted model."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
 
 
 class PrefGP(_PrefLearner):

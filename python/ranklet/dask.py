@@ -31,7 +31,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from . import _ranklet
-from ._model import Model, save_bytes
+from ._estimators import _kernel_spec, _store
+from ._model import Model, ModelBytes
 
 __all__ = ["KPCRank", "RLS", "RankRLS"]
 
@@ -149,11 +150,17 @@ def _score(block, model):
     return _ranklet.score(model, np.require(block, requirements="A"), None, None)
 
 
-class _StatsLearner(BaseEstimator):
-    """What RLS and RankRLS on Dask share: the partitions' statistics, the
-    reduction, the solve, prediction and the model's bytes."""
+class _StatsLearner(ModelBytes, BaseEstimator):
+    """What the learners on Dask share: the partitions' statistics, the
+    reduction, the solve, prediction and the model's bytes. A learner
+    differs in ``_algo``, the extension's solver of the merged statistics
+    (``_solver``, with the further arguments ``_solver_options``) and the
+    fitted attributes it sets from the solver's info (``_info``:
+    ``(attribute, key, conversion)``)."""
 
     _algo = None
+    _solver = staticmethod(_ranklet.fit_stats_py)
+    _info = (("coef_", "coef", np.asarray), ("alpha_", "lambda", None))
 
     def _inputs(self, X, y, qid):
         """The per-partition delayed ``(x, y, qid)`` and the feature columns
@@ -262,8 +269,12 @@ class _StatsLearner(BaseEstimator):
         features)."""
         return {}
 
+    def _solver_options(self):
+        """Further arguments of the solver (none: RLS, RankRLS)."""
+        return {}
+
     def _solve(self, merged, source, weight, lambdas, cv, meta):
-        return _ranklet.fit_stats_py(
+        return self._solver(
             merged,
             source=source,
             algo=self._algo,
@@ -272,11 +283,12 @@ class _StatsLearner(BaseEstimator):
             cv=cv,
             precision=self.precision,
             metadata=meta,
+            **self._solver_options(),
         )
 
     def _set_info(self, info):
-        self.coef_ = np.asarray(info["coef"])
-        self.alpha_ = info["lambda"]
+        for attr, key, conv in self._info:
+            setattr(self, attr, info[key] if conv is None else conv(info[key]))
 
     def _set_cv(self, table):
         rows = table["rows"]
@@ -319,12 +331,7 @@ class _StatsLearner(BaseEstimator):
     def to_bytes(self):
         """The ``.rkl`` bytes of the fitted model (as ``ranklet train
         --from-stats`` writes them, up to the ``training_data`` line)."""
-        check_is_fitted(self, "model_")
-        return self.model_.to_bytes()
-
-    def save(self, path):
-        """Writes the fitted model as a ``.rkl`` file (atomically)."""
-        save_bytes(self.to_bytes(), path)
+        return super().to_bytes()
 
 
 _PARAMS_DOC = """
@@ -365,12 +372,7 @@ class RLS(_StatsLearner):
     _algo = "rls"
 
     def __init__(self, alpha=1.0, *, cv=None, random_state=1, keep_queries=False, split_every=8, precision="f32"):
-        self.alpha = alpha
-        self.cv = cv
-        self.random_state = random_state
-        self.keep_queries = keep_queries
-        self.split_every = split_every
-        self.precision = precision
+        _store(self, locals())
 
 
 class RankRLS(_StatsLearner):
@@ -402,13 +404,7 @@ class RankRLS(_StatsLearner):
         split_every=8,
         precision="f32",
     ):
-        self.alpha = alpha
-        self.query_weight = query_weight
-        self.cv = cv
-        self.random_state = random_state
-        self.keep_queries = keep_queries
-        self.split_every = split_every
-        self.precision = precision
+        _store(self, locals())
 
 
 def _read_landmarks(landmarks):
@@ -486,21 +482,7 @@ class KPCRank(_StatsLearner):
         split_every=8,
         precision="f32",
     ):
-        self.n_components = n_components
-        self.alpha = alpha
-        self.kernel = kernel
-        self.gamma = gamma
-        self.degree = degree
-        self.coef0 = coef0
-        self.n_basis = n_basis
-        self.sample = sample
-        self.landmarks = landmarks
-        self.query_weight = query_weight
-        self.cv = cv
-        self.random_state = random_state
-        self.keep_queries = keep_queries
-        self.split_every = split_every
-        self.precision = precision
+        _store(self, locals())
 
     def _components(self):
         c = np.atleast_1d(np.asarray(self.n_components))
@@ -513,8 +495,6 @@ class KPCRank(_StatsLearner):
             raise ValueError("a grid of alpha or n_components values needs cv=K to choose among them")
 
     def _map_opts(self, dask, client, parts, d, columns):
-        from ._estimators import _kernel_spec
-
         if self.landmarks is not None:
             lm = _read_landmarks(self.landmarks)
             m = None
@@ -538,20 +518,8 @@ class KPCRank(_StatsLearner):
         # One key of the graph holds the map; every partition's task reads it.
         return {"landmarks": dask.delayed(lm, name="ranklet-landmarks-" + dask.base.tokenize(lm))}
 
-    def _solve(self, merged, source, weight, lambdas, cv, meta):
-        return _ranklet.fit_nystrom_stats_py(
-            merged,
-            source=source,
-            algo=self._algo,
-            query_weight=weight,
-            lambdas=lambdas,
-            components=self._components(),
-            cv=cv,
-            precision=self.precision,
-            metadata=meta,
-        )
+    _solver = staticmethod(_ranklet.fit_nystrom_stats_py)
+    _info = (("alpha_", "lambda", None), ("n_components_", "components", None), ("nystrom_map_", "map", None))
 
-    def _set_info(self, info):
-        self.alpha_ = info["lambda"]
-        self.n_components_ = info["components"]
-        self.nystrom_map_ = info["map"]
+    def _solver_options(self):
+        return {"components": self._components()}

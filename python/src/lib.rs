@@ -338,6 +338,18 @@ fn model_info<'py>(py: Python<'py>, model: &[u8]) -> PyResult<Bound<'py, PyDict>
     })
 }
 
+/// The model of `model`'s bytes with the lines `key=value` of `metadata`
+/// added to its metadata, every other section unchanged
+/// (`ranklet::model_io::with_metadata`): how the learners whose drivers
+/// write their own metadata record the feature names of a DataFrame.
+#[pyfunction]
+fn add_metadata<'py>(py: Python<'py>, model: &[u8], metadata: Vec<(String, String)>) -> PyResult<Bound<'py, PyBytes>> {
+    fenced(|| {
+        let bytes = ranklet::model_io::with_metadata(model, &metadata).map_err(py_err)?;
+        Ok(PyBytes::new(py, &bytes))
+    })
+}
+
 /// One metric (a name of `ranklet eval --metric`) of `scores` against
 /// `labels`, per query of `qid` (integer codes) and averaged as the CLI
 /// averages it.
@@ -783,6 +795,7 @@ fn _ranklet(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit_rows_py, m)?)?;
     m.add_function(wrap_pyfunction!(score, m)?)?;
     m.add_function(wrap_pyfunction!(model_info, m)?)?;
+    m.add_function(wrap_pyfunction!(add_metadata, m)?)?;
     m.add_function(wrap_pyfunction!(metric, m)?)?;
     m.add_function(wrap_pyfunction!(pair_metric, m)?)?;
     m.add_function(wrap_pyfunction!(fit_prefs_py, m)?)?;

@@ -118,24 +118,16 @@ fn fit_stats_py<'py>(
         info.set_item("rows", out.fit.rows)?;
         info.set_item("queries", out.fit.queries)?;
         info.set_item("n_features", out.fit.d)?;
-        let table: Bound<'py, PyAny> = match &out.fit.cv {
+        let table = match &out.fit.cv {
             None => py.None().into_bound(py),
             Some((k, rows)) => {
-                let list = PyList::empty(py);
+                let mut points = Vec::with_capacity(rows.len());
                 for (l, folds) in rows {
-                    let r = PyDict::new(py);
                     let params = PyDict::new(py);
                     params.set_item("lambda", l)?;
-                    r.set_item("params", params)?;
-                    r.set_item("folds", folds.clone())?;
-                    list.append(r)?;
+                    points.push((params, folds.as_slice()));
                 }
-                let d = PyDict::new(py);
-                d.set_item("rows", list)?;
-                d.set_item("best", out.best)?;
-                d.set_item("scheme", format!("{k}-fold by query hash (statistics)"))?;
-                d.set_item("metric", "objective")?;
-                d.into_any()
+                cv_table(py, *k, points, out.best)?
             }
         };
         Ok((PyBytes::new(py, &out.model), table, info))
@@ -210,14 +202,13 @@ fn fit_nystrom_stats_py<'py>(
         info.set_item("queries", fit.queries)?;
         info.set_item("map", fit.map.clone())?;
         info.set_item("chosen", chosen)?;
-        let table: Bound<'py, PyAny> = match &fit.cv {
+        let table = match &fit.cv {
             None => py.None().into_bound(py),
             Some((k, rows)) => {
                 let np = components.len().max(1);
-                let list = PyList::empty(py);
+                let mut points = Vec::with_capacity(rows.len());
                 let mut best = 0;
                 for (i, (_, folds)) in rows.iter().enumerate() {
-                    let r = PyDict::new(py);
                     let params = PyDict::new(py);
                     let l = lambdas[i / np];
                     params.set_item("lambda", l)?;
@@ -228,20 +219,37 @@ fn fit_nystrom_stats_py<'py>(
                     if l == fit.lambda && c == fit.components {
                         best = i;
                     }
-                    r.set_item("params", params)?;
-                    r.set_item("folds", folds.clone())?;
-                    list.append(r)?;
+                    points.push((params, folds.as_slice()));
                 }
-                let d = PyDict::new(py);
-                d.set_item("rows", list)?;
-                d.set_item("best", best)?;
-                d.set_item("scheme", format!("{k}-fold by query hash (statistics)"))?;
-                d.set_item("metric", "objective")?;
-                d.into_any()
+                cv_table(py, *k, points, best)?
             }
         };
         Ok((PyBytes::new(py, &model), table, info))
     })
+}
+
+/// The CV table of a fit from statistics (`k` folds by query hash): a dict
+/// of `rows` (each grid point's `params` and per-fold objective), `best`
+/// (the chosen row), `scheme` and `metric`.
+fn cv_table<'py>(
+    py: Python<'py>,
+    k: usize,
+    points: Vec<(Bound<'py, PyDict>, &[f64])>,
+    best: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let list = PyList::empty(py);
+    for (params, folds) in points {
+        let r = PyDict::new(py);
+        r.set_item("params", params)?;
+        r.set_item("folds", folds.to_vec())?;
+        list.append(r)?;
+    }
+    let d = PyDict::new(py);
+    d.set_item("rows", list)?;
+    d.set_item("best", best)?;
+    d.set_item("scheme", format!("{k}-fold by query hash (statistics)"))?;
+    d.set_item("metric", "objective")?;
+    Ok(d.into_any())
 }
 
 /// Adds the statistics functions to the module.

@@ -57,3 +57,31 @@ def write_svmlight(path, X, y, qid=None):
                 parts.append(f"qid:{int(qid[i])}")
             parts += [f"{j + 1}:{float(v)!r}" for j, v in enumerate(X[i]) if v != 0.0]
             f.write(" ".join(parts) + "\n")
+
+
+def names_error(df, bad):
+    """The message of the row learners' check of feature names: a
+    ``RankRLS`` fitted on the DataFrame ``df`` scoring ``bad``."""
+    import ranklet
+
+    est = ranklet.RankRLS().fit(df, np.arange(len(df), dtype=float))
+    with pytest.raises(ValueError) as e:
+        est.predict(bad)
+    return str(e.value)
+
+
+def assert_names_checked(predict, df, bad, X, name, expected):
+    """``predict`` (a fitted estimator's ``predict`` or ``transform``)
+    checks names as the row learners do: on ``df`` (its columns at fit) no
+    warning and ``expected``; on ``bad`` (other columns) their error; on the
+    array ``X`` scikit-learn's warning naming the class ``name``."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(predict(df), expected)
+    with pytest.raises(ValueError) as e:
+        predict(bad)
+    assert str(e.value) == names_error(df, bad)
+    with pytest.warns(UserWarning, match=f"^X does not have valid feature names, but {name} was fitted with"):
+        predict(X)

@@ -11,7 +11,7 @@ import pytest
 from sklearn.base import clone
 
 import ranklet
-from conftest import ranklet_bin
+from conftest import assert_names_checked, names_error, ranklet_bin
 
 
 def run_cli(cwd, *args, ok=True):
@@ -193,3 +193,53 @@ def test_pickle_and_clone():
     assert back.to_bytes() == est.to_bytes()
     np.testing.assert_array_equal(back.predict(X_u, X_v), est.predict(X_u, X_v))
     assert clone(est).get_params() == est.get_params()
+
+
+def test_dataframe_column_names_as_the_row_learners():
+    """The columns of ``X_u`` and ``X_v`` are kept (``feature_names_in_``,
+    ``feature_names_v_in_``; the model's metadata: the array fit's bytes
+    plus those lines) and checked at ``predict``: ``X_u`` with the row
+    learners' error, ``X_v`` with the same error naming it; ``rank`` keeps
+    the names of a pandas row."""
+    import json
+    import warnings
+
+    pd = pytest.importorskip("pandas")
+    X_u, X_v, pairs, y = problem(41)
+    U = pd.DataFrame(X_u, columns=["dose", "mass", "logp"])
+    V = pd.DataFrame(X_v, columns=["pocket", "charge"])
+    est = ranklet.KronRankRLS(alpha=0.3, kernel="rbf", gamma=0.4, precision="f64").fit(U, V, edges=pairs, y=y)
+    plain = clone(est).fit(X_u, X_v, edges=pairs, y=y)
+    assert list(est.feature_names_in_) == list(U.columns) and list(est.feature_names_v_in_) == list(V.columns)
+    meta = [("feature_names", json.dumps(list(U.columns))), ("feature_names_v", json.dumps(list(V.columns)))]
+    assert est.to_bytes() == ranklet._ranklet.add_metadata(plain.to_bytes(), meta)
+    m = ranklet.load(est.to_bytes())
+    assert list(m.feature_names_in_) == list(U.columns) and m.metadata["feature_names_v"] == meta[1][1]
+    assert_names_checked(lambda A: est.predict(A, V), U, U[["mass", "dose", "logp"]], X_u, "KronRankRLS",
+                         plain.predict(X_u, X_v))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        idx, s = est.rank(U.iloc[2], V, k=3)
+        np.testing.assert_array_equal(idx, plain.rank(X_u[2], X_v, k=3)[0])
+    bad_v = V[["charge", "pocket"]]
+    with pytest.raises(ValueError) as e:
+        est.predict(U, bad_v)
+    assert str(e.value) == "X_v: " + names_error(V, bad_v)
+    with pytest.warns(UserWarning, match="X_v does not have valid feature names, but KronRankRLS was fitted with"):
+        est.predict(U, X_v)
+    with pytest.warns(UserWarning, match="X_v has feature names, but KronRankRLS was fitted without"):
+        plain.predict(X_u, V)
+
+    # One node set: both inputs are checked against its names.
+    Xo, _, po, yo = problem(43, one=True)
+    O = pd.DataFrame(Xo, columns=["a", "b", "c"])
+    one = ranklet.KronRLS(alpha=0.1, precision="f64").fit(O, edges=po, y=yo)
+    assert not hasattr(one, "feature_names_v_in_")
+    assert "feature_names_v" not in one.model_.metadata
+    with pytest.raises(ValueError) as e:
+        one.predict(O, O[["c", "b", "a"]])
+    assert str(e.value) == "X_v: " + names_error(O, O[["c", "b", "a"]])
+    # A refit on arrays forgets the names.
+    est.fit(X_u, X_v, edges=pairs, y=y)
+    assert not hasattr(est, "feature_names_in_") and not hasattr(est, "feature_names_v_in_")
+    assert est.to_bytes() == plain.to_bytes()

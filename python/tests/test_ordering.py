@@ -8,9 +8,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import ranklet
-from conftest import ranklet_bin
+from conftest import assert_names_checked, ranklet_bin
 
 
 def run_cli(cwd, *args, ok=True):
@@ -115,3 +116,72 @@ def test_pickle():
     np.testing.assert_array_equal(back.predict(X), err.predict(X))
     pca = ranklet.PCA(n_components=2).fit(X, orders)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(pca)).transform(X), pca.transform(X))
+
+
+def test_dataframe_column_names_as_the_row_learners():
+    """``ERR``, ``RCDR`` and ``PCA`` keep a DataFrame's columns
+    (``feature_names_in_``; ERR's model: the array fit's bytes plus the
+    metadata line) and check them at ``predict``/``transform`` with the row
+    learners' error and scikit-learn's warnings."""
+    import json
+
+    pd = pytest.importorskip("pandas")
+    X, orders = data(5)
+    df = pd.DataFrame(X, columns=["w", "x", "y", "z"])
+    bad = df[["x", "w", "y", "z"]]
+    err = ranklet.ERR(alpha=0.5, precision="f64").fit(df, orders)
+    plain = ranklet.ERR(alpha=0.5, precision="f64").fit(X, orders)
+    assert list(err.feature_names_in_) == list(df.columns)
+    names = json.dumps(list(df.columns))
+    assert err.to_bytes() == ranklet._ranklet.add_metadata(plain.to_bytes(), [("feature_names", names)])
+    assert list(ranklet.load(err.to_bytes()).feature_names_in_) == list(df.columns)
+    assert_names_checked(err.predict, df, bad, X, "ERR", plain.predict(X))
+    for est in [ranklet.RCDR(n_components=2), ranklet.PCA(n_components=2)]:
+        name = type(est).__name__
+        est.fit(df, orders)
+        assert list(est.feature_names_in_) == list(df.columns)
+        assert_names_checked(est.transform, df, bad, X, name, X @ est.components_.T)
+        # The output's columns, and a DataFrame out with set_output.
+        prefix = name.lower()
+        assert list(est.get_feature_names_out()) == [f"{prefix}0", f"{prefix}1"]
+        out = est.set_output(transform="pandas").transform(df)
+        assert list(out.columns) == [f"{prefix}0", f"{prefix}1"]
+        np.testing.assert_array_equal(out.to_numpy(), X @ est.components_.T)
+        est.fit(X, orders)
+        assert not hasattr(est, "feature_names_in_")
+
+
+def test_scores_as_y_are_one_order():
+    """A 1-D array of one score per item (scikit-learn's ``y``) is the one
+    order of the items by decreasing score, equal scores in row order; so a
+    reducer and ERR chain in a Pipeline."""
+    from sklearn.pipeline import make_pipeline
+
+    X, _ = data(6, n=12)
+    y = np.round(X[:, 0] - X[:, 1], 1)
+    y[3] = y[7]  # a tie: item 3 before item 7
+    order = np.argsort(-y, kind="stable")
+    assert list(order).index(3) < list(order).index(7)
+    for est in [ranklet.RCDR(n_components=2, correlation="spearman"), ranklet.PCA(n_components=2)]:
+        a = clone(est).fit(X, y)
+        b = clone(est).fit(X, [order])
+        np.testing.assert_array_equal(a.components_, b.components_)
+        np.testing.assert_array_equal(a.importance_, b.importance_)
+    e = ranklet.ERR(alpha=0.5, precision="f64")
+    assert clone(e).fit(X, y).to_bytes() == clone(e).fit(X, [list(order)]).to_bytes()
+    assert clone(e).fit(X, list(y)).to_bytes() == clone(e).fit(X, [list(order)]).to_bytes()
+    # One order of all the items without its list could be scores too.
+    with pytest.raises(ValueError, match=r"either one order \(give it as \[\[…\]\]\) or one score per item"):
+        clone(e).fit(X, list(order))
+    pipe = make_pipeline(ranklet.RCDR(n_components=2), ranklet.ERR(alpha=0.5, precision="f64")).fit(X, y)
+    r = ranklet.RCDR(n_components=2).fit(X, y)
+    manual = ranklet.ERR(alpha=0.5, precision="f64").fit(r.transform(X), y)
+    np.testing.assert_array_equal(pipe.predict(X), manual.predict(r.transform(X)))
+    with pytest.raises(ValueError, match="y has 11 scores but X has 12 items"):
+        ranklet.PCA().fit(X, y[:11])
+    with pytest.raises(ValueError, match=r"y\[2\]: non-finite score nan"):
+        ranklet.PCA().fit(X, np.where(np.arange(12) == 2, np.nan, y))
+    with pytest.raises(ValueError, match="requires y to be passed"):
+        ranklet.RCDR().fit(X, None)
+    with pytest.raises(ValueError, match=r"X\[1, 2\]: non-finite feature value inf"):
+        ranklet.PCA().fit(X, y).transform(np.where(np.arange(48).reshape(12, 4) == 6, np.inf, X))

@@ -14,7 +14,7 @@ import pytest
 from sklearn.base import clone
 
 import ranklet
-from conftest import ranklet_bin, write_svmlight
+from conftest import assert_names_checked, ranklet_bin, write_svmlight
 
 
 def items(seed, n=24, d=3):
@@ -231,3 +231,33 @@ def test_xpgp_on_relations_only():
     assert gp.posterior_mean_[0] > gp.posterior_mean_[3]
     with pytest.raises(ValueError, match="X is required"):
         ranklet.XPGP().fit(None, np.array([[0, 1]]), groups=[np.array([(0, 0), (1, 0)])])
+
+
+def test_dataframe_column_names_as_the_row_learners():
+    """A DataFrame's columns are kept (``feature_names_in_``, the model's
+    metadata: the array fit's bytes plus that one line) and checked at
+    ``predict`` with the row learners' error and scikit-learn's warnings;
+    a fit on an array forgets them."""
+    import json
+
+    pd = pytest.importorskip("pandas")
+    X, f = items(seed=6)
+    pairs, _, _ = judgements(6, f)
+    df = pd.DataFrame(X, columns=["price", "size", "age"])
+    gp = ranklet.PrefGP(inductive=True, precision="f64").fit(df, pairs)
+    plain = ranklet.PrefGP(inductive=True, precision="f64").fit(X, pairs)
+    assert list(gp.feature_names_in_) == list(df.columns)
+    assert not hasattr(plain, "feature_names_in_")
+    names = json.dumps(list(df.columns))
+    assert gp.to_bytes() == ranklet._ranklet.add_metadata(plain.to_bytes(), [("feature_names", names)])
+    assert list(ranklet.load(gp.to_bytes()).feature_names_in_) == list(df.columns)
+    assert_names_checked(gp.predict, df, df[["size", "price", "age"]], X, "PrefGP", plain.predict(X))
+    with pytest.warns(UserWarning, match="X has feature names, but PrefGP was fitted without"):
+        plain.predict(df)
+    gp.fit(X, pairs)
+    assert not hasattr(gp, "feature_names_in_") and gp.to_bytes() == plain.to_bytes()
+    # XPGP on relations only has no attributes, so no names.
+    xp = ranklet.XPGP(precision="f64").fit(
+        None, np.array([[0, 1], [2, 3]]), groups=[np.array([(0, 0), (1, 0), (2, 1), (3, 1)])], n_items=4
+    )
+    assert not hasattr(xp, "feature_names_in_") and "feature_names" not in xp.model_.metadata
