@@ -369,6 +369,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// are checked before anything is written. If the recomputed `w`
     /// overflows (a factor with a tiny diagonal), `Numerics(NonFinite)`
     /// after `storage` was written.
+    // Eight inputs: a saved state's parts, each checked against the others.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
         storage: &'s mut [R],
         d: usize,
