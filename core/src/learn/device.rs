@@ -46,7 +46,8 @@ pub trait DeviceLearner<'s>: Sized {
     fn state_file_len(size: usize, et: ElementType) -> Option<usize>;
 
     /// The part of a parsed model this learner starts from (the online
-    /// learner's whole linear model, the GP's kind-8 view).
+    /// learner's linear model with its linear view, extracted once; the
+    /// GP's kind-8 view).
     type Prior<'v>;
     /// The part of a parsed model that holds this learner's saved state.
     type Saved<'v>;
