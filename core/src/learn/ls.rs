@@ -1143,24 +1143,14 @@ mod tests {
             let sparse = Rows::Sparse(csr);
             let mut want = vec![0.0f64; D];
             let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &dense)];
-            let f = fit(
-                &mut Portable::new(&mut pw),
-                &Training { kernel: &Kernel::Linear, rows: &dense, graph: g, s: &s },
-                0.3,
-                &mut want,
-                &mut work,
-            );
+            let on_dense = Training { kernel: &Kernel::Linear, rows: &dense, graph: g, s: &s };
+            let on_sparse = Training { rows: &sparse, ..on_dense };
+            let f = fit(&mut Portable::new(&mut pw), &on_dense, 0.3, &mut want, &mut work);
             assert_eq!(f, Ok(Form::Primal));
             let mut got = vec![0.0f64; D];
             let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &sparse)];
             assert_eq!(work.len(), ls_primal_sparse_workspace_len(N, D));
-            let f = fit(
-                &mut Portable::new(&mut pw),
-                &Training { kernel: &Kernel::Linear, rows: &sparse, graph: g, s: &s },
-                0.3,
-                &mut got,
-                &mut work,
-            );
+            let f = fit(&mut Portable::new(&mut pw), &on_sparse, 0.3, &mut got, &mut work);
             assert_eq!(f, Ok(Form::Primal));
             let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             for (u, v) in got.iter().zip(&want) {
