@@ -49,6 +49,8 @@ pub trait Backend {
     /// through [`Backend::gemm`], each over the columns and inner indices
     /// that can be nonzero; a backend may do the whole product in one
     /// parallel call.
+    // Eight inputs: BLAS's gemm list (α, A, B, β, C) with each operand's stored triangle.
+    #[allow(clippy::too_many_arguments)]
     fn gemm_lower(
         &mut self,
         alpha: f64,
@@ -363,6 +365,8 @@ pub fn check_gemm_lower(
 /// columns `0..r1` only, and of the inner index only `k < r1` when `A` is
 /// lower (or `B` upper) triangular and `k ≥ r0` when `A` is upper
 /// triangular.
+// Eight inputs: BLAS's gemm list (α, A, B, β, C) with each operand's stored triangle.
+#[allow(clippy::too_many_arguments)]
 pub fn gemm_lower_by_blocks<B: Backend + ?Sized>(
     backend: &mut B,
     alpha: f64,

@@ -212,6 +212,8 @@ fn complete(p_u: usize, p_v: usize) -> Vec<(usize, usize)> {
 }
 
 /// Closed-form coefficients and block predictions on test nodes.
+// Eight inputs: a test's closed form over both domains' kernels and sizes.
+#[allow(clippy::too_many_arguments)]
 fn closed(
     domains: &Domains<'_>,
     loss: Loss,

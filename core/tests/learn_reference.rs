@@ -456,13 +456,33 @@ fn one_call_ls_fit_and_holdout_match_the_step_functions() {
     assert_eq!(Form::choose(&Kernel::Linear, &x), Form::Primal);
     let mut w = vec![0.0; data.d];
     let mut work = vec![0.0; fit_workspace_len(&Kernel::Linear, &x)];
-    assert_eq!(fit(&mut be, &Kernel::Linear, &x, &graph, data.s(), 0.5, &mut w, &mut work).unwrap(), Form::Primal);
+    assert_eq!(
+        fit(
+            &mut be,
+            &ranklet_core::learn::kpc::Training { kernel: &Kernel::Linear, rows: &x, graph: &graph, s: data.s() },
+            0.5,
+            &mut w,
+            &mut work
+        )
+        .unwrap(),
+        Form::Primal
+    );
     assert_close(&w, data.fx.get("rankrls_primal_linear_equal_w").2, 1e-8, "ls::fit primal");
     // RBF: dual, scored through the expansion, equal to the fixture.
     let kernel = Kernel::Rbf { gamma: 0.3 };
     let mut a = vec![0.0; data.n];
     let mut work = vec![0.0; fit_workspace_len(&kernel, &x)];
-    assert_eq!(fit(&mut be, &kernel, &x, &graph, data.s(), 0.1, &mut a, &mut work).unwrap(), Form::Dual);
+    assert_eq!(
+        fit(
+            &mut be,
+            &ranklet_core::learn::kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+            0.1,
+            &mut a,
+            &mut work
+        )
+        .unwrap(),
+        Form::Dual
+    );
     let e = Expansion { kernel, basis: x, alpha: &a, offset: 0.0, centring: None };
     let xt = Rows::Dense(data.xt());
     let mut out = vec![0.0; data.nt];
@@ -472,7 +492,14 @@ fn one_call_ls_fit_and_holdout_match_the_step_functions() {
     // The one-call leave-query-out equals the step function on the kernel.
     let mut got = vec![0.0; data.n];
     let mut work = vec![0.0; holdout_workspace_len(&kernel, &x, &graph)];
-    holdout(&mut be, &kernel, &x, &graph, data.s(), 0.1, &mut got, &mut work).unwrap();
+    holdout(
+        &mut be,
+        &ranklet_core::learn::kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+        0.1,
+        &mut got,
+        &mut work,
+    )
+    .unwrap();
     let k = kmat(&kernel, data.x(), data.x());
     let mut want = vec![0.0; data.n];
     let mb = qptr.windows(2).map(|w| w[1] - w[0]).max().unwrap();
@@ -490,13 +517,28 @@ fn one_call_ls_fit_and_holdout_match_the_step_functions() {
     assert_close(&got, &want, 1e-12, "ls::holdout");
     // λ = 0 is refused for the dual form, a pair graph for the shortcut.
     assert_eq!(
-        fit(&mut be, &kernel, &x, &graph, data.s(), 0.0, &mut a, &mut vec![0.0; fit_workspace_len(&kernel, &x)]),
+        fit(
+            &mut be,
+            &ranklet_core::learn::kpc::Training { kernel: &kernel, rows: &x, graph: &graph, s: data.s() },
+            0.0,
+            &mut a,
+            &mut vec![0.0; fit_workspace_len(&kernel, &x)]
+        ),
         Err(LearnError::BadLambda)
     );
     let pairs = [Pair { winner: 0, loser: 1, magnitude: 1.0 }];
     let pg = Graph::Pairs { n: data.n, pairs: &pairs };
     let mut work = vec![0.0; holdout_workspace_len(&kernel, &x, &pg)];
-    assert_eq!(holdout(&mut be, &kernel, &x, &pg, data.s(), 0.1, &mut got, &mut work), Err(LearnError::Unsupported));
+    assert_eq!(
+        holdout(
+            &mut be,
+            &ranklet_core::learn::kpc::Training { kernel: &kernel, rows: &x, graph: &pg, s: data.s() },
+            0.1,
+            &mut got,
+            &mut work
+        ),
+        Err(LearnError::Unsupported)
+    );
 }
 
 #[test]

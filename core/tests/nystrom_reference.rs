@@ -259,7 +259,8 @@ fn with_every_row_as_a_landmark_the_nystrom_learners_equal_the_full_ones() {
         // RLS / RankRLS dual, λ = 0.1.
         let mut a = vec![0.0; n];
         let mut work = vec![0.0; ls::fit_workspace_len(&KERNEL, &x)];
-        with_backend(|be| ls::fit(be, &KERNEL, &x, &graph, s, 0.1, &mut a, &mut work)).unwrap();
+        let data = nystrom::Training { kernel: &KERNEL, rows: &x, graph: &graph, s };
+        with_backend(|be| ls::fit(be, &data, 0.1, &mut a, &mut work)).unwrap();
         let full = predict_full(&fx, &a, 0.0, None);
         let (mut piv, mut alpha) = (vec![0; n], vec![0.0; n]);
         let mut work = vec![0.0; nystrom::ls_fit_workspace_len(n, n)];

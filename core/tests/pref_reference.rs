@@ -20,7 +20,7 @@ use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
 use ranklet_core::learn::pref::hyper::{evidence_gradient, evidence_workspace_len, HyperProblem};
 use ranklet_core::learn::pref::xpgp::{relation_kernel, theta_len, Relation, XpgpPrior};
 use ranklet_core::learn::pref::{
-    fit_workspace_len, predict_workspace_len, prob_latent, EpParams, Likelihood, PrefPosterior,
+    fit_workspace_len, predict_workspace_len, prob_latent, EpParams, Likelihood, NewPair, PrefPosterior,
 };
 use ranklet_core::linalg::Rows;
 use ranklet_core::{MatMut, MatRef};
@@ -169,7 +169,8 @@ fn probit_ep_matches_numpy_and_predicts_like_000_section_5() {
     let want_var: Vec<f64> = (0..t).map(|i| want_cov[i * t + i]).collect();
     assert_close(&pv, &want_var, 1e-6, "predictive variance");
     let k12 = hyp[0] * (-hyp[1] * ((xt[0] - xt[2]).powi(2) + (xt[1] - xt[3]).powi(2))).exp();
-    let (dm, dv) = post.predict_pair(&pairs, &ks[0..n], &ks[n..2 * n], hyp[0], hyp[0], k12, &mut pw).unwrap();
+    let new = NewPair { k1: &ks[0..n], k2: &ks[n..2 * n], k11: hyp[0], k22: hyp[0], k12 };
+    let (dm, dv) = post.predict_pair(&pairs, &new, &mut pw).unwrap();
     let want_dm = fx.vec("p1_pred_mean")[0] - fx.vec("p1_pred_mean")[1];
     let want_dv = want_cov[0] + want_cov[t + 1] - 2.0 * want_cov[1];
     assert_close(&[dm, dv], &[want_dm, want_dv], 1e-6, "pair difference");

@@ -12,7 +12,7 @@ use ranklet_core::graph::Pair;
 use ranklet_core::learn::pref::active::{select_pairs, select_workspace_len, Pick};
 use ranklet_core::learn::pref::hyper::{
     default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize, minimize_workspace_len,
-    HyperProblem, OptParams,
+    HyperProblem, OptParams, Search,
 };
 use ranklet_core::learn::pref::xpgp::{relation_kernel, theta_len, Relation, XpgpPrior};
 use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
@@ -400,7 +400,8 @@ fn fit_hyper_raises_the_evidence_to_a_stationary_point() {
     let mut g = [0.0; 3];
     let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
     let start = evidence_gradient(&mut be, &problem, &theta, &mut post, &mut g, &mut work).unwrap();
-    let rep = fit_hyper(&mut be, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work).unwrap();
+    let rep =
+        fit_hyper(&mut be, &problem, &mut theta, &Search { lo: &lo, hi: &hi, opt }, &mut post, &mut work).unwrap();
     assert!(-rep.f > start + 0.01, "evidence {start} → {}", -rep.f);
     assert!((post.log_evidence() + rep.f).abs() < 1e-9);
     assert_eq!(theta[2], lik.scale().ln(), "the noise stays fixed");

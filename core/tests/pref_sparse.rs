@@ -27,7 +27,7 @@ use ranklet_core::learn::pref::sparse::{
     self, choose_inducing, inducing_workspace_len, SparsePosterior, SparsePrior, SparseProblem, PAIR_BLOCK,
 };
 use ranklet_core::learn::pref::xpgp::XpgpPrior;
-use ranklet_core::learn::pref::{predict_workspace_len, EpParams, Likelihood, PrefPosterior};
+use ranklet_core::learn::pref::{predict_workspace_len, EpParams, Likelihood, NewPair, PrefPosterior};
 use ranklet_core::learn::LearnError;
 use ranklet_core::linalg::Rows;
 use ranklet_core::{LinalgError, MatMut, MatRef};
@@ -190,8 +190,8 @@ fn sparse_fit(c: &Case, z: &[f64], m: usize, lik: Likelihood, xt: &Rows<'_>) -> 
         .map(|p| {
             let (w, l) = (p.winner, p.loser);
             let (k1, k2) = (&kzx[w * m..(w + 1) * m], &kzx[l * m..(l + 1) * m]);
-            let (_, v) =
-                post.predict_pair(&mut be, k1, k2, kxx[w * n + w], kxx[l * n + l], kxx[l * n + w], &mut work).unwrap();
+            let new = NewPair { k1, k2, k11: kxx[w * n + w], k22: kxx[l * n + l], k12: kxx[l * n + w] };
+            let (_, v) = post.predict_pair(&mut be, &new, &mut work).unwrap();
             v
         })
         .collect();
@@ -374,17 +374,7 @@ fn hostile_input_gives_a_posterior_or_a_clear_error() {
     let mut bw = vec![0.0; Portable::workspace_len(1)];
     let mut be = Portable::new(&mut bw);
     let mut work = vec![0.0; 10_000];
-    let e = post
-        .refit(
-            &mut be,
-            &prior,
-            &Kernel::Rbf { gamma: 1.0 },
-            1.0,
-            &pairs,
-            Likelihood::Probit { sigma: 1.0 },
-            &tight(),
-            &mut work,
-        )
-        .unwrap_err();
+    let problem = SparseProblem { prior: &prior, pairs: &pairs, lik: Likelihood::Probit { sigma: 1.0 }, ep: tight() };
+    let e = post.refit(&mut be, &problem, &Kernel::Rbf { gamma: 1.0 }, 1.0, &mut work).unwrap_err();
     assert_eq!(e, LearnError::Numerics(LinalgError::DimensionMismatch));
 }

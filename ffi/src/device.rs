@@ -183,10 +183,10 @@ pub(crate) unsafe fn init<H: Handle>(
     let m = unsafe { view(model)? };
     unsafe { check_out(out)? };
     let prior = H::Learner::prior(m).ok_or(rk_status::WrongModelKind)?;
-    let p = params(m);
     let size = H::Learner::prior_size(&prior);
-    // Safety: forwarded caller promises.
-    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::init(state, &prior, p), out) }
+    // The parameters are read after the carve, so nothing of them is kept
+    // across it. Safety: forwarded caller promises.
+    unsafe { place::<H>(storage, storage_len, size, |state| H::Learner::init(state, &prior, params(m)), out) }
 }
 
 /// Bytes of the `.rkl` file of the learner's state.

@@ -76,7 +76,7 @@ pub fn compute_basis(
     if dims == 0 || dims > d {
         return Err(CliError::input(format!("--dims {dims}: must be between 1 and {d} (the number of attributes)")));
     }
-    let x = data.x()?;
+    let orders = order::Orders { x: data.x()?, order_ptr: &data.order_ptr, items: &data.flat };
     let (mut basis, mut norms) = (vec![0.0; dims * d], vec![0.0; dims]);
     let ml = data.max_len();
     let ctx = method.name();
@@ -85,13 +85,12 @@ pub fn compute_basis(
             let corr = if method == ReduceMethod::RcdrKendall { RankCorr::Kendall } else { RankCorr::Spearman };
             let mut work = vec![0.0; order::rcdr_workspace_len(n, d, dims, ml)];
             let mut iwork = vec![0; order::rcdr_iwork_len(n, ml)];
-            order::rcdr(x, &data.order_ptr, &data.flat, corr, &mut basis, &mut norms, &mut work, &mut iwork)
-                .map_err(|e| core_err(ctx, e))?;
+            order::rcdr(&orders, corr, &mut basis, &mut norms, &mut work, &mut iwork).map_err(|e| core_err(ctx, e))?;
         }
         ReduceMethod::Pca => {
             let mut work = vec![0.0; order::pca_workspace_len(d)];
             let mut iwork = vec![0; order::pca_iwork_len(n)];
-            order::pca(backend, x, &data.order_ptr, &data.flat, &mut basis, &mut norms, &mut work, &mut iwork)
+            order::pca(backend, &orders, &mut basis, &mut norms, &mut work, &mut iwork)
                 .map_err(|e| core_err(ctx, e))?;
         }
     }

@@ -352,6 +352,8 @@ fn dot_axpy<T: Real>(a: &[T], x: &[T], s: T, y: &mut [T]) -> T {
 
 /// One trailing column: `c ← c − v·wj − w·vj`, then `y += c·v2j` and return
 /// `Σ c[i]·v2[i]`.
+// Eight inputs: an inlined inner loop: three columns in, two out, three scalars in registers.
+#[allow(clippy::too_many_arguments)]
 #[inline]
 fn fused_col<T: Real>(c: &mut [T], v: &[T], w: &[T], v2: &[T], y: &mut [T], wj: T, vj: T, v2j: T) -> T {
     let m = c.len();

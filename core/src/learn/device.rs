@@ -46,7 +46,8 @@ pub trait DeviceLearner<'s>: Sized {
     fn state_file_len(size: usize, et: ElementType) -> Option<usize>;
 
     /// The part of a parsed model this learner starts from (the online
-    /// learner's whole linear model, the GP's kind-8 view).
+    /// learner's linear model with its linear view, extracted once; the
+    /// GP's kind-8 view).
     type Prior<'v>;
     /// The part of a parsed model that holds this learner's saved state.
     type Saved<'v>;
@@ -89,7 +90,9 @@ pub trait DeviceLearner<'s>: Sized {
 /// Bytes of a store region that holds a state of this size written as
 /// `et`: [`store_len_within`] in this target's address space.
 pub fn store_len<'s, L: DeviceLearner<'s>>(size: usize, et: ElementType) -> Option<usize> {
-    store_len_within::<L>(size, et, usize::MAX as u64).and_then(|r| usize::try_from(r).ok())
+    // The file's length is a `usize` already, so `store::region_len_for`
+    // is `store_len_within` at `usize::MAX` without its `u64` round trip.
+    L::state_file_len(size, et).and_then(store::region_len_for)
 }
 
 /// Bytes of a store region that holds a state of this size written as

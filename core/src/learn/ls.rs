@@ -18,6 +18,7 @@
 //!   leave-query-out (RankRLS) predictions for every row at the cost of
 //!   about one fit.
 
+use super::kpc::Training;
 use super::{check_graph, check_lambda, LearnError};
 use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
@@ -137,6 +138,8 @@ pub fn ls_primal<B: Backend>(
 
 /// Builds and factors the primal system: `a ← chol(XᵀLX + λI)` (`d × d`,
 /// lower factor) and `rhs ← Xᵀt`.
+// Eight inputs: private: the primal problem's parts, the two outputs and the workspace.
+#[allow(clippy::too_many_arguments)]
 fn primal_system<B: Backend>(
     backend: &mut B,
     x: MatRef<'_, f64>,
@@ -435,6 +438,8 @@ pub fn ls_primal_accumulate_workspace_len(n: usize, d: usize) -> usize {
 /// # Errors
 /// [`LearnError::BadGraph`] for explicit pairs (no `L^{½}`) or a malformed
 /// graph; dimension, workspace and non-finite errors.
+// Eight inputs: the rows (scaled in place), their graph and targets, the two sums and the workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn ls_primal_accumulate<B: Backend>(
     backend: &mut B,
     x: &mut [f64],
@@ -901,22 +906,21 @@ pub fn fit_workspace_len(kernel: &Kernel, x: &Rows<'_>) -> usize {
 }
 
 /// RLS / RankRLS from data rows to model parameters in one call: chooses
-/// the form ([`Form::choose`]), builds the kernel matrix when dual, solves,
-/// and writes `coef` (`Form::coef_len` long: `w` or `a`).
+/// the form ([`Form::choose`]) for `data`'s kernel and rows, builds the
+/// kernel matrix when dual, solves with `data`'s graph and targets, and
+/// writes `coef` (`Form::coef_len` long: `w` or `a`).
 ///
 /// # Errors
 /// As [`ls_primal`] / [`ls_dual`]; [`LinalgError::DimensionMismatch`] if
 /// `coef` has the wrong length.
 pub fn fit<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     coef: &mut [f64],
     work: &mut [f64],
 ) -> Result<Form, LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     let form = Form::choose(kernel, x);
     if coef.len() != form.coef_len(x) {
         return Err(LinalgError::DimensionMismatch.into());
@@ -954,22 +958,21 @@ pub fn holdout_form(kernel: &Kernel, x: &Rows<'_>) -> Form {
 }
 
 /// Closed-form leave-one-out (RLS, `Identity` graph) or leave-query-out
-/// (RankRLS, `Queries` graph) predictions for every row, in one call: the
-/// form is chosen as in [`fit`] and the kernel matrix built when dual.
+/// (RankRLS, `Queries` graph) predictions for every row of `data`, in one
+/// call: the form is chosen as in [`fit`] and the kernel matrix built when
+/// dual.
 ///
 /// # Errors
 /// [`LearnError::Unsupported`] for a pair graph; otherwise as
 /// [`ls_primal_holdout`] / [`ls_dual_holdout`].
 pub fn holdout<B: Backend>(
     backend: &mut B,
-    kernel: &Kernel,
-    x: &Rows<'_>,
-    graph: &Graph<'_>,
-    s: &[f64],
+    data: &Training<'_>,
     lambda: f64,
     out: &mut [f64],
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    let Training { kernel, rows: x, graph, s } = *data;
     match (holdout_form(kernel, x), x) {
         (Form::Primal, Rows::Dense(m)) => ls_primal_holdout(backend, *m, graph, s, lambda, out, work),
         _ => {
@@ -1140,12 +1143,14 @@ mod tests {
             let sparse = Rows::Sparse(csr);
             let mut want = vec![0.0f64; D];
             let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &dense)];
-            let f = fit(&mut Portable::new(&mut pw), &Kernel::Linear, &dense, g, &s, 0.3, &mut want, &mut work);
+            let on_dense = Training { kernel: &Kernel::Linear, rows: &dense, graph: g, s: &s };
+            let on_sparse = Training { rows: &sparse, ..on_dense };
+            let f = fit(&mut Portable::new(&mut pw), &on_dense, 0.3, &mut want, &mut work);
             assert_eq!(f, Ok(Form::Primal));
             let mut got = vec![0.0f64; D];
             let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &sparse)];
             assert_eq!(work.len(), ls_primal_sparse_workspace_len(N, D));
-            let f = fit(&mut Portable::new(&mut pw), &Kernel::Linear, &sparse, g, &s, 0.3, &mut got, &mut work);
+            let f = fit(&mut Portable::new(&mut pw), &on_sparse, 0.3, &mut got, &mut work);
             assert_eq!(f, Ok(Form::Primal));
             let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
             for (u, v) in got.iter().zip(&want) {
@@ -1159,7 +1164,14 @@ mod tests {
             let sparse = Rows::Sparse(csr);
             let mut want = vec![0.0f64; D];
             let mut work = vec![0.0f64; fit_workspace_len(&Kernel::Linear, &sparse)];
-            fit(&mut Portable::new(&mut pw), &Kernel::Linear, &sparse, g, &s, 0.3, &mut want, &mut work).unwrap();
+            fit(
+                &mut Portable::new(&mut pw),
+                &Training { kernel: &Kernel::Linear, rows: &sparse, graph: g, s: &s },
+                0.3,
+                &mut want,
+                &mut work,
+            )
+            .unwrap();
             let mut got = vec![0.0f64; D];
             let mut work = vec![0.0f64; ls_primal_sparse_cg_workspace_len(N, D)];
             let info = ls_primal_sparse_cg(csr, g, &s, 0.3, &CgParams::new(100, 1e-13), &mut got, &mut work).unwrap();

@@ -308,6 +308,8 @@ pub fn accumulate_sparse_workspace_len(shape: &StatsShape) -> usize {
 /// # Errors
 /// As [`accumulate`]; `DimensionMismatch` for a bad row pointer or a column
 /// out of order or `≥ d`. Nothing is added on error.
+// Eight inputs: the CSR rows' three arrays beside the block's other columns, the sums and the workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn accumulate_sparse(
     shape: &StatsShape,
     seed: u64,
@@ -450,6 +452,8 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// for some λ (smallest eigenvalue of `A + λI` at most `d·ε·‖A‖`);
 /// `BadGraph` for a query record with no rows, or an empty fold; dimension
 /// and workspace errors.
+// Eight inputs: the statistics, the λ grid, three outputs and the workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn solve<B: Backend>(
     backend: &mut B,
     stats: &StatsRef<'_>,

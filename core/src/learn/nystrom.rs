@@ -451,6 +451,8 @@ pub fn kpc_fit_workspace_len(n: usize, m: usize, p: usize) -> usize {
 /// when `p` exceeds the landmarks taken, the numerical rank of the centred
 /// features, or the components whose normal equations are positive
 /// definite; as [`ls_fit`] otherwise.
+// Eight inputs: the problem is one struct; λ, p and the pivot tolerance, then two outputs and the workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn kpc_fit<B: Backend>(
     backend: &mut B,
     data: &Training<'_>,
@@ -521,6 +523,8 @@ pub fn kpc_cv_fold_workspace_len(n: usize, nt: usize, m: usize, grid: &KpcGrid<'
 ///
 /// # Errors
 /// As [`super::kpc::cv_fold`] and [`ls_fit`].
+// Eight inputs: the problem is one struct; validation rows, grid, pivot tolerance, outputs, workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn kpc_cv_fold<B: Backend>(
     backend: &mut B,
     data: &Training<'_>,

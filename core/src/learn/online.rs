@@ -164,7 +164,7 @@
 use super::device::DeviceLearner;
 use super::next_pair::{offer, PairScore};
 use super::LearnError;
-use crate::format::{ElementType, Model, ModelView, OnlineModel, OnlineView, ValuesReal};
+use crate::format::{ElementType, LinearView, Model, ModelView, OnlineModel, OnlineView, ValuesReal};
 use crate::linalg::blas::{axpy_unchecked, dot_unchecked};
 use crate::rank::{RankError, Score};
 use crate::{scratch, LinalgError, Real};
@@ -369,6 +369,8 @@ impl<'s, R: Real> OnlineRankRls<'s, R> {
     /// are checked before anything is written. If the recomputed `w`
     /// overflows (a factor with a tiny diagonal), `Numerics(NonFinite)`
     /// after `storage` was written.
+    // Eight inputs: a saved state's parts, each checked against the others.
+    #[allow(clippy::too_many_arguments)]
     pub fn from_parts(
         storage: &'s mut [R],
         d: usize,
@@ -942,6 +944,19 @@ impl<'s, R: ValuesReal> OnlineRankRls<'s, R> {
         prior_id: u32,
     ) -> Result<(Self, f64), LearnError> {
         let lin = prior.linear().ok_or(LearnError::Unsupported)?;
+        Self::from_linear_view(storage, prior, &lin, lambda, prior_id)
+    }
+
+    /// [`from_linear_model`](Self::from_linear_model) from `prior`'s linear
+    /// view `lin`, already extracted (the device shape checks the kind
+    /// once, by extracting it).
+    fn from_linear_view(
+        storage: &'s mut [R],
+        prior: &ModelView<'_>,
+        lin: &LinearView<'_>,
+        lambda: R,
+        prior_id: u32,
+    ) -> Result<(Self, f64), LearnError> {
         let (w, d) = (lin.weights(), prior.dim());
         let centring = prior.feature_centring();
         let w0 = |j: usize| match centring {
@@ -1017,23 +1032,25 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for OnlineRankRls<'s, R> {
         OnlineModel::file_len(d, et)
     }
 
-    type Prior<'v> = &'v ModelView<'v>;
+    /// The model (its dimension and centring) and its linear view,
+    /// extracted once.
+    type Prior<'v> = (&'v ModelView<'v>, LinearView<'v>);
     type Saved<'v> = OnlineView<'v>;
 
-    fn prior<'v>(model: &'v ModelView<'v>) -> Option<&'v ModelView<'v>> {
-        model.linear().map(|_| model)
+    fn prior<'v>(model: &'v ModelView<'v>) -> Option<Self::Prior<'v>> {
+        model.linear().map(|lin| (model, lin))
     }
 
-    fn prior_size(prior: &&ModelView<'_>) -> usize {
-        prior.dim()
+    fn prior_size((model, _): &Self::Prior<'_>) -> usize {
+        model.dim()
     }
 
     fn init(
         storage: &'s mut [R],
-        prior: &&ModelView<'_>,
+        (model, lin): &Self::Prior<'_>,
         (lambda, prior_id): (R, u32),
     ) -> Result<(Self, f64), LearnError> {
-        Self::from_linear_model(storage, prior, lambda, prior_id)
+        Self::from_linear_view(storage, model, lin, lambda, prior_id)
     }
 
     fn saved<'v>(model: &ModelView<'v>) -> Option<OnlineView<'v>> {

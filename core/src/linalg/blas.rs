@@ -440,6 +440,8 @@ fn small_product<T: Real>(alpha: T, a: MatRef<'_, T>, b: MatRef<'_, T>, c: &mut 
 /// on the lower triangle of `C` only. `apack`/`bpack` must hold
 /// `apack_len(mc, kc)` / `bpack_len(kc, nc)` elements; shorter slices only
 /// make it use smaller blocks (never an out-of-bounds access).
+// Eight inputs: private: the product's operands, its two pack buffers and its blocking.
+#[allow(clippy::too_many_arguments)]
 fn packed_driver<T: Real>(
     alpha: T,
     a: MatRef<'_, T>,
@@ -653,6 +655,8 @@ mod tests {
     /// Checks `C = α·A·B + β·C0` entrywise against a naive sum with the bound
     /// `2·(k+2)·ε·(|α|·|A|·|B| + |β|·|C0|)` (γ_k for the sum, one more ε each
     /// for the scalings, doubled for the reference's own rounding).
+    // Eight inputs: a test's grid point: shape, transposes, scalars and the path.
+    #[allow(clippy::too_many_arguments)]
     fn check_gemm(m: usize, n: usize, k: usize, ta: bool, tb: bool, alpha: f64, beta: f64, via_ws: bool) {
         let mut abuf = [0.0; 40 * 40];
         let mut bbuf = [0.0; 40 * 40];

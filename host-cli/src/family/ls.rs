@@ -145,7 +145,8 @@ impl Family for LeastSquares {
         }
         let mut coef = try_zeros(form.coef_len(&x))?;
         let mut work = try_zeros(ls::fit_workspace_len(&p.kernel, &x))?;
-        ls::fit(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut coef, &mut work)?;
+        let data = nystrom::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
+        ls::fit(backend, &data, p.lambda, &mut coef, &mut work)?;
         match form {
             ls::Form::Primal => Ok(Fitted::Linear { w: coef, offset: 0.0 }),
             ls::Form::Dual => Fitted::from_expansion(p.kernel, table.clone(), coef, 0.0, None),
@@ -188,7 +189,8 @@ impl Family for LeastSquares {
                 return Ok(preds);
             }
             let mut work = try_zeros(ls::holdout_workspace_len(&p.kernel, &x, &g))?;
-            ls::holdout(backend, &p.kernel, &x, &g, &table.labels, p.lambda, &mut preds, &mut work)?;
+            let data = nystrom::Training { kernel: &p.kernel, rows: &x, graph: &g, s: &table.labels };
+            ls::holdout(backend, &data, p.lambda, &mut preds, &mut work)?;
             Ok(preds)
         };
         Some(run(backend))

@@ -443,7 +443,8 @@ pub fn train<B: Backend>(
     let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
     let problem = hyper::HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
     let report = searched(on, total, |stop| {
-        hyper::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, stop)
+        let search = hyper::Search { lo: &lo, hi: &hi, opt };
+        hyper::fit_hyper_until(backend, &problem, &mut theta, &search, &mut post, &mut work, stop)
     })?;
     let report = report.map_err(fail)?;
 
@@ -634,7 +635,8 @@ pub fn train_sparse<B: Backend>(
     let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
     let problem = sparse::SparseProblem { prior: &prior, pairs: &pairs, lik, ep };
     let report = searched(on, total, |stop| {
-        sparse::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, stop)
+        let search = hyper::Search { lo: &lo, hi: &hi, opt };
+        sparse::fit_hyper_until(backend, &problem, &mut theta, &search, &mut post, &mut work, stop)
     })?;
     let report = report.map_err(fail)?;
     let names = theta_names(algo, 0);

@@ -622,6 +622,8 @@ pub fn predict_pairs_workspace_len(pair: PairKernel, p_v: usize, m_a: usize, m_b
 /// # Errors
 /// A pair index out of range, wrong lengths, dimension, non-finite and
 /// workspace errors.
+// Eight inputs: the pair kernel, the coefficients, the two node kernels, the pairs, output and workspace.
+#[allow(clippy::too_many_arguments)]
 pub fn predict_pairs<B: Backend>(
     backend: &mut B,
     pair: PairKernel,

@@ -334,8 +334,8 @@ pub fn rcdr_iwork_len(n: usize, max_len: usize) -> usize {
 ///
 /// # Arguments
 ///
-/// - `x`: `n × d` attributes (finite), any stride.
-/// - `order_ptr`, `items`: the sample orders (see the [module docs](self)).
+/// - `orders`: the attributes `x` (`n × d`, finite, any stride) and the
+///   sample orders (see the [module docs](self)).
 /// - `basis`: output, `K′ × d` row-major; row `l` is `w^(l+1)`. `K′ =
 ///   basis.len() / d`, `1 ≤ K′ ≤ d`.
 /// - `norms`: output, `K′` values `‖R^(l)‖/N` (`N` = number of orders),
@@ -349,15 +349,14 @@ pub fn rcdr_iwork_len(n: usize, max_len: usize) -> usize {
 /// `1e-12·N`: nothing rank-correlated is left), dimension, non-finite and
 /// workspace errors. On error the outputs are not written.
 pub fn rcdr(
-    x: MatRef<'_, f64>,
-    order_ptr: &[usize],
-    items: &[usize],
+    orders: &Orders<'_>,
     method: RankCorr,
     basis: &mut [f64],
     norms: &mut [f64],
     work: &mut [f64],
     iwork: &mut [usize],
 ) -> Result<(), OrderError> {
+    let Orders { x, order_ptr, items } = *orders;
     check_x(x)?;
     let (n, d) = (x.nrows(), x.ncols());
     let kp = norms.len();
@@ -497,14 +496,13 @@ pub fn pca_iwork_len(n: usize) -> usize {
 /// equal) gives ratios of 0, not an error.
 pub fn pca<B: Backend>(
     backend: &mut B,
-    x: MatRef<'_, f64>,
-    order_ptr: &[usize],
-    items: &[usize],
+    orders: &Orders<'_>,
     basis: &mut [f64],
     ratios: &mut [f64],
     work: &mut [f64],
     iwork: &mut [usize],
 ) -> Result<(), OrderError> {
+    let Orders { x, order_ptr, items } = *orders;
     check_x(x)?;
     let (n, d) = (x.nrows(), x.ncols());
     let kp = ratios.len();
@@ -571,8 +569,8 @@ pub fn fit_linear_iwork_len(n: usize) -> usize {
     n
 }
 
-/// The training data of the linear ordering learners ([`fit_linear`],
-/// [`err_fit`]): the item attributes `x` (`n × d`) and the orders over the
+/// The data of the ordering learners ([`rcdr`], [`pca`], [`fit_linear`],
+/// [`err_fit`], [`mean_correlation_linear`]): the item attributes `x` (`n × d`) and the orders over the
 /// items in CSR form (`items[order_ptr[q]..order_ptr[q + 1]]` is order `q`,
 /// best first).
 #[derive(Clone, Copy, Debug)]
@@ -612,6 +610,8 @@ pub struct Orders<'a> {
 /// Order errors; `InvalidParameter` for a negative or non-finite `λ`;
 /// `NotPositiveDefinite` when the system is singular (e.g. `λ = 0` with a
 /// constant attribute); dimension, non-finite and workspace errors.
+// Eight inputs: the order set, the learner and its two scalars, the output and two workspaces.
+#[allow(clippy::too_many_arguments)]
 pub fn fit_linear<B: Backend>(
     backend: &mut B,
     orders: &Orders<'_>,
@@ -728,15 +728,14 @@ pub fn mean_correlation_workspace_len(n: usize, max_len: usize) -> (usize, usize
 /// Dimension and workspace errors, and the metric's errors (bad orders, no
 /// order with a defined correlation).
 pub fn mean_correlation_linear(
-    x: MatRef<'_, f64>,
+    orders: &Orders<'_>,
     w: &[f64],
     offset: f64,
-    order_ptr: &[usize],
-    items: &[usize],
     method: Correlation,
     work: &mut [f64],
     iwork: &mut [usize],
 ) -> Result<QueryMean, OrderError> {
+    let Orders { x, order_ptr, items } = *orders;
     let (n, d) = (x.nrows(), x.ncols());
     if w.len() != d {
         return Err(LinalgError::DimensionMismatch.into());

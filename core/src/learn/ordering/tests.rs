@@ -66,7 +66,7 @@ fn run_rcdr(
     let max_len = ptr.windows(2).map(|w| w[1] - w[0]).max().unwrap();
     let mut work = vec![0.0; rcdr_workspace_len(n, d, kp, max_len)];
     let mut iwork = vec![0; rcdr_iwork_len(n, max_len)];
-    rcdr(xm, ptr, it, m, &mut b, &mut nr, &mut work, &mut iwork).unwrap();
+    rcdr(&super::Orders { x: xm, order_ptr: ptr, items: it }, m, &mut b, &mut nr, &mut work, &mut iwork).unwrap();
     (b, nr)
 }
 
@@ -101,12 +101,15 @@ fn pca_equals_numpy_eigh() {
         let mut work = vec![0.0; pca_workspace_len(d)];
         let mut iwork = vec![0; pca_iwork_len(n)];
         let xm = MatRef::from_row_major(&x, n, d).unwrap();
-        pca(&mut be, xm, &ptr, &it, &mut b, &mut r, &mut work, &mut iwork).unwrap();
+        let o = super::Orders { x: xm, order_ptr: &ptr, items: &it };
+        pca(&mut be, &o, &mut b, &mut r, &mut work, &mut iwork).unwrap();
         close(&b, &expected(&std::format!("{tag}_pca_basis")), 1e-9, "pca basis");
         close(&r, &expected(&std::format!("{tag}_pca_ratios")), 1e-12, "pca ratios");
     }
 }
 
+// Eight inputs: a test helper over a raw order set and every learner option.
+#[allow(clippy::too_many_arguments)]
 fn fit(
     x: &[f64],
     n: usize,
@@ -141,7 +144,8 @@ fn heldout_rho(x: &[f64], n: usize, d: usize, w: &[f64], off: f64, ptr: &[usize]
     let xm = MatRef::from_row_major(x, n, d).unwrap();
     let (fw, iw) = mean_correlation_workspace_len(n, 8);
     let (mut work, mut iwork) = (vec![0.0; fw], vec![0; iw]);
-    mean_correlation_linear(xm, w, off, ptr, it, Correlation::SpearmanRho, &mut work, &mut iwork).unwrap().value
+    let o = super::Orders { x: xm, order_ptr: ptr, items: it };
+    mean_correlation_linear(&o, w, off, Correlation::SpearmanRho, &mut work, &mut iwork).unwrap().value
 }
 
 /// Orders as (order_ptr, items).
@@ -249,7 +253,7 @@ fn hostile_orders_are_errors_and_leave_outputs_alone() {
     let mut w = vec![0.0; 64];
     let run = |ptr: &[usize], it: &[usize], iw: &mut [usize], w: &mut [f64]| {
         let (mut b, mut nr) = ([7.0; 2], [7.0; 1]);
-        let r = rcdr(xm, ptr, it, RankCorr::Spearman, &mut b, &mut nr, w, iw);
+        let r = rcdr(&super::Orders { x: xm, order_ptr: ptr, items: it }, RankCorr::Spearman, &mut b, &mut nr, w, iw);
         if r.is_err() {
             assert_eq!((b, nr), ([7.0; 2], [7.0; 1]), "outputs touched on error: {ptr:?} {it:?} {r:?}");
         }
@@ -283,22 +287,21 @@ fn bad_parameters() {
     let (ptr, it) = ([0, 3, 5], [2, 0, 1, 3, 1]);
     let (mut iw, mut w) = (vec![0; 16], vec![0.0; 64]);
     let (mut b3, mut n3) = ([0.0; 6], [0.0; 3]);
+    let o = super::Orders { x: xm, order_ptr: &ptr, items: &it };
     assert_eq!(
-        rcdr(xm, &ptr, &it, RankCorr::Kendall, &mut b3, &mut n3, &mut w, &mut iw),
+        rcdr(&o, RankCorr::Kendall, &mut b3, &mut n3, &mut w, &mut iw),
         Err(OrderError::InvalidComponents { requested: 3, dim: 2 })
     );
     let (mut b0, mut n0): ([f64; 0], [f64; 0]) = ([], []);
     assert!(matches!(
-        rcdr(xm, &ptr, &it, RankCorr::Kendall, &mut b0, &mut n0, &mut w, &mut iw),
+        rcdr(&o, RankCorr::Kendall, &mut b0, &mut n0, &mut w, &mut iw),
         Err(OrderError::InvalidComponents { .. })
     ));
     let nan = [1.0, f64::NAN, 0.0, 1.0, 1.0, 1.0, 2.0, 0.5];
     let (mut b, mut nr) = ([0.0; 2], [0.0; 1]);
     assert_eq!(
         rcdr(
-            MatRef::from_row_major(&nan, 4, 2).unwrap(),
-            &ptr,
-            &it,
+            &super::Orders { x: MatRef::from_row_major(&nan, 4, 2).unwrap(), order_ptr: &ptr, items: &it },
             RankCorr::Kendall,
             &mut b,
             &mut nr,
@@ -313,9 +316,7 @@ fn bad_parameters() {
     let (mut b, mut nr) = ([7.0; 2], [7.0; 1]);
     assert_eq!(
         rcdr(
-            MatRef::from_row_major(&flat, 4, 2).unwrap(),
-            &p2,
-            &i2,
+            &super::Orders { x: MatRef::from_row_major(&flat, 4, 2).unwrap(), order_ptr: &p2, items: &i2 },
             RankCorr::Kendall,
             &mut b,
             &mut nr,

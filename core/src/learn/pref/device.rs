@@ -456,6 +456,10 @@ impl<'s, R: ValuesReal> DeviceLearner<'s> for DevicePrefGp<'s, R> {
         Self::init(storage, saved, ())
     }
 
+    // Out of line: inlined into the save, its float conversions widen the
+    // save's frame, which stays live under the write (24 B deeper on a
+    // Cortex-M4F, `bench/device_pref.sh`).
+    #[inline(never)]
     fn state(&self, (): ()) -> Model<'_> {
         self.to_model()
     }

@@ -414,11 +414,23 @@ pub struct HyperProblem<'a> {
     pub ep: EpParams,
 }
 
-/// Maximises `log Z_EP` of `problem` over `θ` within `[lo, hi]` (see
-/// [`default_bounds`]) by [`minimize`] on `−log Z_EP`, leaving the best `θ`
-/// in `theta` and its posterior in `post`. `work` holds
-/// [`evidence_workspace_len`] plus
-/// [`minimize_workspace_len`]`(θ.len(), opt.memory)`.
+/// How an evidence search moves `θ` ([`fit_hyper`],
+/// [`super::sparse::fit_hyper`] and their `_until` forms): within the box
+/// `[lo, hi]` (see [`default_bounds`]), by the optimiser tuned by `opt`.
+#[derive(Clone, Copy, Debug)]
+pub struct Search<'a> {
+    /// Lower bounds of `θ`, one per component.
+    pub lo: &'a [f64],
+    /// Upper bounds of `θ`, one per component.
+    pub hi: &'a [f64],
+    /// Optimiser tuning.
+    pub opt: OptParams,
+}
+
+/// Maximises `log Z_EP` of `problem` over `θ` within `search`'s box by
+/// [`minimize`] on `−log Z_EP`, leaving the best `θ` in `theta` and its
+/// posterior in `post`. `work` holds [`evidence_workspace_len`] plus
+/// [`minimize_workspace_len`]`(θ.len(), search.opt.memory)`.
 ///
 /// # Errors
 /// Those of [`evidence_gradient`] at the starting point, shapes, bounds.
@@ -426,12 +438,11 @@ pub fn fit_hyper<B: Backend>(
     backend: &mut B,
     problem: &HyperProblem<'_>,
     theta: &mut [f64],
-    bounds: (&[f64], &[f64]),
-    opt: &OptParams,
+    search: &Search<'_>,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
 ) -> Result<OptReport, LearnError> {
-    fit_hyper_until(backend, problem, theta, bounds, opt, post, work, |_| false)
+    fit_hyper_until(backend, problem, theta, search, post, work, |_| false)
 }
 
 /// [`fit_hyper`], asking `stop(iteration)` before each iteration of the
@@ -445,12 +456,12 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     backend: &mut B,
     problem: &HyperProblem<'_>,
     theta: &mut [f64],
-    (lo, hi): (&[f64], &[f64]),
-    opt: &OptParams,
+    search: &Search<'_>,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
     mut stop: S,
 ) -> Result<OptReport, LearnError> {
+    let Search { lo, hi, ref opt } = *search;
     let p = theta.len();
     let need = minimize_workspace_len(p, opt.memory.max(1));
     if work.len() < need {

@@ -370,6 +370,26 @@ scratch! {
     }
 }
 
+/// Two new points whose score difference a posterior predicts
+/// ([`PrefPosterior::predict_pair`], [`sparse::SparsePosterior::predict_pair`]):
+/// their cross-kernel columns against the posterior's inputs (the items,
+/// or the inducing inputs of a sparse posterior, each column scaled as
+/// that posterior's kernel) and their prior values `k11 = k(x¹,x¹)`,
+/// `k22`, `k12`.
+#[derive(Clone, Copy, Debug)]
+pub struct NewPair<'a> {
+    /// `k(·, x¹)` over the posterior's inputs.
+    pub k1: &'a [f64],
+    /// `k(·, x²)` over the posterior's inputs.
+    pub k2: &'a [f64],
+    /// `k(x¹, x¹)`.
+    pub k11: f64,
+    /// `k(x², x²)`.
+    pub k22: f64,
+    /// `k(x¹, x²)`.
+    pub k12: f64,
+}
+
 /// A preference-GP posterior in caller storage (see the
 /// [module docs](self) for the mathematics and the layout).
 #[derive(Debug)]
@@ -854,22 +874,14 @@ impl<'s> PrefPosterior<'s> {
     }
 
     /// Mean and variance of `f(x¹) − f(x²)` for two new points from their
-    /// cross-kernel columns `k1`, `k2` (`n` each) and prior values
-    /// `k11 = k(x¹,x¹)`, `k22`, `k12` (000 eq. 11's `R`:
-    /// `v = r₁₁ + r₂₂ − 2r₁₂`). `work` holds [`predict_workspace_len`]`(n)`.
+    /// prior terms `new` (cross-kernel columns of `n` each; 000 eq. 11's
+    /// `R`: `v = r₁₁ + r₂₂ − 2r₁₂`). `work` holds
+    /// [`predict_workspace_len`]`(n)`.
     ///
     /// # Errors
     /// Shapes, workspace, non-finite input.
-    pub fn predict_pair(
-        &self,
-        pairs: &[Pair],
-        k1: &[f64],
-        k2: &[f64],
-        k11: f64,
-        k22: f64,
-        k12: f64,
-        work: &mut [f64],
-    ) -> Result<(f64, f64), LearnError> {
+    pub fn predict_pair(&self, pairs: &[Pair], new: &NewPair<'_>, work: &mut [f64]) -> Result<(f64, f64), LearnError> {
+        let NewPair { k1, k2, k11, k22, k12 } = *new;
         let n = self.n;
         if k1.len() != n || k2.len() != n {
             return Err(LinalgError::DimensionMismatch.into());

@@ -114,11 +114,11 @@
 //! `InvalidParameter` for an amplitude not finite and `> 0` or a gradient
 //! asked of a kernel other than RBF.
 
-use super::hyper::{minimize_until, minimize_workspace_len, OptParams, OptReport};
+use super::hyper::{minimize_until, minimize_workspace_len, OptReport, Search};
 use super::xpgp::THETA_NOISE;
 use super::{
     check_pairs, factor_with_jitter, probit_noise_grad, probit_site_terms, site_pass, EpParams, LearnError, Likelihood,
-    MIN_DAMPING,
+    NewPair, MIN_DAMPING,
 };
 use crate::backend::Backend;
 use crate::graph::Pair;
@@ -309,24 +309,23 @@ impl<'s> SparsePosterior<'s> {
         Ok(p)
     }
 
-    /// Fits the posterior under the prior `amp·kernel` on `prior`'s items
-    /// with its inducing inputs, starting EP from the current sites (a warm
-    /// start across hyperparameters). `work` holds [`fit_workspace_len`].
+    /// Fits the posterior under the prior `amp·kernel` on `problem`'s
+    /// items with its inducing inputs, its pairs, its likelihood (as given:
+    /// the evidence search puts `θ`'s noise in first) and its EP tuning,
+    /// starting EP from the current sites (a warm start across
+    /// hyperparameters). `work` holds [`fit_workspace_len`].
     ///
     /// # Errors
     /// See the [module docs](self#errors).
-    #[allow(clippy::too_many_arguments)]
     pub fn refit<B: Backend>(
         &mut self,
         backend: &mut B,
-        prior: &SparsePrior<'_>,
+        problem: &SparseProblem<'_>,
         kernel: &Kernel,
         amp: f64,
-        pairs: &[Pair],
-        lik: Likelihood,
-        params: &EpParams,
         work: &mut [f64],
     ) -> Result<(), LearnError> {
+        let SparseProblem { prior, pairs, lik, ep: ref params } = *problem;
         let (n, m) = (self.n, self.m);
         prior.check()?;
         if prior.n() != n || prior.m() != m || pairs.len() != self.np {
@@ -604,23 +603,19 @@ impl<'s> SparsePosterior<'s> {
     }
 
     /// Mean and variance of `f(x¹) − f(x²)` for two new inputs from their
-    /// cross-kernel columns `k1 = a·k(Z, x¹)`, `k2` (`m` each) and prior
-    /// values `k11`, `k22`, `k12` (module docs' predictive form). `work`
-    /// holds `m`.
+    /// prior terms `new`: cross-kernel columns `k1 = a·k(Z, x¹)`, `k2`
+    /// (`m` each) and prior values `k11`, `k22`, `k12` (module docs'
+    /// predictive form). `work` holds `m`.
     ///
     /// # Errors
     /// Shapes, workspace, non-finite input.
-    #[allow(clippy::too_many_arguments)]
     pub fn predict_pair<B: Backend>(
         &self,
         backend: &mut B,
-        k1: &[f64],
-        k2: &[f64],
-        k11: f64,
-        k22: f64,
-        k12: f64,
+        new: &NewPair<'_>,
         work: &mut [f64],
     ) -> Result<(f64, f64), LearnError> {
+        let NewPair { k1, k2, k11, k22, k12 } = *new;
         let m = self.m;
         if k1.len() != m || k2.len() != m || work.len() < m {
             return Err(LinalgError::DimensionMismatch.into());
@@ -863,15 +858,15 @@ fn refit_at<B: Backend>(
         return Err(LinalgError::NonFinite.into());
     }
     let kernel = Kernel::Rbf { gamma: libm::exp(theta[1]) };
-    let lik = problem.lik.with_scale(libm::exp(theta[THETA_NOISE]));
-    post.refit(backend, problem.prior, &kernel, libm::exp(theta[0]), problem.pairs, lik, &problem.ep, work)
+    let at = SparseProblem { lik: problem.lik.with_scale(libm::exp(theta[THETA_NOISE])), ..*problem };
+    post.refit(backend, &at, &kernel, libm::exp(theta[0]), work)
 }
 
-/// Maximises the sparse `log Z_EP` over `θ` within `[lo, hi]` by the
+/// Maximises the sparse `log Z_EP` over `θ` within `search`'s box by the
 /// parent's projected L-BFGS ([`minimize_until`]) with warm-started EP, leaving
 /// the best `θ` in `theta` and its posterior in `post`. `work` holds
 /// [`evidence_workspace_len`] plus
-/// [`minimize_workspace_len`]`(3, opt.memory)`.
+/// [`minimize_workspace_len`]`(3, search.opt.memory)`.
 ///
 /// # Errors
 /// Those of [`evidence_gradient`] at the starting point, shapes, bounds.
@@ -879,28 +874,26 @@ pub fn fit_hyper<B: Backend>(
     backend: &mut B,
     problem: &SparseProblem<'_>,
     theta: &mut [f64],
-    bounds: (&[f64], &[f64]),
-    opt: &OptParams,
+    search: &Search<'_>,
     post: &mut SparsePosterior<'_>,
     work: &mut [f64],
 ) -> Result<OptReport, LearnError> {
-    fit_hyper_until(backend, problem, theta, bounds, opt, post, work, |_| false)
+    fit_hyper_until(backend, problem, theta, search, post, work, |_| false)
 }
 
 /// [`fit_hyper`] that calls `stop(iteration)` after each optimiser
 /// iteration and ends the search where it returns `true` (as the dense
 /// fit's `fit_hyper_until`: a caller's cancellation between steps).
-#[allow(clippy::too_many_arguments)]
 pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     backend: &mut B,
     problem: &SparseProblem<'_>,
     theta: &mut [f64],
-    (lo, hi): (&[f64], &[f64]),
-    opt: &OptParams,
+    search: &Search<'_>,
     post: &mut SparsePosterior<'_>,
     work: &mut [f64],
     stop: S,
 ) -> Result<OptReport, LearnError> {
+    let Search { lo, hi, ref opt } = *search;
     let need = minimize_workspace_len(theta.len(), opt.memory.max(1));
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());

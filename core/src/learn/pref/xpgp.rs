@@ -201,6 +201,8 @@ impl XpgpPrior<'_> {
     ///
     /// # Errors
     /// Shapes, workspace.
+    // Eight inputs: θ, its kernel parts, Q and the likelihood's term in; the gradient and the workspace.
+    #[allow(clippy::too_many_arguments)]
     pub fn gradient<B: Backend>(
         &self,
         backend: &mut B,

@@ -45,7 +45,7 @@ use clap::Args;
 use ranklet_core::graph::Pair;
 use ranklet_core::learn::pref::hyper::{
     default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize_workspace_len, HyperProblem,
-    OptParams,
+    OptParams, Search,
 };
 use ranklet_core::learn::pref::xpgp::{XpgpPrior, THETA_NOISE};
 use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
@@ -231,7 +231,8 @@ pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
         let mut post = PrefPosterior::new(n, m, &mut storage).map_err(err)?;
         let t0 = Instant::now();
         let problem = HyperProblem { prior: &prior, pairs: &pairs, lik, ep };
-        let rep = fit_hyper(&mut be, &problem, &mut th, (&lo, &hi), &opt, &mut post, &mut fw).map_err(err)?;
+        let search = Search { lo: &lo, hi: &hi, opt };
+        let rep = fit_hyper(&mut be, &problem, &mut th, &search, &mut post, &mut fw).map_err(err)?;
         let t = t0.elapsed().as_secs_f64();
         let _ = write!(
             line,
