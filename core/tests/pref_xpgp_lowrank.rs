@@ -206,7 +206,10 @@ fn every_item_inducing_and_every_eigenpair_is_the_dense_xpgp() {
 
 /// `n` items in 3-D, a 4-nearest-neighbour relation (two clusters far
 /// apart: two components), `np` noisy judgements of a smooth utility.
-fn generated(n: usize, np: usize, seed: u64) -> (Vec<f64>, Vec<(usize, usize, f64)>, Vec<Pair>) {
+/// Items (`n × 3`, row-major), the relation's edges, the judgements.
+type Generated = (Vec<f64>, Vec<(usize, usize, f64)>, Vec<Pair>);
+
+fn generated(n: usize, np: usize, seed: u64) -> Generated {
     let mut rnd = rng(seed);
     let d = 3;
     let x: Vec<f64> = (0..n * d).map(|i| rnd() + if (i / d) % 2 == 0 { 0.0 } else { 10.0 }).collect();

@@ -1275,6 +1275,7 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
 }
 
 /// The item names text of a model over fixed items (`""` for kind 9).
+#[cfg(feature = "cli")]
 fn model_names<'a>(model: &PrefModel<'a>) -> &'a str {
     match model {
         PrefModel::Fixed(v) => v.item_names(),
