@@ -33,6 +33,22 @@
 //! items' corrections — the reason [`super::sparse`] uses DTC and not FITC.
 //! The predictive variances at the items are the truncated prior's.
 //!
+//! **When the truncation is poor.** The kept fraction of `K_r` is large
+//! when its spectrum falls off, i.e. when `ι_r⁻²` is small against the
+//! Laplacian's eigenvalues. When the evidence prefers `ι_r⁻²` above them
+//! (`g` nearly flat: `K_r ≈ ι_r²·I` minus a little graph smoothing, a
+//! per-item "nugget" more than a graph kernel) every eigenvalue is about as
+//! large as the kept ones and a rank `k ≪ n` drops most of the kernel. The
+//! wine relevance-feedback experiment is such a case (`docs/results.md`,
+//! "Low-rank XPGP on the wine relevance feedback"): in one query's dense
+//! fit, `ι⁻² ≈ 23` against `λ_max ≈ 16`. A correction that would keep that case
+//! — the dropped spectrum replaced by one constant `g_c = 1/(λ̄ + ι⁻²)`
+//! (`λ̄` the mean dropped eigenvalue, from the trace of `Δ`), i.e. a
+//! per-item variance `b_r·g_c` — is exact in EP only with one feature per
+//! item that appears in a preference (its cross-pair correlations are what
+//! carries the information), which is up to `n` more features; it is not
+//! built.
+//!
 //! # The eigenpairs: top-k Lanczos on the shifted Laplacian
 //!
 //! The smallest eigenvalues of `Δ` are the largest of `A = s·I − Δ`, with
