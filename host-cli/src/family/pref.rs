@@ -209,6 +209,18 @@ impl Observations {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The observations as core's pairs (magnitude 1 for a binary one).
+    fn pairs(&self) -> Vec<Pair> {
+        match self {
+            Observations::Binary(b) => {
+                b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect()
+            }
+            Observations::Differences(v) => {
+                v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect()
+            }
+        }
+    }
 }
 
 /// Items, judgements and relations, read and checked.
@@ -268,6 +280,19 @@ impl PrefData {
         check_relations(algo, relations.len())?;
         let obs = observations(&prefs, algo, Path::new(prefs.source()), ties)?;
         Ok(PrefData { items, prefs, obs, relations })
+    }
+}
+
+impl PrefData {
+    /// The relations as core's XPGP takes them (borrowed).
+    fn core_relations(&self) -> Vec<xpgp::Relation<'_>> {
+        self.relations
+            .iter()
+            .map(|r| match &r.kind {
+                RelationKind::Edges(e) => xpgp::Relation::Edges(e),
+                RelationKind::Groups(g) => xpgp::Relation::Groups(g),
+            })
+            .collect()
     }
 }
 
@@ -390,19 +415,9 @@ pub fn train<B: Backend>(
     // refused before work where even one does not fit.
     super::Workspace::new("one n × n matrix over the items (the fit holds several)", n, n, ITEMS_WAY_OUT, || n * n)
         .check()?;
-    let pairs: Vec<Pair> = match &data.obs {
-        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
-        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
-    };
+    let pairs = data.obs.pairs();
     let m = pairs.len();
-    let rels: Vec<xpgp::Relation<'_>> = data
-        .relations
-        .iter()
-        .map(|r| match &r.kind {
-            RelationKind::Edges(e) => xpgp::Relation::Edges(e),
-            RelationKind::Groups(g) => xpgp::Relation::Groups(g),
-        })
-        .collect();
+    let rels = data.core_relations();
     let fail = |e: LearnError| CliError::learn(format_args!("--algo {}", algo.name()), e);
     let x = if d > 0 {
         Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
@@ -624,10 +639,7 @@ pub fn train_sparse<B: Backend>(
         return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
     }
     let m = basis.min(n);
-    let pairs: Vec<Pair> = match &data.obs {
-        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
-        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
-    };
+    let pairs = data.obs.pairs();
     let np = pairs.len();
     let fail = |e: LearnError| CliError::learn(format_args!("--algo {} --basis {basis}", algo.name()), e);
     let x = Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?);
@@ -778,20 +790,10 @@ fn train_lowrank<B: Backend>(
     }
     let m = basis.min(n);
     let k = relation_rank.unwrap_or(m).min(n);
-    let pairs: Vec<Pair> = match &data.obs {
-        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
-        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
-    };
+    let pairs = data.obs.pairs();
     let np = pairs.len();
     let fail = |e: LearnError| CliError::learn(format_args!("--algo xpgp --basis {basis} --relation-rank {k}"), e);
-    let rels: Vec<xpgp::Relation<'_>> = data
-        .relations
-        .iter()
-        .map(|r| match &r.kind {
-            RelationKind::Edges(e) => xpgp::Relation::Edges(e),
-            RelationKind::Groups(g) => xpgp::Relation::Groups(g),
-        })
-        .collect();
+    let rels = data.core_relations();
     let pt = xpgp::theta_len(rels.len());
     let (mut theta, mut lo, mut hi) = (vec![0.0; pt], vec![0.0; pt], vec![0.0; pt]);
     let gamma = match kernel {

@@ -29,6 +29,7 @@
 //! `r_i ≥ 0` (so every `Σ` the file describes is positive semi-definite:
 //! `CCᵀ ⪰ 0`), names as kind 8's.
 
+use super::pref_gp::{names_ok, parse_names};
 use super::Kind;
 use crate::format::array::{le_f64, le_u64};
 use crate::format::centring::FeatureCentring;
@@ -186,11 +187,6 @@ impl<'a> ModelView<'a> {
     }
 }
 
-/// Whether `names` is exactly `n` lines, each ended by `\n`.
-fn names_ok(names: &str, n: usize) -> bool {
-    names.ends_with('\n') && names.bytes().filter(|&b| b == b'\n').count() == n
-}
-
 impl<'a> Kind<'a> for PrefLowRankView<'a> {
     type Spec = PrefLowRankModel<'a>;
 
@@ -233,17 +229,7 @@ impl<'a> Kind<'a> for PrefLowRankView<'a> {
         if (0..n).any(|i| !(resid.at(i) >= 0.0)) {
             return Err(ParseError::BadSection { id });
         }
-        let names = match sections.get(sid::PREF_ITEM_NAMES) {
-            None => "",
-            Some(b) => {
-                let bad = ParseError::BadSection { id: sid::PREF_ITEM_NAMES };
-                let s = core::str::from_utf8(b).map_err(|_| bad)?;
-                if !names_ok(s, n) {
-                    return Err(bad);
-                }
-                s
-            }
-        };
+        let names = parse_names(sections, n)?;
         Ok(PrefLowRankView { sigma, count, n, p, mean, resid, factor, names })
     }
 
