@@ -29,7 +29,13 @@ quality 3-8).
   ties dropped by the learner (the default), and ties kept as two opposite
   judgements (`--ties both`).
 
-Usage: python3 experiments/pref_wine.py [--reps R] [--out DIR]"""
+- Low-rank XPGP (`--lowrank M:K[,M:K…]`): only the relevance-feedback
+  part, xpgp dense against `xpgp --basis M --relation-rank K` (the
+  relation through its K smallest Laplacian eigenpairs, the attributes
+  through M inducing wines) on the same draws; prints a markdown table
+  (and writes it to DIR/lowrank.md), nothing else.
+
+Usage: python3 experiments/pref_wine.py [--reps R] [--out DIR] [--lowrank M:K,...]"""
 
 import argparse
 import os
@@ -130,13 +136,66 @@ def rankrls_eval(d, known, test, tag, seed):
     return {"pairerror": C.evaluate(m, f"{d}/items.csv", "pairerror", pairs=te)}
 
 
+def lowrank_main(a):
+    """Dense xpgp against `--basis M --relation-rank K` on the draws of the
+    relevance-feedback part (same seeds)."""
+    t0 = time.time()
+    specs = [tuple(int(t) for t in s.split(":")) for s in a.lowrank.split(",")]
+    arms = ["xpgp"] + [f"xpgp M={m_} K={k_}" for m_, k_ in specs]
+    x, y = load()
+    perm = np.random.default_rng(7).permutation(len(y))
+    res = {}
+    for q in range(a.queries):
+        rows = perm[q * PER_QUERY:(q + 1) * PER_QUERY]
+        d, pairs = query_files(q, x[rows], y[rows], a.out)
+        for rep in range(a.reps):
+            r = np.random.default_rng(1000 * q + rep)
+            for m in SIZES:
+                pick = r.choice(len(pairs), m, replace=False)
+                known = [pairs[k] for k in pick]
+                chosen = set(pick.tolist())
+                test = [p for k, p in enumerate(pairs) if k not in chosen]
+                tag = f"r{rep}_m{m}"
+                v, _ = gp_eval("xpgp", d, known, test, tag)
+                res.setdefault(("xpgp", m), []).append(v)
+                for (mb, kr), arm in zip(specs, arms[1:]):
+                    v, _ = gp_eval("xpgp", d, known, test, f"{tag}_lr{mb}_{kr}",
+                                   ["--basis", str(mb), "--relation-rank", str(kr)])
+                    res.setdefault((arm, m), []).append(v)
+            C.log(f"query {q} rep {rep}: " + "  ".join(
+                f"{k[0]}@{k[1]} {v[-1]['pairerror']:.3f}" for k, v in res.items() if k[1] in (25, 150)))
+    lines = [
+        "| known pairs per query | " + " | ".join(f"{l} error" for l in arms) + " | "
+        + " | ".join(f"{l} − xpgp" for l in arms[1:]) + " |",
+        "|---" * (2 * len(arms)) + "|",
+    ]
+    for m in SIZES:
+        base = [v["pairerror"] for v in res[("xpgp", m)]]
+        cells = ["%.4f ± %.3f" % C.mean_std([v["pairerror"] for v in res[(l, m)]]) for l in arms]
+        diffs = []
+        for l in arms[1:]:
+            e = [v["pairerror"] for v in res[(l, m)]]
+            diffs.append("%+.4f (max |Δ| per draw %.3f)" % (np.mean(e) - np.mean(base),
+                                                           max(abs(u - w) for u, w in zip(e, base))))
+        lines.append(f"| {m} | " + " | ".join(cells) + " | " + " | ".join(diffs) + " |")
+    lines += ["", C.stamp(t0, f"experiments/pref_wine.py --lowrank {a.lowrank} --reps {a.reps} --queries {a.queries}")]
+    text = "\n".join(lines) + "\n"
+    os.makedirs(a.out, exist_ok=True)
+    with open(f"{a.out}/lowrank.md", "w") as f:
+        f.write(text)
+    print(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--active-reps", type=int, default=2)
     ap.add_argument("--queries", type=int, default=N_QUERIES)
     ap.add_argument("--out", default="/tmp/ranklet-exp/pref-wine")
+    ap.add_argument("--lowrank", default=None, help="M:K[,M:K…]: only dense vs low-rank xpgp")
     a = ap.parse_args()
+    if a.lowrank:
+        return lowrank_main(a)
     t0 = time.time()
     x, y = load()
     rng = np.random.default_rng(7)

@@ -261,6 +261,12 @@ enum rk_model_kind
    through this ABI).
    */
   RK_MODEL_KIND_PREF_INDUCTIVE = 9,
+  /*
+   A preference-GP posterior over a fixed set of items in low-rank
+   form, `Σ = CCᵀ + diag(r)` (`dim` is the number of items; read on
+   the host, not scored by row through this ABI).
+   */
+  RK_MODEL_KIND_PREF_LOW_RANK = 10,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L

@@ -37,6 +37,10 @@ pub enum rk_model_kind {
     /// An inductive preference GP (basis rows, `α`, `W`; not scored by row
     /// through this ABI).
     PrefInductive = 9,
+    /// A preference-GP posterior over a fixed set of items in low-rank
+    /// form, `Σ = CCᵀ + diag(r)` (`dim` is the number of items; read on
+    /// the host, not scored by row through this ABI).
+    PrefLowRank = 10,
 }
 
 /// The pair kernel of a pair model: how `score(u, v)` relates to
@@ -310,6 +314,7 @@ pub unsafe extern "C" fn rk_model_get_info(model: *const rk_model, out_info: *mu
             ModelKind::QuantLinear => rk_model_kind::QuantLinear,
             ModelKind::PrefGp => rk_model_kind::PrefGp,
             ModelKind::PrefInductive => rk_model_kind::PrefInductive,
+            ModelKind::PrefLowRank => rk_model_kind::PrefLowRank,
             _ => rk_model_kind::KernelExpansion,
         };
         let pair = match v.pair_kernel() {

@@ -343,6 +343,7 @@ pub fn kind_name(k: ModelKind) -> &'static str {
         ModelKind::DualPair => "dual-pair",
         ModelKind::PrefGp => "pref-gp",
         ModelKind::PrefInductive => "pref-gp-inductive",
+        ModelKind::PrefLowRank => "pref-gp-lowrank",
         ModelKind::QuantLinear => "quantized-linear",
         _ => "unknown",
     }

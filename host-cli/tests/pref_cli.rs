@@ -619,8 +619,8 @@ fn suggest_and_score_refuse_the_other_kind() {
 /// the same means and standard deviations at new points (both models fit
 /// their hyperparameters by their own evidence, equal at `M = n`, so the
 /// optimiser takes the same path up to rounding; 1e-6 relative asserted).
-/// M above the item count is every item (with a note); M = 0 and xpgp are
-/// refused by name; `inspect` shows the approximation and M.
+/// M above the item count is every item (with a note); M = 0 is refused
+/// by name; `inspect` shows the approximation and M.
 #[test]
 fn basis_with_every_item_inducing_is_the_dense_inductive_model() {
     let dir = Scratch::new("pref-basis");
@@ -666,9 +666,138 @@ fn basis_with_every_item_inducing_is_the_dense_inductive_model() {
     let prefs = dir.input("p.txt", PREFS);
     let run = train(&dir, "pref-gp", &items, &prefs, &strs(&["--basis", "0"]));
     assert_bad_input(&run, &dir, None, None, &["--basis"]);
-    let rel = dir.input("rel.txt", "a b\n");
-    let run = train(&dir, "xpgp", &items, &prefs, &[flag("--relation", &rel), strs(&["--basis", "3"])].concat());
-    assert_bad_input(&run, &dir, None, None, &["--basis"]);
+}
+
+/// `train --algo xpgp --basis M` end to end: with every item inducing and
+/// every Laplacian eigenpair kept (`M`, `--relation-rank` above the item
+/// count, with notes) it is the dense xpgp — the same posterior, here in
+/// the low-rank kind 10 (means and covariance 1e-6 relative: both fits
+/// maximise the same evidence up to rounding, so the optimiser takes the
+/// same path) and the same evidence; `inspect` shows M, the ranks and the
+/// evidence; `eval` gives the dense model's metrics; `suggest` picks the
+/// brute-force best pair of the rule over all pairs (one pair, with a
+/// note for more). Truncated (M = 3, K = 2) it fits a model
+/// of 3 + 2·2 features. `--relation-rank` 0, without `--basis`, or for a
+/// learner without relations, and `--inductive` with relations, are
+/// refused by name.
+#[test]
+fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
+    let dir = Scratch::new("pref-xpgp-basis");
+    let items = dir.input("items.txt", ITEMS);
+    let prefs = dir.input("p.txt", PREFS);
+    let rel = dir.input("r.txt", "a b 0.5\nb c\nd e 2\n");
+    let groups = dir.input("g.txt", "a w1\nc w1\nf w1\nd w2\ne w2\n");
+    let rels = [flag("--relation", &rel), flag("--relation-groups", &groups)].concat();
+    let f64s = strs(&["--precision", "f64", "--kernel", "rbf:0.5"]);
+    let run = train(&dir, "xpgp", &items, &prefs, &[rels.clone(), f64s.clone()].concat());
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let dense = dir.out("dense.rkl");
+    std::fs::rename(dir.out("m.rkl"), &dense).unwrap();
+    let lowrank = [rels.clone(), f64s.clone(), strs(&["--basis", "100", "--relation-rank", "50"])].concat();
+    let run = train(&dir, "xpgp", &items, &prefs, &lowrank);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert!(run.stderr.contains("every item is an inducing point"), "{run:?}");
+    assert!(run.stderr.contains("every eigenpair is kept"), "{run:?}");
+    assert!(run.stderr.contains("low-rank: 6 inducing items, relation rank 6"), "{run:?}");
+    let model = dir.out("m.rkl");
+    let (bd, bl) = (std::fs::read(&dense).unwrap(), std::fs::read(&model).unwrap());
+    let (vd, vl) = (
+        ranklet_core::format::ModelView::new_checked(&bd).unwrap(),
+        ranklet_core::format::ModelView::new_checked(&bl).unwrap(),
+    );
+    let (gd, gl) = (vd.pref_gp().expect("kind 8"), vl.pref_lowrank().expect("kind 10"));
+    assert_eq!((gd.items(), gl.items()), (6, 6));
+    let scale = (0..6).map(|i| gd.cov(i, i)).fold(0.0f64, f64::max);
+    for i in 0..6 {
+        let (a, b) = (gd.mean().iter().nth(i).unwrap(), gl.mean().iter().nth(i).unwrap());
+        assert!((a - b).abs() <= 1e-6 * a.abs().max(1.0), "mean[{i}]: dense {a} vs low-rank {b}");
+        for j in 0..=i {
+            let (a, b) = (gd.cov(i, j), gl.cov(i, j));
+            assert!((a - b).abs() <= 1e-6 * scale, "cov[{i}][{j}]: dense {a} vs low-rank {b}");
+        }
+        assert_eq!(gd.item_name(i), gl.item_name(i));
+    }
+    let (ed, el) = (meta_f64(vd.metadata(), "log_evidence"), meta_f64(vl.metadata(), "log_evidence"));
+    assert!((ed - el).abs() <= 1e-6 * ed.abs(), "evidence {ed} vs {el}");
+    let run = ranklet(&dir, strs(&["inspect"]).into_iter().chain([os(&model)]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    for want in [
+        "kind: pref-gp-lowrank",
+        "covariance: low-rank, factor rank 18",
+        "inducing_points=6",
+        "relation_0_rank=6",
+        "relation_1_rank=6",
+        "relation_0_components=3",
+        "features=18",
+        "log_evidence=",
+        "approximation=low-rank XPGP",
+    ] {
+        assert!(run.stdout.contains(want), "{want} missing:\n{}", run.stdout);
+    }
+    let held = dir.input("held.txt", "c b\nd f\ne a\n");
+    let eval = |m: &Path| {
+        let run = ranklet(
+            &dir,
+            strs(&["eval", "--metric", "pairerror,logloss,auc", "-m"]).into_iter().chain([
+                os(m),
+                "--items".into(),
+                os(&items),
+                "--prefs".into(),
+                os(&held),
+            ]),
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        run.stdout.lines().map(|l| l.split('\t').nth(1).unwrap().parse::<f64>().unwrap()).collect::<Vec<_>>()
+    };
+    let (ed_, el_) = (eval(&dense), eval(&model));
+    for (a, b) in ed_.iter().zip(&el_) {
+        assert!((a - b).abs() <= 1e-5, "eval: dense {ed_:?} vs low-rank {el_:?}");
+    }
+    let run = ranklet(&dir, strs(&["suggest", "-k", "2", "-m"]).into_iter().chain([os(&model)]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 1, "{run:?}");
+    assert!(run.stderr.contains("1 pair suggested of the 2 asked"), "{run:?}");
+    let got: Vec<&str> = run.stdout.trim_end().split('\t').collect();
+    let mean: Vec<f64> = gl.mean().iter().collect();
+    let mut best = (0, 0, f64::NEG_INFINITY);
+    for i in 0..6 {
+        for j in i + 1..6 {
+            let (m, v) = gl.pair(i, j).unwrap();
+            assert!((m - (mean[i] - mean[j])).abs() < 1e-15);
+            if v / (m * m) > best.2 {
+                best = (i, j, v / (m * m));
+            }
+        }
+    }
+    let name = |i: usize| gl.item_name(i).unwrap();
+    assert_eq!((got[0], got[1]), (name(best.0), name(best.1)), "{run:?}");
+
+    // Truncated: 3 inducing items, 2 eigenpairs per relation.
+    std::fs::remove_file(&model).unwrap();
+    let run =
+        train(&dir, "xpgp", &items, &prefs, &[rels.clone(), strs(&["--basis", "3", "--relation-rank", "2"])].concat());
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let bytes = std::fs::read(&model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    assert_eq!(view.pref_lowrank().map(|g| g.rank()), Some(7));
+    let meta = view.metadata();
+    assert!(meta.contains("inducing_points=3") && meta.contains("features=7"), "{meta}");
+    assert!(meta.contains("relation_0_rank=2") && meta.contains("relation_1_rank=2"), "{meta}");
+
+    // Refused by name.
+    std::fs::remove_file(&model).unwrap();
+    std::fs::remove_file(&dense).unwrap();
+    for (algo, extra, name) in [
+        ("xpgp", [rels.clone(), strs(&["--basis", "3", "--relation-rank", "0"])].concat(), "--relation-rank"),
+        ("xpgp", [rels.clone(), strs(&["--basis", "3", "--inductive"])].concat(), "--inductive"),
+        ("pref-gp", strs(&["--basis", "3", "--relation-rank", "2"]), "--relation-rank"),
+    ] {
+        let run = train(&dir, algo, &items, &prefs, &extra);
+        assert_bad_input(&run, &dir, None, None, &[name]);
+    }
+    let run = train(&dir, "xpgp", &items, &prefs, &[rels, strs(&["--relation-rank", "2"])].concat());
+    assert_eq!(run.code, Some(2), "{run:?}");
+    assert!(run.stderr.contains("--basis") && run.stdout.is_empty(), "{run:?}");
 }
 
 /// `suggest` on a `--basis` model chooses among every pair of `--items`

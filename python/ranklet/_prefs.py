@@ -117,6 +117,7 @@ class _PrefLearner(ModelBytes, BaseEstimator):
             ties=self.ties,
             precision=self.precision,
             basis=None if getattr(self, "basis", None) is None else int(self.basis),
+            relation_rank=None if getattr(self, "relation_rank", None) is None else int(self.relation_rank),
         )
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
@@ -218,7 +219,12 @@ class XPGP(_PrefLearner):
     (``(k, 2)`` or ``(k, 3)`` arrays ``u, v[, weight]``, ``--relation``) or
     group memberships (``(k, 2)`` arrays ``item, group``,
     ``--relation-groups``). Parameters as :class:`PrefGP` (no
-    ``inductive``: a model with relations is over its items).
+    ``inductive``: a model with relations is over its items), and
+
+    relation_rank : int or None
+        With ``basis``: the number of smallest Laplacian eigenpairs kept
+        per relation (``--relation-rank K``; default ``min(basis, n)``):
+        the low-rank XPGP, no n × n matrix in the fit.
 
     >>> import numpy as np, ranklet
     >>> X = np.linspace(0, 1, 6)[:, None]
@@ -230,7 +236,7 @@ class XPGP(_PrefLearner):
 
     _algo = "xpgp"
 
-    def __init__(self, *, gamma=None, ties="drop", precision="f32"):
+    def __init__(self, *, gamma=None, basis=None, relation_rank=None, ties="drop", precision="f32"):
         _store(self, locals())
 
     def fit(self, X, prefs, ties=None, relations=None, groups=None, n_items=None):

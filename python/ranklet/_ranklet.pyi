@@ -58,6 +58,7 @@ def fit_prefs_py(
     ties: str,
     precision: str,
     basis: Optional[int] = ...,
+    relation_rank: Optional[int] = ...,
 ) -> Tuple[bytes, str, list[str]]: ...
 def pref_posterior(
     model: bytes, x: Optional[npt.NDArray[Any]] = None

@@ -30,8 +30,8 @@ use ranklet::data::{parse_edges_str, EdgeOptions, MatrixLayout};
 use ranklet::error::CliError;
 use ranklet::family::kron::{EdgeMetric, KronAlgo, NodeRepr, NodeSets, Nodes, PairArg, PairModel};
 use ranklet::family::pref::{
-    fit_prefs, suggest, tie_notes, PrefAlgo, PrefData, PrefItems, PrefKernel, PrefModel, PrefModelKind, PrefRequest,
-    PrefScorer,
+    fit_prefs, suggest, suggest_lowrank, tie_notes, PrefAlgo, PrefData, PrefItems, PrefKernel, PrefModel,
+    PrefModelKind, PrefRequest, PrefScorer,
 };
 use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
@@ -438,9 +438,11 @@ fn detached<T: Send>(
 /// of a preferences file over the item ids `"0"`, `"1"`, … (checked by the
 /// CLI's reader, with its messages), `relations` `(kind, name, text)` with
 /// kind `"edges"` or `"groups"`; `basis` M: sparse EP on at most M inducing
-/// items (`--basis M`). Returns `(model bytes, summary, notes)`.
+/// items (`--basis M`; for xpgp each relation through `relation_rank`
+/// Laplacian eigenpairs, `--relation-rank K`). Returns `(model bytes,
+/// summary, notes)`.
 #[pyfunction]
-#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision, basis=None))]
+#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision, basis=None, relation_rank=None))]
 #[allow(clippy::too_many_arguments)]
 fn fit_prefs_py<'py>(
     py: Python<'py>,
@@ -454,6 +456,7 @@ fn fit_prefs_py<'py>(
     ties: &str,
     precision: &str,
     basis: Option<usize>,
+    relation_rank: Option<usize>,
 ) -> PyResult<(Bound<'py, PyBytes>, String, Vec<String>)> {
     fenced(|| {
         let algo =
@@ -469,7 +472,15 @@ fn fit_prefs_py<'py>(
             Some(g) => return Err(PyValueError::new_err(format!("gamma must be a finite number > 0, got {g}"))),
         };
         let kind = if inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
-        let req = PrefRequest { algo, kernel, kind, element: element(precision)?, backend: BackendChoice::Faer, basis };
+        let req = PrefRequest {
+            algo,
+            kernel,
+            kind,
+            element: element(precision)?,
+            backend: BackendChoice::Faer,
+            basis,
+            relation_rank,
+        };
         let items = pref_items(py, x.as_ref(), n_items)?;
         let data = py
             .detach(|| {
@@ -508,8 +519,8 @@ fn pref_posterior<'py>(py: Python<'py>, model: &[u8], x: Option<Bound<'py, PyAny
         let view = pref_view(model)?;
         let m = PrefModel::of(&view).expect("checked");
         let items = match (&m, x) {
-            (PrefModel::Fixed(_), None) => None,
-            (PrefModel::Fixed(_), Some(_)) => {
+            (PrefModel::Fixed(_) | PrefModel::LowRank(_), None) => None,
+            (PrefModel::Fixed(_) | PrefModel::LowRank(_), Some(_)) => {
                 return Err(PyValueError::new_err(
                     "this model is over its fixed training items: fit with inductive=True to predict new items",
                 ))
@@ -535,7 +546,7 @@ fn pref_prob<'py>(
         let view = pref_view(model)?;
         let m = PrefModel::of(&view).expect("checked");
         let items = match &m {
-            PrefModel::Fixed(_) => None,
+            PrefModel::Fixed(_) | PrefModel::LowRank(_) => None,
             PrefModel::Inductive(..) => Some(pref_items(py, x.as_ref(), 0)?),
         };
         let p = pairs.as_array();
@@ -566,14 +577,19 @@ fn pref_prob<'py>(
 fn pref_suggest(py: Python<'_>, model: &[u8], k: usize) -> PyResult<Vec<(usize, usize, f64, f64)>> {
     fenced(|| {
         let view = pref_view(model)?;
+        if k == 0 {
+            return Err(PyValueError::new_err("k must be ≥ 1"));
+        }
+        if let Some(lr) = view.pref_lowrank() {
+            // One pair: a low-rank model is not updated between picks.
+            let pick = py.detach(|| suggest_lowrank(&lr)).map_err(py_err)?;
+            return Ok(pick.into_iter().map(|s| (s.i, s.j, s.mean_diff, s.var_diff)).collect());
+        }
         let Some(gp) = view.pref_gp() else {
             return Err(PyValueError::new_err(
                 "suggest needs a preference GP over a fixed item set (fit without inductive=True)",
             ));
         };
-        if k == 0 {
-            return Err(PyValueError::new_err("k must be ≥ 1"));
-        }
         let picks = py.detach(|| suggest(&gp, k)).map_err(py_err)?;
         Ok(picks.into_iter().map(|s| (s.i, s.j, s.mean_diff, s.var_diff)).collect())
     })

@@ -68,6 +68,8 @@ CASES = [
     ("pref-gp-sparse", ranklet.PrefGP(basis=8, precision="f64"), {}, ["--algo", "pref-gp", "--basis", "8"]),
     ("diff-gp-sparse", ranklet.DiffGP(basis=6, gamma=0.3, precision="f64"), {"differences": True},
      ["--algo", "diff-gp", "--basis", "6", "--kernel", "rbf:0.3"]),
+    ("xpgp-lowrank", ranklet.XPGP(basis=8, relation_rank=5, precision="f64"),
+     {"relations": [EDGES], "groups": [GROUPS]}, ["--algo", "xpgp", "--basis", "8", "--relation-rank", "5"]),
 ]
 
 

@@ -100,4 +100,5 @@ pub use super::kind::linear::layout as linear;
 pub use super::kind::online::layout as online;
 pub use super::kind::pref_gp::layout as pref_gp;
 pub use super::kind::pref_inductive::layout as pref_kernel;
+pub use super::kind::pref_lowrank::layout as pref_lowrank;
 pub use super::kind::quant::layout as quant;

@@ -140,6 +140,7 @@ pub use kind::linear::{LinearModel, LinearView};
 pub use kind::online::{OnlineModel, OnlineView};
 pub use kind::pref_gp::{pref_gp_model, PrefGpModel, PrefGpView};
 pub use kind::pref_inductive::{pref_inductive_model, PrefInductiveModel, PrefInductiveView};
+pub use kind::pref_lowrank::{PrefLowRankModel, PrefLowRankView};
 pub use kind::quant::{
     quantize, quantize_linear, widen_range, QuantArrays, QuantModel, QuantView, QuantWidth, Quantized,
     DEFAULT_HEADROOM_BITS,
@@ -160,9 +161,10 @@ pub const MAGIC: [u8; 4] = *b"RKLT";
 /// The newest format version this crate reads and writes. A file is
 /// written with the version that introduced its kind (1.0 for linear and
 /// kernel-expansion models, 1.1 for online RankRLS states, 1.2 for the pair
-/// models, bilinear and dual, 1.3 for quantised linear models, 1.4 for the preference GPs), as both
-/// its format and its minimum reader version, so older files stay byte for byte what they were.
-pub const FORMAT_VERSION: Version = Version { major: 1, minor: 4 };
+/// models, bilinear and dual, 1.3 for quantised linear models, 1.4 for the preference GPs, 1.5 for
+/// the low-rank preference GP), as both its format and its minimum reader version, so older files
+/// stay byte for byte what they were.
+pub const FORMAT_VERSION: Version = Version { major: 1, minor: 5 };
 
 /// The pair kernel of a pair model (kinds 3 and 6): how a score of a pair
 /// `(u, v)` relates to the score of `(v, u)`. The same type the Kronecker
@@ -280,6 +282,8 @@ codes! {
         PrefAlpha = 36,
         /// See [`section_id::PREF_W`].
         PrefW = 37,
+        /// See [`section_id::PREF_LOWRANK`].
+        PrefLowRank = 38,
     }
 }
 
@@ -346,6 +350,10 @@ pub mod section_id {
     /// Inductive preference GP: `W = (K + S̃⁻¹)⁻¹`, packed lower triangle,
     /// m(m+1)/2 elements (required).
     pub const PREF_W: u16 = Section::PrefW.code();
+    /// Low-rank preference GP over N items: a 32-byte record (σ, count,
+    /// rank p), then `μ` (N elements), `r` (N) and the factor `C` (N × p,
+    /// row-major) (required).
+    pub const PREF_LOWRANK: u16 = Section::PrefLowRank.code();
 
     /// Whether this reader knows `id`, and if so whether it must be marked
     /// required (every known section but `META` and `PREF_ITEM_NAMES`).

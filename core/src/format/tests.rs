@@ -294,6 +294,7 @@ fn spec_tables_match_field_constants() {
     render(field::quant::FIELDS);
     render(field::pref_gp::FIELDS);
     render(field::pref_kernel::FIELDS);
+    render(field::pref_lowrank::FIELDS);
     render(crate::format::stats::field::FIELDS);
     assert_eq!(field::HEADER_LEN, 28);
     assert!(SPEC_MD.contains(FIXTURE_HEX.trim()), "docs/format.md must show the fixture hex verbatim");
@@ -730,6 +731,8 @@ fn sample_files() -> Vec<Vec<u8>> {
         emit(&pref_gp_spec(ElementType::F64, "").with_metadata("sigma=0.5\n")),
         emit(&pref_inductive_spec(ElementType::F32)),
         emit(&pref_inductive_spec(ElementType::F64)),
+        emit(&pref_lowrank_spec(ElementType::F32, PREF_NAMES)),
+        emit(&pref_lowrank_spec(ElementType::F64, "")),
     ]
     .into_iter()
     .chain(super::quant_tests::sample_quant_files())
@@ -797,7 +800,7 @@ fn specific_errors() {
     b[field::FORMAT_MINOR] = 7;
     fix_crc(&mut b);
     assert_eq!(ModelView::new_checked(&b).unwrap().format_version(), Version { major: 1, minor: 7 });
-    check(&|b| b[field::KIND] = 10, ParseError::BadKind { code: 10 });
+    check(&|b| b[field::KIND] = 11, ParseError::BadKind { code: 11 });
     check(&|b| b[field::KIND] = KIND_RESERVED_GP, ParseError::BadKind { code: 4 });
     check(&|b| b[field::ELEMENT_TYPE] = 3, ParseError::BadElementType { code: 3 });
     check(&|b| b[field::RESERVED.start] = 1, ParseError::BadHeader);
@@ -1173,7 +1176,7 @@ fn scoring_input_errors() {
 fn errors_display() {
     use std::string::ToString;
     let e = ParseError::UnsupportedVersion { found: Version { major: 2, minor: 0 }, supported: FORMAT_VERSION };
-    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.4)");
+    assert_eq!(e.to_string(), "unsupported model format version 2.0 (this reader supports 1.5)");
     let _: &dyn core::error::Error = &e;
 }
 
@@ -2040,11 +2043,11 @@ fn pref_gp_errors() {
         }),
         Err(ParseError::BadHeader)
     );
-    // A 1.4 file needs a 1.4 reader: a 1.5 minimum is ReaderTooOld here.
+    // A file needing a reader newer than this one is ReaderTooOld here.
     assert!(matches!(
         with(&|b| {
-            b[field::FORMAT_MINOR] = 5;
-            b[field::MIN_READER_MINOR] = 5;
+            b[field::FORMAT_MINOR] = FORMAT_VERSION.minor + 1;
+            b[field::MIN_READER_MINOR] = FORMAT_VERSION.minor + 1;
         }),
         Err(ParseError::ReaderTooOld { .. })
     ));
@@ -2248,4 +2251,139 @@ fn pref_inductive_errors() {
     assert_eq!(emit(&ModelSpec::new(m, ElementType::F64)), good);
     let wm = PrefMatRef::from_row_major(&full, 3, 3).unwrap();
     assert_eq!(pref_inductive_model(fit(3), wm, &mut [0.0; 6]).map(|_| ()), Err(EmitError::BadDimensions));
+}
+
+/// A valid kind-10 model: N = 3 items, rank p = 2.
+const LR_MEAN: [f64; 3] = [0.5, -0.25, 1.0];
+const LR_RESID: [f64; 3] = [0.1, 0.0, 0.2];
+const LR_C: [f64; 6] = [1.0, 0.5, -0.5, 0.25, 0.0, 2.0];
+
+fn pref_lowrank_spec(et: ElementType, names: &'static str) -> ModelSpec<'static> {
+    ModelSpec::new(
+        Model::PrefLowRank(PrefLowRankModel {
+            sigma: 0.7,
+            count: 9,
+            rank: 2,
+            mean: Values::F64(&LR_MEAN),
+            resid: Values::F64(&LR_RESID),
+            factor: Values::F64(&LR_C),
+            item_names: names,
+        }),
+        et,
+    )
+}
+
+#[test]
+fn pref_lowrank_round_trip_and_pair_variances() {
+    for et in [ElementType::F32, ElementType::F64] {
+        for names in ["", PREF_NAMES] {
+            let bytes = emit(&pref_lowrank_spec(et, names).with_metadata("algorithm=xpgp\n"));
+            let v = ModelView::new_checked(&bytes).unwrap();
+            assert_eq!(v.kind(), ModelKind::PrefLowRank);
+            assert_eq!(v.kind().code(), 10);
+            assert_eq!(v.format_version(), Version { major: 1, minor: 5 });
+            assert_eq!(v.min_reader_version(), Version { major: 1, minor: 5 });
+            assert_eq!(v.dim(), 3);
+            assert!(v.pref_gp().is_none() && v.pref_inductive().is_none());
+            assert_eq!(v.score_dense(&[0.0; 3]), Err(ScoreError::KindMismatch));
+            let p = v.pref_lowrank().unwrap();
+            assert_eq!((p.items(), p.rank(), p.sigma(), p.count()), (3, 2, 0.7, 9));
+            assert_eq!(p.item_names(), names);
+            // f32 stores every value here exactly but 0.1 and 0.2.
+            let tol = if et == ElementType::F32 { 1e-7 } else { 1e-15 };
+            let cov = |i: usize, j: usize| {
+                let d = LR_C[2 * i] * LR_C[2 * j] + LR_C[2 * i + 1] * LR_C[2 * j + 1];
+                d + if i == j { LR_RESID[i] } else { 0.0 }
+            };
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert!((p.cov(i, j) - cov(i, j)).abs() <= tol, "cov({i}, {j})");
+                    let (m, var) = p.pair(i, j).unwrap();
+                    let want = if i == j { 0.0 } else { cov(i, i) + cov(j, j) - 2.0 * cov(i, j) };
+                    assert!((m - (LR_MEAN[i] - LR_MEAN[j])).abs() <= tol && (var - want).abs() <= 4.0 * tol);
+                    let (pr, v2) = p.prob(i, j).unwrap();
+                    let z = (LR_MEAN[i] - LR_MEAN[j]) / (2.0 * 0.49 + want).sqrt();
+                    assert!((pr - crate::special::norm_cdf(z)).abs() <= 4.0 * tol && v2 == var);
+                }
+            }
+            assert!(p.cov(3, 0).is_nan() && p.pair(0, 3).is_none() && p.prob(3, 3).is_none());
+            if !names.is_empty() {
+                assert_eq!(p.item_name(2), Some("cherry"));
+            }
+        }
+    }
+}
+
+#[test]
+fn pref_lowrank_errors() {
+    let good = emit(&pref_lowrank_spec(ElementType::F32, PREF_NAMES));
+    let id = section_id::PREF_LOWRANK;
+    let at = section_offset(&good, id);
+    let with = |f: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = good.clone();
+        f(&mut b);
+        fix_crc(&mut b);
+        ModelView::new_checked(&b).map(|_| ())
+    };
+    assert_eq!(with(&|_| ()), Ok(()));
+    let put_f64 = |b: &mut Vec<u8>, at: usize, x: f64| b[at..at + 8].copy_from_slice(&x.to_le_bytes());
+    let put_f32 = |b: &mut Vec<u8>, at: usize, x: f32| b[at..at + 4].copy_from_slice(&x.to_le_bytes());
+    let lay = |f: field::Field| at + f.start;
+    assert_eq!(with(&|b| put_f64(b, lay(field::pref_lowrank::SIGMA), 0.0)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f64(b, lay(field::pref_lowrank::SIGMA), f64::NAN)), Err(ParseError::NonFinite));
+    assert_eq!(with(&|b| b[lay(field::pref_lowrank::RESERVED) + 3] = 1), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| b[lay(field::pref_lowrank::RANK)] = 0), Err(ParseError::BadSection { id }));
+    // A rank that does not match the section's length.
+    assert!(with(&|b| b[lay(field::pref_lowrank::RANK)] = 3).is_err());
+    assert!(with(&|b| b[lay(field::pref_lowrank::RANK) + 7] = 0x80).is_err());
+    // r starts after μ (3 f32); r_1 < 0 is not a variance.
+    let r = at + field::pref_lowrank::LEN + 3 * 4;
+    assert_eq!(with(&|b| put_f32(b, r + 4, -1e-6)), Err(ParseError::BadSection { id }));
+    assert_eq!(with(&|b| put_f32(b, r + 8 + 4, f32::INFINITY)), Err(ParseError::NonFinite));
+    // A file claiming 1.4 cannot hold kind 10.
+    assert_eq!(
+        with(&|b| {
+            b[field::FORMAT_MINOR] = 4;
+            b[field::MIN_READER_MINOR] = 4;
+        }),
+        Err(ParseError::BadHeader)
+    );
+    // Another kind's section in a kind-10 file.
+    let entry = (0..2)
+        .map(|e| field::HEADER_LEN + e * field::section::ENTRY_LEN)
+        .find(|&e| u16::from_le_bytes([good[e], good[e + 1]]) == section_id::PREF_ITEM_NAMES)
+        .unwrap();
+    assert_eq!(
+        with(&|b| b[entry] = section_id::PREF_ALPHA as u8),
+        Err(ParseError::BadSection { id: section_id::PREF_ALPHA })
+    );
+    // Every truncation is an error.
+    for len in 0..good.len() {
+        assert!(ModelView::new_checked(&good[..len]).is_err());
+    }
+
+    // The writer refuses what the parser would.
+    let check = |sigma: f64, rank: usize, resid: &'static [f64], names: &'static str| {
+        ModelSpec::new(
+            Model::PrefLowRank(PrefLowRankModel {
+                sigma,
+                count: 0,
+                rank,
+                mean: Values::F64(&LR_MEAN),
+                resid: Values::F64(resid),
+                factor: Values::F64(&LR_C),
+                item_names: names,
+            }),
+            ElementType::F64,
+        )
+        .check()
+    };
+    assert_eq!(check(0.7, 2, &LR_RESID, ""), Ok(()));
+    assert_eq!(check(0.0, 2, &LR_RESID, ""), Err(EmitError::BadState));
+    assert_eq!(check(0.7, 2, &[0.1, -0.1, 0.0], ""), Err(EmitError::BadState));
+    assert_eq!(check(0.7, 0, &LR_RESID, ""), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.7, 3, &LR_RESID, ""), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.7, 2, &[0.1, 0.0], ""), Err(EmitError::BadDimensions));
+    assert_eq!(check(0.7, 2, &LR_RESID, "a\nb\n"), Err(EmitError::BadDimensions));
+    assert_eq!(check(f64::NAN, 2, &LR_RESID, ""), Err(EmitError::NonFinite));
 }

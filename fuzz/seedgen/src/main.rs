@@ -8,8 +8,8 @@ use std::{fs, path::Path};
 
 use ranklet_core::format::{
     Basis, BilinearModel, DualPairModel, ElementType, FeatureCentring, Kernel, KernelCentring, KernelModel,
-    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, PrefGpModel, PrefInductiveModel, QuantModel,
-    QuantWidth, Values,
+    LinearModel, Model, ModelSpec, OnlineModel, PairDomain, PairKernel, PrefGpModel, PrefInductiveModel,
+    PrefLowRankModel, QuantModel, QuantWidth, Values,
 };
 
 fn write(dir: &Path, name: &str, spec: &ModelSpec<'_>) {
@@ -182,6 +182,17 @@ fn main() {
             w_packed: &[0.05, 0.01, 0.04],
         });
         write(&models, &format!("pref_inductive_{tag}"), &ModelSpec::new(ind, et));
+        // Kind 10 (format 1.5): the low-rank posterior over the same 3 items, rank 2.
+        let lowrank = Model::PrefLowRank(PrefLowRankModel {
+            sigma: 0.5,
+            count: 4,
+            rank: 2,
+            mean: Values::F64(&PREF_MEAN),
+            resid: Values::F64(&[0.1, 0.0, 0.2]),
+            factor: Values::F64(&[1.0, 0.5, -0.5, 0.25, 0.0, 2.0]),
+            item_names: "a\nb\nc\n",
+        });
+        write(&models, &format!("pref_lowrank_{tag}"), &ModelSpec::new(lowrank, et));
     }
 
     // model_roundtrip decodes its input with `arbitrary`; any bytes will do.

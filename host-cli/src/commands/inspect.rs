@@ -86,14 +86,15 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
         let _ = writeln!(s, "preferences_absorbed: {}", p.count());
         let _ = writeln!(s, "items: {}", p.items());
         let mean: Vec<f64> = p.mean().iter().collect();
-        let mut order: Vec<usize> = (0..mean.len()).collect();
-        order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
-        let k = top.min(order.len());
-        let _ = writeln!(s, "top_items: {k} of {} by posterior mean (mean, sd)", order.len());
-        for &i in order.iter().take(k) {
-            let name = p.item_name(i).map_or_else(|| i.to_string(), str::to_string);
-            let _ = writeln!(s, "  {name}\t{}\t{}", mean[i], p.cov(i, i).max(0.0).sqrt());
-        }
+        top_items(&mut s, &mean, |i| p.cov(i, i), |i| p.item_name(i), top);
+    }
+    if let Some(p) = v.pref_lowrank() {
+        let _ = writeln!(s, "sigma: {}", p.sigma());
+        let _ = writeln!(s, "preferences_absorbed: {}", p.count());
+        let _ = writeln!(s, "items: {}", p.items());
+        let _ = writeln!(s, "covariance: low-rank, factor rank {} plus a diagonal", p.rank());
+        let mean: Vec<f64> = p.mean().iter().collect();
+        top_items(&mut s, &mean, |i| p.cov(i, i), |i| p.item_name(i), top);
     }
     if let Some(p) = v.pref_inductive() {
         let _ = writeln!(s, "kernel: {}", p.kernel());
@@ -112,6 +113,25 @@ pub fn inspect_text(v: &ModelView<'_>, top: usize) -> String {
         }
     }
     s
+}
+
+/// The `top` items of a preference GP over fixed items by posterior mean,
+/// with their standard deviations (`var(i)`) and names.
+fn top_items<'n>(
+    s: &mut String,
+    mean: &[f64],
+    var: impl Fn(usize) -> f64,
+    name: impl Fn(usize) -> Option<&'n str>,
+    top: usize,
+) {
+    let mut order: Vec<usize> = (0..mean.len()).collect();
+    order.sort_by(|&a, &b| mean[b].total_cmp(&mean[a]).then(a.cmp(&b)));
+    let k = top.min(order.len());
+    let _ = writeln!(s, "top_items: {k} of {} by posterior mean (mean, sd)", order.len());
+    for &i in order.iter().take(k) {
+        let label = name(i).map_or_else(|| i.to_string(), str::to_string);
+        let _ = writeln!(s, "  {label}\t{}\t{}", mean[i], var(i).max(0.0).sqrt());
+    }
 }
 
 /// The offset and the `top` largest weights by |w|.

@@ -58,7 +58,7 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
     if a.sd {
         return Err(CliError::input("--sd applies to inductive preference GPs (train --inductive)"));
     }
-    if view.pref_gp().is_some() {
+    if view.pref_gp().is_some() || view.pref_lowrank().is_some() {
         return Err(CliError::input(format!(
             "{}: a preference GP over a fixed item set scores its own items: see `ranklet inspect` (posterior means) or `ranklet suggest`",
             a.model.model.display()

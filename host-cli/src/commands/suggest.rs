@@ -11,7 +11,7 @@ use ranklet_core::format::ModelView;
 
 use crate::args::heading;
 use crate::error::CliError;
-use crate::family::pref::{suggest as pick, suggest_inductive, PrefItems};
+use crate::family::pref::{suggest as pick, suggest_inductive, suggest_lowrank, PrefItems};
 use crate::model_io::ModelArgs;
 
 /// `ranklet suggest` arguments.
@@ -57,6 +57,21 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
     }
     if a.items.is_some() {
         return Err(CliError::input("--items applies to inductive preference GPs (a fixed-set model knows its items)"));
+    }
+    if let Some(gp) = view.pref_lowrank() {
+        let Some(s) = suggest_lowrank(&gp)? else {
+            eprintln!("ranklet: note: no pair left to ask (every difference is certain)");
+            return Ok(());
+        };
+        let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
+        println!("{}\t{}\t{:.6e}\t{:.6e}", name(s.i), name(s.j), s.var_diff, s.mean_diff);
+        if a.k > 1 {
+            eprintln!(
+                "ranklet: note: 1 pair suggested of the {} asked (a low-rank model is not updated between picks)",
+                a.k
+            );
+        }
+        return Ok(());
     }
     let Some(gp) = view.pref_gp() else {
         return Err(CliError::input(format!(

@@ -165,6 +165,12 @@ pub struct TrainArgs {
     /// them.
     #[arg(long, value_name = "M", conflicts_with = "edges", help_heading = heading::LEARNER)]
     pub basis: Option<usize>,
+    /// xpgp with --basis M: keep the K smallest eigenpairs of each
+    /// relation's Laplacian (the K largest of its kernel (Δ + I/ι²)⁻¹,
+    /// found by Lanczos on the edge list; default min(M, items)). Memory
+    /// n·(M + ΣK), no n × n matrix in the fit.
+    #[arg(long, value_name = "K", requires = "basis", help_heading = heading::LEARNER)]
+    pub relation_rank: Option<usize>,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
     /// pair counts equally).
@@ -489,7 +495,18 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
     if let Some(m) = a.basis.filter(|&m| m > data.items.len()) {
         note(Some(format!("--basis {m} is more than the {} items: every item is an inducing point", data.items.len())));
     }
-    let req = PrefRequest { algo, kernel, kind, element: a.precision.element(), backend: a.backend, basis: a.basis };
+    if let Some(k) = a.relation_rank.filter(|&k| k > data.items.len()) {
+        note(Some(format!("--relation-rank {k} is more than the {} items: every eigenpair is kept", data.items.len())));
+    }
+    let req = PrefRequest {
+        algo,
+        kernel,
+        kind,
+        element: a.precision.element(),
+        backend: a.backend,
+        basis: a.basis,
+        relation_rank: a.relation_rank,
+    };
     let mut bar = Bar::default();
     let PrefFit { bytes, summary } = fit_prefs(&req, &data, &mut |p| bar.show(p))?;
     drop(bar);

@@ -27,7 +27,7 @@ use std::path::Path;
 
 use ranklet_core::backend::Backend;
 use ranklet_core::format::kind::pref_gp::packed_len;
-use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView};
+use ranklet_core::format::{self, ElementType, ModelSpec, ModelView, PrefGpView, PrefInductiveView, PrefLowRankView};
 use ranklet_core::graph::Pair;
 use ranklet_core::kernel::Kernel;
 use ranklet_core::learn::pref::active::{select_cov_workspace_len, select_pairs_cov, Pick};
@@ -209,6 +209,18 @@ impl Observations {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The observations as core's pairs (magnitude 1 for a binary one).
+    fn pairs(&self) -> Vec<Pair> {
+        match self {
+            Observations::Binary(b) => {
+                b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect()
+            }
+            Observations::Differences(v) => {
+                v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect()
+            }
+        }
+    }
 }
 
 /// Items, judgements and relations, read and checked.
@@ -268,6 +280,19 @@ impl PrefData {
         check_relations(algo, relations.len())?;
         let obs = observations(&prefs, algo, Path::new(prefs.source()), ties)?;
         Ok(PrefData { items, prefs, obs, relations })
+    }
+}
+
+impl PrefData {
+    /// The relations as core's XPGP takes them (borrowed).
+    fn core_relations(&self) -> Vec<xpgp::Relation<'_>> {
+        self.relations
+            .iter()
+            .map(|r| match &r.kind {
+                RelationKind::Edges(e) => xpgp::Relation::Edges(e),
+                RelationKind::Groups(g) => xpgp::Relation::Groups(g),
+            })
+            .collect()
     }
 }
 
@@ -390,19 +415,9 @@ pub fn train<B: Backend>(
     // refused before work where even one does not fit.
     super::Workspace::new("one n × n matrix over the items (the fit holds several)", n, n, ITEMS_WAY_OUT, || n * n)
         .check()?;
-    let pairs: Vec<Pair> = match &data.obs {
-        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
-        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
-    };
+    let pairs = data.obs.pairs();
     let m = pairs.len();
-    let rels: Vec<xpgp::Relation<'_>> = data
-        .relations
-        .iter()
-        .map(|r| match &r.kind {
-            RelationKind::Edges(e) => xpgp::Relation::Edges(e),
-            RelationKind::Groups(g) => xpgp::Relation::Groups(g),
-        })
-        .collect();
+    let rels = data.core_relations();
     let fail = |e: LearnError| CliError::learn(format_args!("--algo {}", algo.name()), e);
     let x = if d > 0 {
         Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
@@ -448,39 +463,17 @@ pub fn train<B: Backend>(
     })?;
     let report = report.map_err(fail)?;
 
-    let names = theta_names(algo, rels.len());
-    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
-    let noise = theta[xpgp::THETA_NOISE].exp();
-    // The probit σ of the model file: for the Gaussian likelihood the
-    // σ with 2σ² = noise², so that P(i ≻ j) = Φ(m/√(noise² + v)) is the
-    // probability that the observed difference is positive.
-    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
-    let summary = format!(
-        "{}: {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} optimizer_iterations={} evaluations={}{}",
-        algo.name(),
-        values.join(" "),
-        post.log_evidence(),
-        post.iterations(),
-        post.jitter(),
-        report.iterations,
-        report.evaluations,
-        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
-    );
-    // Full precision in the metadata (the summary line rounds).
-    for (k, t) in names.iter().zip(&theta) {
-        meta.push_str(&format!("{k}={}\n", t.exp()));
-    }
-    meta.push_str(&format!(
-        "likelihood={}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\noptimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
-        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
-        post.log_evidence(),
-        post.iterations(),
-        post.jitter(),
-        report.iterations,
-        report.evaluations,
-        u8::from(report.converged),
-        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
-    ));
+    let fitted = Fitted {
+        algo,
+        kernel,
+        theta: &theta,
+        n_rel: rels.len(),
+        log_evidence: post.log_evidence(),
+        ep_rounds: post.iterations(),
+        jitter: post.jitter(),
+        report: &report,
+    };
+    let (summary, sigma) = fitted.describe("", "", meta);
     let bytes = match kind {
         PrefModelKind::FixedItems => {
             let mut names = String::new();
@@ -521,6 +514,64 @@ pub fn train<B: Backend>(
     Ok((bytes, summary))
 }
 
+/// What a fit found, for its summary line, metadata and model `σ`: the one
+/// description of the dense, sparse and low-rank fits.
+struct Fitted<'a> {
+    algo: PrefAlgo,
+    kernel: PrefKernel,
+    /// `θ` in log space (`theta_names` order).
+    theta: &'a [f64],
+    n_rel: usize,
+    log_evidence: f64,
+    ep_rounds: usize,
+    jitter: f64,
+    report: &'a hyper::OptReport,
+}
+
+impl Fitted<'_> {
+    /// The summary line (`approx` after the learner's name), the metadata
+    /// lines appended to `meta` (`approx_meta` after the likelihood), and
+    /// the probit σ of the model file: for the Gaussian likelihood the σ
+    /// with 2σ² = noise², so that P(i ≻ j) = Φ(m/√(noise² + v)) is the
+    /// probability that the observed difference is positive.
+    fn describe(&self, approx: &str, approx_meta: &str, meta: &mut String) -> (String, f64) {
+        let (algo, report) = (self.algo, self.report);
+        let names = theta_names(algo, self.n_rel);
+        let values: Vec<String> = names.iter().zip(self.theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
+        let noise = self.theta[xpgp::THETA_NOISE].exp();
+        let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
+        let summary = format!(
+            "{}{approx}: {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} optimizer_iterations={} \
+             evaluations={}{}",
+            algo.name(),
+            values.join(" "),
+            self.log_evidence,
+            self.ep_rounds,
+            self.jitter,
+            report.iterations,
+            report.evaluations,
+            if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+        );
+        // Full precision in the metadata (the summary line rounds).
+        for (k, t) in names.iter().zip(self.theta) {
+            meta.push_str(&format!("{k}={}\n", t.exp()));
+        }
+        meta.push_str(&format!(
+            "likelihood={}\n{approx_meta}log_evidence={}\nep_rounds_final_refit={}\njitter={:e}\noptimizer_iterations={}\n\
+             optimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
+            if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
+            self.log_evidence,
+            self.ep_rounds,
+            self.jitter,
+            report.iterations,
+            report.evaluations,
+            u8::from(report.converged),
+            if self.kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
+        ));
+        (summary, sigma)
+    }
+}
+
 /// Runs an evidence search `fit`, which calls its stop callback after each
 /// optimiser iteration: each of at most `total` iterations is reported to
 /// `on`, whose `Break` ends the search there ([`progress::interrupted`]).
@@ -551,16 +602,20 @@ fn searched<R>(
 /// model (kind 9) over the inducing items. Memory O(n·m + m² + M), never
 /// `n × n`. Returns the model bytes and the summary line; `basis` above the
 /// item count means every item. Progress and cancellation as [`train`].
+/// xpgp goes to [`train_lowrank`] (its relations by `relation_rank`
+/// Laplacian eigenpairs each; the model over the fixed items).
 ///
 /// # Errors
-/// Bad input: xpgp (relations), no attributes, `basis = 0`. Resources: the
-/// sizes checked before allocation. Numerical failure.
+/// Bad input: no attributes (pref-gp, diff-gp), `basis = 0`,
+/// `relation_rank` for a learner without relations. Resources: the sizes
+/// checked before allocation. Numerical failure.
 #[allow(clippy::too_many_arguments)]
 pub fn train_sparse<B: Backend>(
     backend: &mut B,
     algo: PrefAlgo,
     kernel: PrefKernel,
     basis: usize,
+    relation_rank: Option<usize>,
     data: &PrefData,
     element: ElementType,
     meta: &mut String,
@@ -569,22 +624,23 @@ pub fn train_sparse<B: Backend>(
     use ranklet_core::learn::pref::sparse;
     let items = &data.items;
     let (n, d) = (items.len(), items.d);
-    if algo == PrefAlgo::Xpgp {
-        return Err(CliError::input(
-            "--basis: the sparse approximation is for pref-gp and diff-gp (xpgp's relation kernels are over all items)",
-        ));
-    }
     if basis == 0 {
         return Err(CliError::input("--basis must be ≥ 1"));
+    }
+    if algo == PrefAlgo::Xpgp {
+        return train_lowrank(backend, kernel, basis, relation_rank, data, element, meta, on);
+    }
+    if relation_rank.is_some() {
+        return Err(CliError::input(format!(
+            "--relation-rank applies to --algo xpgp (the rank of its relation kernels), not {}",
+            algo.name()
+        )));
     }
     if d == 0 {
         return Err(CliError::input(format!("{}: the items have no attributes", items.source)));
     }
     let m = basis.min(n);
-    let pairs: Vec<Pair> = match &data.obs {
-        Observations::Binary(b) => b.pairs.iter().map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 }).collect(),
-        Observations::Differences(v) => v.iter().map(|&(a, b, m)| Pair { winner: a, loser: b, magnitude: m }).collect(),
-    };
+    let pairs = data.obs.pairs();
     let np = pairs.len();
     let fail = |e: LearnError| CliError::learn(format_args!("--algo {} --basis {basis}", algo.name()), e);
     let x = Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?);
@@ -597,24 +653,9 @@ pub fn train_sparse<B: Backend>(
     let lik = hyper::start(algo == PrefAlgo::DiffGp, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
     let zeros =
         |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
-    // The inducing items: pivoted Cholesky (n × m factor, freed after).
     let way_out = "use a smaller --basis M";
-    crate::mem::check(
-        &format!("the pivoted Cholesky factor of {n} items and {m} inducing points"),
-        sparse::inducing_workspace_len(n, m).checked_add(0).filter(|&v| v < usize::MAX >> 4),
-        8,
-        way_out,
-    )?;
-    let mut piv = vec![0usize; m];
-    let r = {
-        let mut w = zeros(sparse::inducing_workspace_len(n, m))?;
-        sparse::choose_inducing(&Kernel::Rbf { gamma: theta[1].exp() }, &x, &mut piv, &mut w).map_err(fail)?
-    };
-    piv.truncate(r);
-    let mut zx = Vec::with_capacity(r * d);
-    for &i in &piv {
-        zx.extend_from_slice(items.row(i));
-    }
+    let (piv, zx) = inducing_items(items, &x, theta[1].exp(), m, &fail)?;
+    let r = piv.len();
     let prior =
         sparse::SparsePrior { x, z: Rows::Dense(MatRef::from_row_major(&zx, r, d).map_err(|e| fail(e.into()))?) };
     let ep = EpParams::default();
@@ -639,38 +680,24 @@ pub fn train_sparse<B: Backend>(
         sparse::fit_hyper_until(backend, &problem, &mut theta, &search, &mut post, &mut work, stop)
     })?;
     let report = report.map_err(fail)?;
-    let names = theta_names(algo, 0);
-    let values: Vec<String> = names.iter().zip(&theta).map(|(k, t)| format!("{k}={:.6e}", t.exp())).collect();
-    let noise = theta[xpgp::THETA_NOISE].exp();
-    let sigma = if algo == PrefAlgo::DiffGp { noise * std::f64::consts::FRAC_1_SQRT_2 } else { noise };
-    let summary = format!(
-        "{} (sparse DTC, {r} inducing items): {} log_evidence={:.6} ep_rounds_final_refit={} jitter={:e} \
-         optimizer_iterations={} evaluations={}{}",
-        algo.name(),
-        values.join(" "),
-        post.log_evidence(),
-        post.iterations(),
-        post.jitter(),
-        report.iterations,
-        report.evaluations,
-        if report.converged { "" } else { " (not converged: budget or line search exhausted)" }
+    let fitted = Fitted {
+        algo,
+        kernel,
+        theta: &theta,
+        n_rel: 0,
+        log_evidence: post.log_evidence(),
+        ep_rounds: post.iterations(),
+        jitter: post.jitter(),
+        report: &report,
+    };
+    let (summary, sigma) = fitted.describe(
+        &format!(" (sparse DTC, {r} inducing items)"),
+        &format!(
+            "approximation=sparse EP, DTC on inducing items (pivoted Cholesky, held fixed)\n\
+             inducing_points={r}\nbasis_requested={basis}\n"
+        ),
+        meta,
     );
-    for (k, t) in names.iter().zip(&theta) {
-        meta.push_str(&format!("{k}={}\n", t.exp()));
-    }
-    meta.push_str(&format!(
-        "likelihood={}\napproximation=sparse EP, DTC on inducing items (pivoted Cholesky, held fixed)\n\
-         inducing_points={r}\nbasis_requested={basis}\nlog_evidence={}\nep_rounds_final_refit={}\njitter={:e}\n\
-         optimizer_iterations={}\noptimizer_evaluations={}\noptimizer_converged={}\nkernel_fitted={}\n",
-        if algo == PrefAlgo::DiffGp { "gaussian" } else { "probit" },
-        post.log_evidence(),
-        post.iterations(),
-        post.jitter(),
-        report.iterations,
-        report.evaluations,
-        u8::from(report.converged),
-        if kernel == PrefKernel::Auto { "rbf:auto" } else { "no (rbf:G)" },
-    ));
     let ids: Vec<&str> = piv.iter().map(|&i| items.ids[i].as_str()).collect();
     meta.push_str(&format!("inducing_ids={}\n", ids.join(",")));
     let (mut w, mut tmp) = (zeros(r * r)?, zeros(r * r)?);
@@ -693,6 +720,213 @@ pub fn train_sparse<B: Backend>(
     Ok((bytes, summary))
 }
 
+/// The inducing items of a sparse fit: at most `m` items chosen by the
+/// pivoted Cholesky of the RBF kernel of width `gamma` over `x`
+/// (`sparse::choose_inducing`; fewer for duplicated or collinear items).
+/// Returns their indices and their attributes (row-major).
+///
+/// # Errors
+/// Too little memory for the `n × m` factor; a failed factorisation.
+fn inducing_items(
+    items: &PrefItems,
+    x: &Rows<'_>,
+    gamma: f64,
+    m: usize,
+    fail: &dyn Fn(LearnError) -> CliError,
+) -> Result<(Vec<usize>, Vec<f64>), CliError> {
+    use ranklet_core::learn::pref::sparse;
+    let n = items.len();
+    crate::mem::check(
+        &format!("the pivoted Cholesky factor of {n} items and {m} inducing points"),
+        Some(sparse::inducing_workspace_len(n, m)).filter(|&v| v < usize::MAX >> 4),
+        8,
+        "use a smaller --basis M",
+    )?;
+    let mut piv = vec![0usize; m];
+    let r = {
+        let mut w = crate::mem::try_zeros(sparse::inducing_workspace_len(n, m))
+            .map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())))?;
+        sparse::choose_inducing(&Kernel::Rbf { gamma }, x, &mut piv, &mut w).map_err(fail)?
+    };
+    piv.truncate(r);
+    let mut zx = Vec::with_capacity(r * items.d);
+    for &i in &piv {
+        zx.extend_from_slice(items.row(i));
+    }
+    Ok((piv, zx))
+}
+
+/// Fits xpgp at scale (`--algo xpgp --basis M`,
+/// `ranklet_core::learn::pref::xpgp_lowrank`): each relation through the
+/// `K` smallest eigenpairs of its Laplacian (`--relation-rank K`, default
+/// `min(M, n)`; Lanczos on the edge list, held fixed), the attributes (if
+/// any) through at most `M` inducing items chosen as [`train_sparse`]
+/// chooses them (held fixed), sparse EP on the `p = m + ΣK` features, the
+/// hyperparameters by the evidence. Memory O(n·p + p² + M). The model is
+/// kind 10, the posterior over the items in low-rank form
+/// (`Cov(f_i, f_j) = c_iᵀc_j + δ_ij·r_i`, n·(p + 2) values), which `eval`,
+/// `suggest` and `inspect` read in O(p) per pair.
+///
+/// # Errors
+/// Bad input: `--relation-rank 0`. Resources: the sizes checked before
+/// allocation. Numerical failure (a Lanczos run that does not converge
+/// names its way out).
+#[allow(clippy::too_many_arguments)]
+fn train_lowrank<B: Backend>(
+    backend: &mut B,
+    kernel: PrefKernel,
+    basis: usize,
+    relation_rank: Option<usize>,
+    data: &PrefData,
+    element: ElementType,
+    meta: &mut String,
+    on: OnProgress<'_>,
+) -> Result<(Vec<u8>, String), CliError> {
+    use ranklet_core::format::{PrefLowRankModel, Values};
+    use ranklet_core::learn::pref::{sparse, xpgp_lowrank as lr};
+    let algo = PrefAlgo::Xpgp;
+    let items = &data.items;
+    let (n, d) = (items.len(), items.d);
+    if relation_rank == Some(0) {
+        return Err(CliError::input("--relation-rank must be ≥ 1"));
+    }
+    let m = basis.min(n);
+    let k = relation_rank.unwrap_or(m).min(n);
+    let pairs = data.obs.pairs();
+    let np = pairs.len();
+    let fail = |e: LearnError| CliError::learn(format_args!("--algo xpgp --basis {basis} --relation-rank {k}"), e);
+    let rels = data.core_relations();
+    let pt = xpgp::theta_len(rels.len());
+    let (mut theta, mut lo, mut hi) = (vec![0.0; pt], vec![0.0; pt], vec![0.0; pt]);
+    let gamma = match kernel {
+        PrefKernel::Rbf(g) => Some(g),
+        PrefKernel::Auto => None,
+    };
+    let lik = hyper::start(false, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
+    let zeros =
+        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
+    let way_out = "use a smaller --basis M or --relation-rank K";
+    // Each relation's K smallest Laplacian eigenpairs (held fixed).
+    let params = lr::default_eigen_params();
+    let mut eig = Vec::with_capacity(rels.len());
+    let mut rel_meta = String::new();
+    for (r, rel) in rels.iter().enumerate() {
+        let wl = lr::relation_eigen_workspace_len(n, k, rel, &params);
+        let il = lr::relation_eigen_iwork_len(n, rel);
+        crate::mem::check(
+            &format!("the {k} smallest Laplacian eigenpairs of relation {r} over {n} items"),
+            n.checked_mul(k).and_then(|v| v.checked_add(wl)).and_then(|v| v.checked_add(il)),
+            8,
+            way_out,
+        )?;
+        let mut vals = vec![0.0; k];
+        let mut vecs = zeros(n * k)?;
+        let info = {
+            let mut work = zeros(wl)?;
+            let mut iwork = vec![0usize; il];
+            lr::relation_eigen(n, rel, &mut vals, &mut vecs, &mut work, &mut iwork, &params).map_err(fail)?
+        };
+        rel_meta.push_str(&format!(
+            "relation_{r}_rank={k}\nrelation_{r}_components={}\nrelation_{r}_lanczos_restarts={}\n\
+             relation_{r}_lanczos_max_residual={:e}\nrelation_{r}_largest_kept_laplacian_eigenvalue={}\n",
+            info.components,
+            info.lanczos.iterations,
+            info.lanczos.max_residual,
+            vals.last().copied().unwrap_or(0.0),
+        ));
+        eig.push((vals, vecs));
+    }
+    // The attributes' inducing items (held fixed), if there are attributes.
+    let x = if d > 0 {
+        Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
+    } else {
+        None
+    };
+    let (piv, zx) = match &x {
+        Some(x) => inducing_items(items, x, theta[1].exp(), m, &fail)?,
+        None => (Vec::new(), Vec::new()),
+    };
+    let r = piv.len();
+    let attr = match x {
+        Some(x) => Some(sparse::SparsePrior {
+            x,
+            z: Rows::Dense(MatRef::from_row_major(&zx, r, d).map_err(|e| fail(e.into()))?),
+        }),
+        None => None,
+    };
+    let re: Vec<lr::RelationEigen<'_>> = eig.iter().map(|(v, u)| lr::RelationEigen { vals: v, vecs: u }).collect();
+    let prior = lr::LowRankPrior { n, attr, relations: &re };
+    let pf = prior.p();
+    let ep = EpParams::default();
+    let opt = OptParams::default();
+    let storage_len = lr::storage_len(&prior, np);
+    let work_len = lr::evidence_workspace_len(&prior).checked_add(hyper::minimize_workspace_len(pt, opt.memory.max(1)));
+    crate::mem::check(
+        &format!("the low-rank posterior and evidence workspace over {n} items, {pf} features and {np} preferences"),
+        work_len.and_then(|w| w.checked_add(storage_len)),
+        8,
+        way_out,
+    )?;
+    let mut storage = zeros(storage_len)?;
+    let mut post = lr::new_posterior(&prior, np, &mut storage).map_err(fail)?;
+    let mut work = zeros(work_len.unwrap_or(0))?;
+    let total = if free_count(&lo, &hi) == 0 { 0 } else { opt.max_iter };
+    let problem = lr::LowRankProblem { prior: &prior, pairs: &pairs, lik, ep };
+    let report = searched(on, total, |stop| {
+        lr::fit_hyper_until(backend, &problem, &mut theta, (&lo, &hi), &opt, &mut post, &mut work, stop)
+    })?;
+    let report = report.map_err(fail)?;
+    drop(work);
+    let fitted = Fitted {
+        algo,
+        kernel,
+        theta: &theta,
+        n_rel: rels.len(),
+        log_evidence: post.log_evidence(),
+        ep_rounds: post.iterations(),
+        jitter: post.jitter(),
+        report: &report,
+    };
+    let (summary, sigma) = fitted.describe(
+        &format!(" (low-rank: {r} inducing items, relation rank {k})"),
+        &format!(
+            "approximation=low-rank XPGP: sparse EP on the attribute kernel's DTC features (inducing items by \
+             pivoted Cholesky) and each relation's smallest Laplacian eigenpairs (Lanczos), both held fixed\n\
+             inducing_points={r}\nbasis_requested={basis}\nfeatures={pf}\n{rel_meta}"
+        ),
+        meta,
+    );
+    if r > 0 {
+        let ids: Vec<&str> = piv.iter().map(|&i| items.ids[i].as_str()).collect();
+        meta.push_str(&format!("inducing_ids={}\n", ids.join(",")));
+    }
+    // The model: kind 10 over the items, Σ = CCᵀ + diag(r) with
+    // C = ΦL_B⁻ᵀ (core's p × n column-major factor is C row-major).
+    let (mut mean, mut var) = (vec![0.0; n], vec![0.0; n]);
+    {
+        let mut mw = zeros(pf * sparse::PAIR_BLOCK)?;
+        post.item_marginals(backend, &mut mean, &mut var, &mut mw).map_err(fail)?;
+    }
+    let mut c = zeros(pf * n)?;
+    post.item_cov_factor(backend, &mut c).map_err(fail)?;
+    let mut names = String::new();
+    for id in &items.ids {
+        names.push_str(id);
+        names.push('\n');
+    }
+    let model = format::Model::PrefLowRank(PrefLowRankModel {
+        sigma,
+        count: np as u64,
+        rank: pf,
+        mean: Values::F64(&mean),
+        resid: Values::F64(post.residual_variances()),
+        factor: Values::F64(&c),
+        item_names: &names,
+    });
+    let bytes = emit(model, element, meta)?;
+    Ok((bytes, summary))
+}
+
 /// What to fit: the learner, its kernel, the model kind and its element
 /// type, the backend (`ranklet train --prefs …`'s flags, or a Python
 /// estimator's parameters).
@@ -709,8 +943,12 @@ pub struct PrefRequest {
     /// The backend.
     pub backend: BackendChoice,
     /// Sparse EP on at most this many inducing items ([`train_sparse`];
-    /// pref-gp and diff-gp), or `None` for the dense fit.
+    /// for xpgp, with each relation through its smallest Laplacian
+    /// eigenpairs), or `None` for the dense fit.
     pub basis: Option<usize>,
+    /// xpgp with `basis`: the number `K` of Laplacian eigenpairs kept per
+    /// relation (`--relation-rank`; default `min(basis, n)`).
+    pub relation_rank: Option<usize>,
 }
 
 /// A fitted preference model: the `.rkl` bytes and the one-line summary
@@ -752,9 +990,19 @@ pub fn fit_prefs(req: &PrefRequest, data: &PrefData, on: OnProgress<'_>) -> Resu
         let covered = rel.covered(data.items.len());
         meta.push_str(&format!("relation_{r}={} (items covered: {covered})\n", rel.source));
     }
+    if req.basis.is_some() && algo == PrefAlgo::Xpgp && req.kind == PrefModelKind::Inductive {
+        return Err(CliError::input("--inductive: a model with relations (xpgp) is over its fixed item set"));
+    }
+    if req.relation_rank.is_some() && req.basis.is_none() {
+        return Err(CliError::input(
+            "--relation-rank needs --basis M (the low-rank xpgp; without --basis the relation kernels are dense)",
+        ));
+    }
     let mut backend = HostBackend::new(req.backend);
     let (bytes, summary) = match req.basis {
-        Some(m) => train_sparse(&mut backend, algo, req.kernel, m, data, req.element, &mut meta, on)?,
+        Some(m) => {
+            train_sparse(&mut backend, algo, req.kernel, m, req.relation_rank, data, req.element, &mut meta, on)?
+        }
         None => train(&mut backend, algo, req.kernel, req.kind, data, req.element, &mut meta, on)?,
     };
     Ok(PrefFit { bytes, summary })
@@ -779,13 +1027,15 @@ fn emit(model: format::Model<'_>, element: ElementType, meta: &str) -> Result<Ve
     Ok(out)
 }
 
-/// A preference model read from a file: kind 8 (over named items) or 9
-/// (inductive).
+/// A preference model read from a file: kind 8 (over named items), 9
+/// (inductive) or 10 (over named items, low-rank).
 pub enum PrefModel<'a> {
     /// Kind 8.
     Fixed(PrefGpView<'a>),
     /// Kind 9, and its attribute dimension.
     Inductive(PrefInductiveView<'a>, usize),
+    /// Kind 10.
+    LowRank(PrefLowRankView<'a>),
 }
 
 impl<'a> PrefModel<'a> {
@@ -793,6 +1043,7 @@ impl<'a> PrefModel<'a> {
     pub fn of(view: &ModelView<'a>) -> Option<PrefModel<'a>> {
         view.pref_gp()
             .map(PrefModel::Fixed)
+            .or_else(|| view.pref_lowrank().map(PrefModel::LowRank))
             .or_else(|| view.pref_inductive().map(|v| PrefModel::Inductive(v, view.dim())))
     }
 }
@@ -824,8 +1075,8 @@ pub struct Scored {
 pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
     let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
     let items = match model {
-        PrefModel::Fixed(v) => {
-            if v.item_names().is_empty() {
+        PrefModel::Fixed(_) | PrefModel::LowRank(_) => {
+            if model_names(model).is_empty() {
                 return Err(CliError::input("the model has no item names to look the preferences up by"));
             }
             None
@@ -871,7 +1122,7 @@ impl<'m, 'i> PrefScorer<'m, 'i> {
             (PrefModel::Inductive(_, dim), Some(items)) if items.d != *dim => {
                 return Err(CliError::input(format!("{}: {} attributes, the model has {}", items.source, items.d, dim)))
             }
-            (PrefModel::Inductive(..), Some(_)) => {}
+            (PrefModel::Inductive(..), Some(_)) | (PrefModel::LowRank(_), _) => {}
             (PrefModel::Inductive(..), None) => {
                 return Err(CliError::input("an inductive preference model scores items given by their attributes"))
             }
@@ -883,6 +1134,7 @@ impl<'m, 'i> PrefScorer<'m, 'i> {
     pub fn ids(&self) -> Vec<String> {
         match (self.model, self.items) {
             (PrefModel::Fixed(v), _) => (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect(),
+            (PrefModel::LowRank(v), _) => (0..v.items()).map(|i| v.item_name(i).unwrap_or("").to_string()).collect(),
             (_, Some(items)) => items.ids.clone(),
             (_, None) => Vec::new(),
         }
@@ -892,6 +1144,7 @@ impl<'m, 'i> PrefScorer<'m, 'i> {
     pub fn len(&self) -> usize {
         match (self.model, self.items) {
             (PrefModel::Fixed(v), _) => v.items(),
+            (PrefModel::LowRank(v), _) => v.items(),
             (_, Some(items)) => items.len(),
             (_, None) => 0,
         }
@@ -914,6 +1167,10 @@ impl<'m, 'i> PrefScorer<'m, 'i> {
     pub fn posterior(&self) -> Result<(Vec<f64>, Vec<f64>), CliError> {
         match (self.model, self.items) {
             (PrefModel::Fixed(v), _) => {
+                let mean = v.mean().iter().collect();
+                Ok((mean, (0..v.items()).map(|i| v.cov(i, i)).collect()))
+            }
+            (PrefModel::LowRank(v), _) => {
                 let mean = v.mean().iter().collect();
                 Ok((mean, (0..v.items()).map(|i| v.cov(i, i)).collect()))
             }
@@ -948,6 +1205,15 @@ impl<'m, 'i> PrefScorer<'m, 'i> {
                     DevicePrefGp::<f64>::from_view(&mut storage, v).map_err(|e| CliError::learn(&self.source, e))?;
                 for &(w, l) in pairs {
                     let (p, var) = gp.prob(w, l).map_err(|e| CliError::learn(&self.source, e))?;
+                    prob.push(p);
+                    log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
+                }
+            }
+            (PrefModel::LowRank(v), _) => {
+                for &(w, l) in pairs {
+                    let (p, var) = v.prob(w, l).ok_or_else(|| {
+                        CliError::input(format!("pair ({w}, {l}): an item index beyond the {n} items"))
+                    })?;
                     prob.push(p);
                     log_prob.push(log_prob_of(mean[w] - mean[l], var, v.sigma()));
                 }
@@ -1010,6 +1276,44 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
             Suggestion { i, j, mean_diff: p.mean_diff, var_diff: p.var }
         })
         .collect())
+}
+
+/// The item names text of a model over fixed items (`""` for kind 9).
+#[cfg(feature = "cli")]
+fn model_names<'a>(model: &PrefModel<'a>) -> &'a str {
+    match model {
+        PrefModel::Fixed(v) => v.item_names(),
+        PrefModel::LowRank(v) => v.item_names(),
+        PrefModel::Inductive(..) => "",
+    }
+}
+
+/// The next pair to ask of a kind-10 (low-rank) model among every pair of
+/// its items, without an `n × n` matrix: the one rule of
+/// `learn::next_pair` through core's screened search
+/// (`next_pair::best_pair_screened`) with the model's variance
+/// `v_ij = ‖c_i − c_j‖² + r_i + r_j` (O(p) per pair) and the radius
+/// `√Σ_ii = √(‖c_i‖² + r_i)` (`v_ij ≤ (√Σ_ii + √Σ_jj)²`). One pair: the
+/// model is not updated between picks. `None` when no pair is left to ask.
+///
+/// # Errors
+/// Non-finite values.
+pub fn suggest_lowrank(view: &PrefLowRankView<'_>) -> Result<Option<Suggestion>, CliError> {
+    use ranklet_core::learn::next_pair::best_pair_screened;
+    let (n, p) = (view.items(), view.rank());
+    let bad = |e: ranklet_core::LinalgError| CliError::learn("suggest", LearnError::from(e));
+    let mean: Vec<f64> = view.mean().iter().collect();
+    let resid: Vec<f64> = view.resid().iter().collect();
+    let c: Vec<f64> = view.factor().iter().collect();
+    let radius: Vec<f64> =
+        (0..n).map(|i| (c[i * p..(i + 1) * p].iter().map(|v| v * v).sum::<f64>() + resid[i]).max(0.0).sqrt()).collect();
+    let var = |i: usize, j: usize| -> f64 {
+        ranklet_core::linalg::sq_dist(&c[i * p..(i + 1) * p], &c[j * p..(j + 1) * p]) + resid[i] + resid[j]
+    };
+    let margin = 1.0 + (4 * p + 16) as f64 * f64::EPSILON;
+    let mut order = vec![0u32; n];
+    let best = best_pair_screened(&mean, &radius, margin, &mut order, var).map_err(bad)?;
+    Ok(best.map(|b| Suggestion { i: b.i, j: b.j, mean_diff: mean[b.i] - mean[b.j], var_diff: b.var }))
 }
 
 /// Items per block of [`suggest_inductive`]'s projections.

@@ -16,6 +16,7 @@ pub mod linear;
 pub mod online;
 pub mod pref_gp;
 pub mod pref_inductive;
+pub mod pref_lowrank;
 pub mod quant;
 
 use super::centring::FeatureCentring;
@@ -31,6 +32,7 @@ use linear::{LinearModel, LinearView};
 use online::{OnlineModel, OnlineView};
 use pref_gp::{PrefGpModel, PrefGpView};
 use pref_inductive::{PrefInductiveModel, PrefInductiveView};
+use pref_lowrank::{PrefLowRankModel, PrefLowRankView};
 use quant::{QuantModel, QuantView};
 
 /// What a model kind provides, implemented by its view type.
@@ -86,8 +88,8 @@ macro_rules! registry {
         codes! {
             /// What the parameters describe and how a score is computed.
             ///
-            /// Code 4 (GP posterior) is reserved, and codes 8–9 are
-            /// reserved for preference GPs (format 1.4); a reader that does not
+            /// Code 4 (GP posterior) is reserved, and codes 8–9 (format
+            /// 1.4) and 10 (format 1.5) are the preference GPs; a reader that does not
             /// know a kind rejects the file with [`ParseError::BadKind`]
             /// (files of newer kinds also carry a newer minimum reader
             /// version, so an old reader says `ReaderTooOld` first).
@@ -216,4 +218,8 @@ registry! {
     /// An inductive preference GP: basis rows, `α` and `W` for the mean and
     /// variance of new items (`PrefInductiveView::predict`).
     PrefInductive = 9 => PrefInductive(PrefInductiveModel, PrefInductiveView),
+    /// A preference-GP posterior over a fixed set of N items in low-rank
+    /// form, `Σ = CCᵀ + diag(r)` (`PrefLowRankView::prob`; not scored by
+    /// row).
+    PrefLowRank = 10 => PrefLowRank(PrefLowRankModel, PrefLowRankView),
 }

@@ -171,8 +171,27 @@ fn covariance_ok(n: usize, cov: impl Fn(usize) -> f64) -> bool {
 }
 
 /// Whether `names` is exactly `n` lines, each ended by `\n`.
-fn names_ok(names: &str, n: usize) -> bool {
+pub(crate) fn names_ok(names: &str, n: usize) -> bool {
     names.ends_with('\n') && names.bytes().filter(|&b| b == b'\n').count() == n
+}
+
+/// The optional `PREF_ITEM_NAMES` section of a file over `n` items (kinds
+/// 8 and 10): `""` without one.
+///
+/// # Errors
+/// `BadSection` unless it is UTF-8 of exactly `n` `\n`-ended lines.
+pub(crate) fn parse_names<'a>(sections: &Sections<'a>, n: usize) -> Result<&'a str, ParseError> {
+    match sections.get(sid::PREF_ITEM_NAMES) {
+        None => Ok(""),
+        Some(b) => {
+            let bad = ParseError::BadSection { id: sid::PREF_ITEM_NAMES };
+            let s = core::str::from_utf8(b).map_err(|_| bad)?;
+            if !names_ok(s, n) {
+                return Err(bad);
+            }
+            Ok(s)
+        }
+    }
 }
 
 impl<'a> Kind<'a> for PrefGpView<'a> {
@@ -214,17 +233,7 @@ impl<'a> Kind<'a> for PrefGpView<'a> {
         if !covariance_ok(n, |i| cov.at(i)) {
             return Err(ParseError::BadSection { id });
         }
-        let names = match sections.get(sid::PREF_ITEM_NAMES) {
-            None => "",
-            Some(b) => {
-                let bad = ParseError::BadSection { id: sid::PREF_ITEM_NAMES };
-                let s = core::str::from_utf8(b).map_err(|_| bad)?;
-                if !names_ok(s, n) {
-                    return Err(bad);
-                }
-                s
-            }
-        };
+        let names = parse_names(sections, n)?;
         Ok(PrefGpView { sigma, count, n, mean, cov, names })
     }
 

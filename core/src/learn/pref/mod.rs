@@ -165,6 +165,7 @@ pub mod device;
 pub mod hyper;
 pub mod sparse;
 pub mod xpgp;
+pub mod xpgp_lowrank;
 
 /// The smallest damping the adaptive rule goes down to.
 const MIN_DAMPING: f64 = 0.125;

@@ -107,6 +107,22 @@
 //! `K_ii − Q_ii` (`n`). [`evidence_workspace_len`] covers a fit and the
 //! gradient (an `m × n` buffer and three `m × m`). Nothing is `n × n`.
 //!
+//! # More features than inducing inputs
+//!
+//! Nothing in the EP above depends on where the columns of `Φ` come from.
+//! A posterior made by [`SparsePosterior::new_features`] carries `p ≥ m`
+//! features: the inducing inputs' `m` first (`Φᵀ` rows `0..m`, from the
+//! kernel as above), then features another prior sets (the relation
+//! eigenvectors of [`super::xpgp_lowrank`]); `B`, `μ_v` and the pair
+//! marginals are `p`-dimensional, O(M·p²) per round. The gradient in
+//! feature form is `∂ log Z_EP/∂θ = ⟨P_Φ, ∂Φ/∂θ⟩` with `P_Φ = Q_fΦ`,
+//! `P_Φᵀ = μ_vα_fᵀ − B⁻¹ΦᵀW` (`α_fᵀΦ = μ_vᵀ` since `Bμ_v = h`); the
+//! attribute block is `P` above (`Pᵀ = L⁻ᵀ` times its rows, `W_u` from the
+//! attribute block of `B⁻¹`), and every other feature contributes
+//! `⟨P_Φ[:, j], φ_j⟩` times its own scaling. The inductive model and the
+//! predictions at new inputs need `p = m` (features beyond the inducing
+//! inputs live on the fixed items only).
+//!
 //! # Errors
 //!
 //! Those of the parent's EP (pairs, noise, EP parameters, `NoConvergence`,
@@ -194,8 +210,10 @@ impl SparsePrior<'_> {
 }
 
 scratch! {
-    /// The storage of a [`SparsePosterior`].
-    struct Store(n: usize, m: usize, np: usize) {
+    /// The storage of a [`SparsePosterior`]: `m` inducing inputs, `p ≥ m`
+    /// features (the inducing inputs' `m` first, then any others, e.g. the
+    /// relation eigenvectors of [`super::xpgp_lowrank`]).
+    struct Store(n: usize, m: usize, p: usize, np: usize) {
         tau: np,
         nu: np,
         /// Posterior means of the pair projections.
@@ -204,15 +222,15 @@ scratch! {
         pv: np,
         /// `K_mn` (`m × n`, column-major).
         kmn: m.saturating_mul(n),
-        /// `Φᵀ = L⁻¹K_mn` (`m × n`).
-        phi: m.saturating_mul(n),
+        /// `Φᵀ` (`p × n`): rows `0..m` are `L⁻¹K_mn`.
+        phi: p.saturating_mul(n),
         /// `K_mm`.
         kmm: m.saturating_mul(m),
         /// `L`, `K_mm + εI = LLᵀ`.
         l: m.saturating_mul(m),
-        /// `L_B`, `B = L_B L_Bᵀ`.
-        lb: m.saturating_mul(m),
-        mu: m,
+        /// `L_B`, `B = L_B L_Bᵀ` (`p × p`).
+        lb: p.saturating_mul(p),
+        mu: p,
         alpha: m,
         /// `K_ii − Q_ii`.
         resid: n,
@@ -221,27 +239,28 @@ scratch! {
 
 scratch! {
     /// Scratch of [`SparsePosterior::refit`].
-    struct FitScratch(m: usize, kw: usize) {
+    struct FitScratch(p: usize, kw: usize) {
         kw: kw,
-        blk: m.saturating_mul(PAIR_BLOCK),
-        h: m,
+        blk: p.saturating_mul(PAIR_BLOCK),
+        h: p,
     }
 }
 
 scratch! {
-    /// Scratch of [`SparsePosterior::kernel_gradient`].
-    struct GradScratch(n: usize, m: usize) {
-        /// `ΦᵀW` (`m × n`).
-        y: m.saturating_mul(n),
-        /// `L⁻ᵀB⁻¹`.
-        m1: m.saturating_mul(m),
-        /// `W_u`, then `S`.
+    /// Scratch of [`SparsePosterior::kernel_gradient`] and of the
+    /// feature gradient.
+    struct GradScratch(n: usize, m: usize, p: usize) {
+        /// `ΦᵀW` (`p × n`).
+        y: p.saturating_mul(n),
+        /// `B⁻¹`, then its rows `0..m` times `L⁻ᵀ`.
+        m1: p.saturating_mul(p),
+        /// `W_u`.
         wu: m.saturating_mul(m),
         /// Scratch of `W_u`.
         t: m.saturating_mul(m),
         /// `α_f`.
         af: n,
-        blk: m.saturating_mul(PAIR_BLOCK),
+        blk: p.saturating_mul(PAIR_BLOCK),
     }
 }
 
@@ -251,10 +270,21 @@ pub fn fit_workspace_len(prior: &SparsePrior<'_>) -> usize {
     FitScratch::len(prior.m(), kw)
 }
 
+/// Scratch of a fit with `p` features and attribute kernel workspace `kw`.
+pub(crate) fn fit_workspace_len_features(p: usize, kw: usize) -> usize {
+    FitScratch::len(p, kw)
+}
+
 /// Scratch of [`SparsePosterior::kernel_gradient`] for `n` items and `m`
 /// inducing inputs.
 pub fn gradient_workspace_len(n: usize, m: usize) -> usize {
-    GradScratch::len(n, m)
+    GradScratch::len(n, m, m)
+}
+
+/// Scratch of the feature gradient with `m` inducing inputs among `p`
+/// features.
+pub(crate) fn gradient_workspace_len_features(n: usize, m: usize, p: usize) -> usize {
+    GradScratch::len(n, m, p)
 }
 
 /// Scratch of [`evidence_gradient`] and [`fit_hyper`] (besides the
@@ -269,6 +299,7 @@ pub fn evidence_workspace_len(prior: &SparsePrior<'_>) -> usize {
 pub struct SparsePosterior<'s> {
     n: usize,
     m: usize,
+    p: usize,
     np: usize,
     lik: Likelihood,
     amp: f64,
@@ -283,7 +314,13 @@ impl<'s> SparsePosterior<'s> {
     /// Elements of storage for `n` items, `m` inducing inputs and `np`
     /// pairs: `2n·m + 3m² + 2m + n + 4·np`.
     pub fn storage_len(n: usize, m: usize, np: usize) -> usize {
-        Store::len(n, m, np)
+        Store::len(n, m, m, np)
+    }
+
+    /// Elements of storage for `m` inducing inputs among `p ≥ m` features:
+    /// `n·m + p·n + 2m² + p² + p + m + n + 4·np`.
+    pub fn storage_len_features(n: usize, m: usize, p: usize, np: usize) -> usize {
+        Store::len(n, m, p, np)
     }
 
     /// A posterior with all sites zero (the prior), the starting point of
@@ -292,10 +329,24 @@ impl<'s> SparsePosterior<'s> {
     /// # Errors
     /// `WorkspaceTooSmall` for a short `storage`.
     pub fn new(n: usize, m: usize, np: usize, storage: &'s mut [f64]) -> Result<Self, LearnError> {
-        let (st, _) = Store::split(storage, n, m, np)?;
+        Self::new_features(n, m, m, np, storage)
+    }
+
+    /// [`new`](Self::new) for `m` inducing inputs among `p ≥ m` features
+    /// (storage [`storage_len_features`](Self::storage_len_features)).
+    ///
+    /// # Errors
+    /// `WorkspaceTooSmall` for a short `storage`; `DimensionMismatch` for
+    /// `p < m`.
+    pub fn new_features(n: usize, m: usize, p: usize, np: usize, storage: &'s mut [f64]) -> Result<Self, LearnError> {
+        if p < m {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        let (st, _) = Store::split(storage, n, m, p, np)?;
         let p = SparsePosterior {
             n,
             m,
+            p,
             np,
             lik: Likelihood::Probit { sigma: core::f64::consts::FRAC_1_SQRT_2 },
             amp: 1.0,
@@ -326,33 +377,109 @@ impl<'s> SparsePosterior<'s> {
         work: &mut [f64],
     ) -> Result<(), LearnError> {
         let SparseProblem { prior, pairs, lik, ep: ref params } = *problem;
-        let (n, m) = (self.n, self.m);
         prior.check()?;
-        if prior.n() != n || prior.m() != m || pairs.len() != self.np {
+        if prior.n() != self.n || prior.m() != self.m || self.p != self.m || pairs.len() != self.np {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        self.check_fit(pairs, lik, params)?;
+        let kw_len =
+            kernel_matrix_workspace_len(&prior.z, &prior.x).max(kernel_matrix_workspace_len(&prior.z, &prior.z));
+        let (FitScratch { kw, blk, h }, _) = FitScratch::split(work, self.p, kw_len)?;
+        self.set_attr_features(backend, prior, kernel, amp, kw, blk)?;
+        self.run_ep(backend, pairs, lik, params, blk, h)
+    }
+
+    /// The checks of a fit that do not depend on the prior.
+    pub(crate) fn check_fit(&self, pairs: &[Pair], lik: Likelihood, params: &EpParams) -> Result<(), LearnError> {
+        if pairs.len() != self.np {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        lik.check()?;
+        params.check()?;
+        check_pairs(self.n, pairs, &lik)
+    }
+
+    /// The attribute block: `K_mn`, `K_mm`, `L`, the rows `0..m` of `Φᵀ`
+    /// and the residual variances `a·k(x_i, x_i) − ‖φ_i‖²` (module docs).
+    /// `kw` holds the kernel matrices' workspace, `blk` `m·`[`PAIR_BLOCK`].
+    pub(crate) fn set_attr_features<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        prior: &SparsePrior<'_>,
+        kernel: &Kernel,
+        amp: f64,
+        kw: &mut [f64],
+        blk: &mut [f64],
+    ) -> Result<(), LearnError> {
+        let (n, m, p) = (self.n, self.m, self.p);
+        prior.check()?;
+        if prior.n() != n || prior.m() != m || blk.len() < m * PAIR_BLOCK.min(n.max(1)) {
             return Err(LinalgError::DimensionMismatch.into());
         }
         if !(amp.is_finite() && amp > 0.0) {
             return Err(LinalgError::InvalidParameter.into());
         }
         kernel.validate()?;
-        lik.check()?;
-        params.check()?;
-        check_pairs(n, pairs, &lik)?;
-        let kw_len =
-            kernel_matrix_workspace_len(&prior.z, &prior.x).max(kernel_matrix_workspace_len(&prior.z, &prior.z));
-        let (FitScratch { kw, blk, h }, _) = FitScratch::split(work, m, kw_len)?;
-        self.lik = lik;
         self.amp = amp;
         let st = &mut self.st;
         kernel_matrix(backend, kernel, &prior.z, &prior.x, MatMut::from_col_major(st.kmn, m, n)?, kw)?;
         kernel_matrix(backend, kernel, &prior.z, &prior.z, MatMut::from_col_major(st.kmm, m, m)?, kw)?;
         st.kmn.iter_mut().chain(st.kmm.iter_mut()).for_each(|v| *v *= amp);
         self.jitter = factor_with_jitter(backend, MatRef::from_col_major(st.kmm, m, m)?, st.l, false)?;
-        st.phi.copy_from_slice(st.kmn);
-        backend.solve_lower_in_place(MatRef::from_col_major(st.l, m, m)?, MatMut::from_col_major(st.phi, m, n)?)?;
+        // Rows 0..m of Φᵀ = L⁻¹K_mn, a block of items at a time (the
+        // column stride of Φᵀ is p).
+        let l = MatRef::from_col_major(st.l, m, m)?;
+        let mut i0 = 0;
+        while i0 < n {
+            let i1 = (i0 + PAIR_BLOCK).min(n);
+            let b = &mut blk[..m * (i1 - i0)];
+            b.copy_from_slice(&st.kmn[i0 * m..i1 * m]);
+            backend.solve_lower_in_place(l, MatMut::from_col_major(b, m, i1 - i0)?)?;
+            for i in i0..i1 {
+                st.phi[i * p..i * p + m].copy_from_slice(&b[(i - i0) * m..(i - i0 + 1) * m]);
+            }
+            i0 = i1;
+        }
         for i in 0..n {
-            let q: f64 = st.phi[i * m..(i + 1) * m].iter().map(|v| v * v).sum();
+            let q: f64 = st.phi[i * p..i * p + m].iter().map(|v| v * v).sum();
             st.resid[i] = (amp * kernel_value(kernel, &prior.x, i, &prior.x, i) - q).max(0.0);
+        }
+        Ok(())
+    }
+
+    /// Without attributes: no attribute block, no residual variance.
+    pub(crate) fn clear_attr(&mut self) {
+        self.amp = 1.0;
+        self.jitter = 0.0;
+        self.st.resid.iter_mut().for_each(|v| *v = 0.0);
+    }
+
+    /// `Φᵀ` (`p × n`, one item per column), for the features beyond the
+    /// attribute block.
+    pub(crate) fn features_mut(&mut self) -> &mut [f64] {
+        self.st.phi
+    }
+
+    /// Number of features `p`.
+    pub fn features(&self) -> usize {
+        self.p
+    }
+
+    /// EP (or the Gaussian posterior) on the features in place, from the
+    /// current sites (module docs); `blk` holds `p·`[`PAIR_BLOCK`], `h`
+    /// `p`. The checks of [`check_fit`](Self::check_fit) are the caller's.
+    pub(crate) fn run_ep<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        pairs: &[Pair],
+        lik: Likelihood,
+        params: &EpParams,
+        blk: &mut [f64],
+        h: &mut [f64],
+    ) -> Result<(), LearnError> {
+        self.lik = lik;
+        if !crate::linalg::slice_finite(self.st.phi) {
+            return Err(LinalgError::NonFinite.into());
         }
         self.iterations = 0;
         self.skipped = 0;
@@ -407,7 +534,7 @@ impl<'s> SparsePosterior<'s> {
     /// `blk[.., t] ← φ_w − φ_l` for the pairs `s0 + t`, times `√τ̃_s` with
     /// `scaled`.
     fn fill_block(&self, pairs: &[Pair], s0: usize, blk: &mut [f64], scaled: bool) {
-        let m = self.m;
+        let m = self.p;
         let phi = &*self.st.phi;
         for (t, p) in pairs.iter().enumerate() {
             let r = if scaled { libm::sqrt(self.st.tau[s0 + t]) } else { 1.0 };
@@ -428,7 +555,7 @@ impl<'s> SparsePosterior<'s> {
         blk: &mut [f64],
         h: &mut [f64],
     ) -> Result<(), LearnError> {
-        let m = self.m;
+        let m = self.p;
         self.st.lb.iter_mut().for_each(|v| *v = 0.0);
         (0..m).for_each(|i| self.st.lb[i * m + i] = 1.0);
         let mut s0 = 0;
@@ -478,12 +605,15 @@ impl<'s> SparsePosterior<'s> {
             }
             s0 = s1;
         }
-        // α_u = L⁻ᵀμ_v.
-        self.st.alpha.copy_from_slice(self.st.mu);
-        solve_lower_transpose_in_place(
-            MatRef::from_col_major(self.st.l, m, m)?,
-            MatMut::from_col_major(self.st.alpha, m, 1)?,
-        )?;
+        // α_u = L⁻ᵀμ_v (the attribute block of μ_v).
+        let ma = self.m;
+        self.st.alpha.copy_from_slice(&self.st.mu[..ma]);
+        if ma > 0 {
+            solve_lower_transpose_in_place(
+                MatRef::from_col_major(self.st.l, ma, ma)?,
+                MatMut::from_col_major(self.st.alpha, ma, 1)?,
+            )?;
+        }
         self.log_evidence = -0.5 * log_det_b + 0.5 * quad;
         if !(self.log_evidence.is_finite()
             && crate::linalg::slice_finite(self.st.pm)
@@ -566,7 +696,7 @@ impl<'s> SparsePosterior<'s> {
 
     /// Posterior means (`mean`, `n`) and DTC variances (`var`, `n`) at the
     /// items: `φ_iᵀμ_v` and `K_ii − Q_ii + ‖L_B⁻¹φ_i‖²`. `work` holds
-    /// `m·`[`PAIR_BLOCK`].
+    /// `p·`[`PAIR_BLOCK`] (`p` = [`features`](Self::features)).
     ///
     /// # Errors
     /// Shapes, workspace.
@@ -577,7 +707,7 @@ impl<'s> SparsePosterior<'s> {
         var: &mut [f64],
         work: &mut [f64],
     ) -> Result<(), LearnError> {
-        let (n, m) = (self.n, self.m);
+        let (n, m) = (self.n, self.p);
         if mean.len() != n || var.len() != n {
             return Err(LinalgError::DimensionMismatch.into());
         }
@@ -600,6 +730,30 @@ impl<'s> SparsePosterior<'s> {
             i0 = i1;
         }
         Ok(())
+    }
+
+    /// `out ← C = L_B⁻¹Φᵀ` (`p × n`, one item per column): the posterior
+    /// covariance at the items is `CᵀC + diag(r)` with `r` the
+    /// [`residual_variances`](Self::residual_variances), so
+    /// `Cov(f_i, f_j) = c_iᵀc_j + δ_ij·r_i` — O(p) per entry, no `n × n`
+    /// matrix.
+    ///
+    /// # Errors
+    /// Shapes.
+    pub fn item_cov_factor<B: Backend>(&self, backend: &mut B, out: &mut [f64]) -> Result<(), LearnError> {
+        let (n, p) = (self.n, self.p);
+        if out.len() != n * p {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        out.copy_from_slice(self.st.phi);
+        backend.solve_lower_in_place(MatRef::from_col_major(self.st.lb, p, p)?, MatMut::from_col_major(out, p, n)?)?;
+        Ok(())
+    }
+
+    /// The prior variances at the items that the features do not carry
+    /// (`a·k(x_i, x_i) − ‖φ_i‖²` of the attribute block; 0 without one).
+    pub fn residual_variances(&self) -> &[f64] {
+        self.st.resid
     }
 
     /// Mean and variance of `f(x¹) − f(x²)` for two new inputs from their
@@ -650,6 +804,11 @@ impl<'s> SparsePosterior<'s> {
     /// the latent with cross-kernel `k` (overwritten).
     fn predict_one<B: Backend>(&self, backend: &mut B, k: &mut [f64], kk: f64) -> Result<(f64, f64), LearnError> {
         let m = self.m;
+        if self.p != m {
+            // Features beyond the inducing inputs' (relations) are over the
+            // fixed items only.
+            return Err(LearnError::Unsupported);
+        }
         if !(kk.is_finite() && crate::linalg::slice_finite(k)) {
             return Err(LinalgError::NonFinite.into());
         }
@@ -661,25 +820,44 @@ impl<'s> SparsePosterior<'s> {
         Ok((mean, (kk - q).max(0.0) + r))
     }
 
-    /// `out ← W_u = L⁻ᵀ(I − B⁻¹)L⁻¹` (`m × m`, column-major, symmetric):
-    /// the `W` of the inductive model kind over the inducing inputs.
-    /// `tmp` holds `m²`.
+    /// `out ← W_u = L⁻ᵀ(I − [B⁻¹]_aa)L⁻¹` (`m × m`, column-major,
+    /// symmetric; `[B⁻¹]_aa` the inducing inputs' block of `B⁻¹`, all of it
+    /// when `p = m`): the `W` of the inductive model kind over the inducing
+    /// inputs. `tmp` holds `p²`.
     ///
     /// # Errors
     /// Shapes.
     pub fn inducing_w<B: Backend>(&self, backend: &mut B, out: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
-        let m = self.m;
-        if out.len() != m * m || tmp.len() < m * m {
+        let (m, p) = (self.m, self.p);
+        if out.len() != m * m || tmp.len() < p * p {
             return Err(LinalgError::DimensionMismatch.into());
         }
-        let tmp = &mut tmp[..m * m];
-        // tmp ← B⁻¹, out ← I − B⁻¹.
-        tmp.iter_mut().for_each(|v| *v = 0.0);
-        (0..m).for_each(|i| tmp[i * m + i] = 1.0);
+        let tmp = &mut tmp[..p * p];
+        self.b_inverse(backend, tmp)?;
+        for j in 0..m {
+            for i in 0..m {
+                out[j * m + i] = -tmp[j * p + i];
+            }
+        }
+        self.w_u_in_place(out, &mut tmp[..m * m])
+    }
+
+    /// `out ← B⁻¹` (`p × p`).
+    fn b_inverse<B: Backend>(&self, backend: &mut B, out: &mut [f64]) -> Result<(), LearnError> {
+        let p = self.p;
+        out.iter_mut().for_each(|v| *v = 0.0);
+        (0..p).for_each(|i| out[i * p + i] = 1.0);
         backend
-            .cholesky_solve_in_place(MatRef::from_col_major(self.st.lb, m, m)?, MatMut::from_col_major(tmp, m, m)?)?;
-        for (o, t) in out.iter_mut().zip(tmp.iter()) {
-            *o = -t;
+            .cholesky_solve_in_place(MatRef::from_col_major(self.st.lb, p, p)?, MatMut::from_col_major(out, p, p)?)?;
+        Ok(())
+    }
+
+    /// `out ← L⁻ᵀ(I + out)L⁻¹` from `out = −[B⁻¹]_aa` (`m × m`), then
+    /// symmetrised; `tmp` holds `m²`.
+    fn w_u_in_place(&self, out: &mut [f64], tmp: &mut [f64]) -> Result<(), LearnError> {
+        let m = self.m;
+        if m == 0 {
+            return Ok(());
         }
         (0..m).for_each(|i| out[i * m + i] += 1.0);
         // L⁻ᵀ·(I − B⁻¹), transposed, L⁻ᵀ again: L⁻ᵀ(I − B⁻¹)L⁻¹.
@@ -715,66 +893,105 @@ impl<'s> SparsePosterior<'s> {
         grad: &mut [f64],
         work: &mut [f64],
     ) -> Result<(), LearnError> {
-        let (n, m) = (self.n, self.m);
-        if pairs.len() != self.np || grad.len() != 3 {
+        if grad.len() != 3 || self.p != self.m {
             return Err(LinalgError::DimensionMismatch.into());
         }
-        let (GradScratch { y, m1, wu, t, af, blk }, _) = GradScratch::split(work, n, m)?;
+        let g = self.feature_gradient(backend, pairs, &mut [], work)?;
+        grad.copy_from_slice(&g);
+        Ok(())
+    }
+
+    /// The gradient of the log evidence at the fitted sites by blocks of
+    /// features: returns `(∂/∂log a, ∂/∂log γ, ∂/∂log s)` of the attribute
+    /// block (0 without inducing inputs) and the noise, and writes
+    /// `dfeat[j − m] = ⟨P_Φ[:, j], Φ[:, j]⟩` for each feature `j ≥ m`
+    /// (`dfeat`: `p − m`), where `P_Φ = Q_f Φ` and
+    /// `P_Φᵀ = μ_vα_fᵀ − B⁻¹ΦᵀW` (module docs): a feature scaled as
+    /// `∂φ_j/∂θ = c_j·φ_j` then contributes `c_j·dfeat[j − m]`.
+    /// `work` holds [`gradient_workspace_len_features`].
+    ///
+    /// # Errors
+    /// Shapes, workspace; an improper cavity; non-finite values.
+    pub(crate) fn feature_gradient<B: Backend>(
+        &self,
+        backend: &mut B,
+        pairs: &[Pair],
+        dfeat: &mut [f64],
+        work: &mut [f64],
+    ) -> Result<[f64; 3], LearnError> {
+        let (n, m, p) = (self.n, self.m, self.p);
+        if pairs.len() != self.np || dfeat.len() != p - m {
+            return Err(LinalgError::DimensionMismatch.into());
+        }
+        let (GradScratch { y, m1, wu, t, af, blk }, _) = GradScratch::split(work, n, m, p)?;
         let st = &self.st;
         // α_f = h_f − Wμ_f and Y = ΦᵀW (column i: Σ_s ±τ̃_s φ_s).
         af.iter_mut().for_each(|v| *v = 0.0);
         y.iter_mut().for_each(|v| *v = 0.0);
-        for (s, p) in pairs.iter().enumerate() {
+        for (s, pr) in pairs.iter().enumerate() {
             let (tau, nu) = (st.tau[s], st.nu[s]);
             let a = nu - tau * st.pm[s];
-            af[p.winner] += a;
-            af[p.loser] -= a;
+            af[pr.winner] += a;
+            af[pr.loser] -= a;
             if tau == 0.0 {
                 continue;
             }
-            for k in 0..m {
-                let d = tau * (st.phi[p.winner * m + k] - st.phi[p.loser * m + k]);
-                y[p.winner * m + k] += d;
-                y[p.loser * m + k] -= d;
+            for k in 0..p {
+                let d = tau * (st.phi[pr.winner * p + k] - st.phi[pr.loser * p + k]);
+                y[pr.winner * p + k] += d;
+                y[pr.loser * p + k] -= d;
             }
         }
-        // M1 = L⁻ᵀB⁻¹.
-        m1.iter_mut().for_each(|v| *v = 0.0);
-        (0..m).for_each(|i| m1[i * m + i] = 1.0);
-        let lb = MatRef::from_col_major(st.lb, m, m)?;
-        backend.cholesky_solve_in_place(lb, MatMut::from_col_major(m1, m, m)?)?;
-        let tr_binv: f64 = (0..m).map(|i| m1[i * m + i]).sum();
-        solve_lower_transpose_in_place(MatRef::from_col_major(st.l, m, m)?, MatMut::from_col_major(m1, m, m)?)?;
-        // ⟨P, ∂K_nm⟩ by item blocks: Pᵀ = α_uα_fᵀ − M1·Y.
+        // M1 = B⁻¹; S's W_u from its attribute block; then rows 0..m of M1
+        // times L⁻ᵀ (so that M1·Y holds L⁻ᵀ[B⁻¹Y]_a above [B⁻¹Y]_rest).
+        self.b_inverse(backend, m1)?;
+        let tr_binv: f64 = (0..p).map(|i| m1[i * p + i]).sum();
+        for j in 0..m {
+            for i in 0..m {
+                wu[j * m + i] = -m1[j * p + i];
+            }
+        }
+        self.w_u_in_place(wu, t)?;
+        if m > 0 {
+            solve_lower_transpose_in_place(MatRef::from_col_major(st.l, m, m)?, MatMut::new(m1, m, p, 1, p)?)?;
+        }
+        // ã = (α_u, μ_v[m..]): Pᵀ = ãα_fᵀ − M1·Y, by item blocks; the
+        // attribute rows against ∂K_nm, the others against Φᵀ.
         let amp = self.amp;
         let (mut ga, mut gg) = (0.0, 0.0);
+        dfeat.iter_mut().for_each(|v| *v = 0.0);
         let mut i0 = 0;
         while i0 < n {
             let i1 = (i0 + PAIR_BLOCK).min(n);
             let bs = i1 - i0;
-            let pb = &mut blk[..m * bs];
+            let pb = &mut blk[..p * bs];
             backend.gemm(
                 -1.0,
-                MatRef::from_col_major(m1, m, m)?,
-                MatRef::from_col_major(&y[i0 * m..i1 * m], m, bs)?,
+                MatRef::from_col_major(m1, p, p)?,
+                MatRef::from_col_major(&y[i0 * p..i1 * p], p, bs)?,
                 0.0,
-                MatMut::from_col_major(pb, m, bs)?,
+                MatMut::from_col_major(pb, p, bs)?,
             )?;
             for t in 0..bs {
-                let a = af[i0 + t];
-                let kcol = &st.kmn[(i0 + t) * m..(i0 + t + 1) * m];
-                for ((pv, al), kv) in pb[t * m..(t + 1) * m].iter().zip(st.alpha.iter()).zip(kcol) {
-                    let p = pv + al * a;
-                    ga += p * kv;
+                let i = i0 + t;
+                let a = af[i];
+                let col = &pb[t * p..(t + 1) * p];
+                let kcol = &st.kmn[i * m..(i + 1) * m];
+                for ((pv, al), kv) in col[..m].iter().zip(st.alpha.iter()).zip(kcol) {
+                    let pr = pv + al * a;
+                    ga += pr * kv;
                     if *kv > 0.0 {
-                        gg += p * kv * libm::log(kv / amp);
+                        gg += pr * kv * libm::log(kv / amp);
                     }
+                }
+                let phi = &st.phi[i * p + m..(i + 1) * p];
+                for (((dv, pv), mu), ph) in dfeat.iter_mut().zip(&col[m..]).zip(&st.mu[m..]).zip(phi) {
+                    *dv += (pv + mu * a) * ph;
                 }
             }
             i0 = i1;
         }
         // − ½⟨S, ∂K_mm⟩, S = α_uα_uᵀ − W_u.
-        self.inducing_w(backend, wu, t)?;
         let (mut sa, mut sg) = (0.0, 0.0);
         for j in 0..m {
             for i in 0..m {
@@ -786,9 +1003,7 @@ impl<'s> SparsePosterior<'s> {
                 }
             }
         }
-        grad[0] = ga - 0.5 * sa;
-        grad[1] = gg - 0.5 * sg;
-        grad[THETA_NOISE] = match self.lik {
+        let noise = match self.lik {
             Likelihood::Probit { .. } => {
                 let (pm, pv) = (&*st.pm, &*st.pv);
                 probit_noise_grad(st.tau, st.nu, |s| (pm[s], pv[s]), self.lik.diff_noise_var())?
@@ -796,14 +1011,15 @@ impl<'s> SparsePosterior<'s> {
             Likelihood::Gaussian { noise } => {
                 let v = noise * noise;
                 let beta2: f64 =
-                    pairs.iter().zip(st.pm.iter()).map(|(p, m)| (p.magnitude - m) * (p.magnitude - m) / (v * v)).sum();
-                v * beta2 - self.np as f64 + (m as f64 - tr_binv)
+                    pairs.iter().zip(st.pm.iter()).map(|(q, m)| (q.magnitude - m) * (q.magnitude - m) / (v * v)).sum();
+                v * beta2 - self.np as f64 + (p as f64 - tr_binv)
             }
         };
-        if grad.iter().any(|g| !g.is_finite()) {
+        let grad = [ga - 0.5 * sa, gg - 0.5 * sg, noise];
+        if grad.iter().chain(dfeat.iter()).any(|g| !g.is_finite()) {
             return Err(LinalgError::NonFinite.into());
         }
-        Ok(())
+        Ok(grad)
     }
 }
 
