@@ -52,9 +52,21 @@ fn valid(nystrom: bool, pairs: bool) -> Vec<u8> {
     let factor = [1.0, 0.5, 0.0, 0.75];
     let map = NystromMap { kernel: Kernel::Rbf { gamma: 0.3 }, input_dim: 3, landmarks: &landmarks, factor: &factor };
     let f = if nystrom {
-        StatsFile { stats, sealed_qids: &sealed_qids, content: StatsContent::Rows, map: FeatureMap::Nystrom, nystrom: Some(map) }
+        StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Nystrom,
+            nystrom: Some(map),
+        }
     } else {
-        StatsFile { stats, sealed_qids: &sealed_qids, content: StatsContent::Rows, map: FeatureMap::Linear, nystrom: None }
+        StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Linear,
+            nystrom: None,
+        }
     };
     let mut buf = vec![0u8; f.buffer_len().unwrap()];
     f.emit(&mut buf).unwrap();

@@ -922,7 +922,8 @@ mod tests {
         add_values(&mut totals, &vals).unwrap();
         let sealed = vec![0.0; shape.totals_buffer_len()];
         let stats = StatsRef { shape, seed: 1, totals: &totals, sealed: &sealed, qids: &[], queries: &[] };
-        let f = StatsFile { stats, sealed_qids: &[], content: StatsContent::Pairs, map: FeatureMap::Linear, nystrom: None };
+        let f =
+            StatsFile { stats, sealed_qids: &[], content: StatsContent::Pairs, map: FeatureMap::Linear, nystrom: None };
         let mut buf = vec![0u8; f.buffer_len().unwrap()];
         f.emit(&mut buf).unwrap();
         assert_eq!(le_u16(&buf, field::CONTENT.start), Some(1));
@@ -975,7 +976,13 @@ mod tests {
         add_values(&mut sealed[2 * mt..], &vals).unwrap(); // one sealed query, in fold 1
         let sealed_qids = [50u64];
         let stats = StatsRef { shape, seed: 7, totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
-        let f = StatsFile { stats, sealed_qids: &sealed_qids, content: StatsContent::Rows, map: FeatureMap::Linear, nystrom: None };
+        let f = StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Linear,
+            nystrom: None,
+        };
         let n = f.buffer_len().unwrap();
         let mut buf = vec![0u8; n];
         assert_eq!(f.emit(&mut buf), Ok(n));
@@ -1064,7 +1071,13 @@ mod tests {
         let factor = [1.0, 0.5, 99.0, 0.75]; // column-major; 99 above the diagonal, unread
         let kernel = Kernel::Rbf { gamma: 0.3 };
         let map = NystromMap { kernel, input_dim: 3, landmarks: &landmarks, factor: &factor };
-        let f = StatsFile { stats, sealed_qids: &[], content: StatsContent::Rows, map: FeatureMap::Nystrom, nystrom: Some(map) };
+        let f = StatsFile {
+            stats,
+            sealed_qids: &[],
+            content: StatsContent::Rows,
+            map: FeatureMap::Nystrom,
+            nystrom: Some(map),
+        };
         let n = f.buffer_len().unwrap();
         assert_eq!(n, field::HEADER_LEN + map_field::FIXED_LEN + 8 * (6 + 3) + 2 * 2 * mt * 8 + 4);
         let mut buf = vec![0u8; n];
