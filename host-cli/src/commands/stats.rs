@@ -1,8 +1,10 @@
 //! `ranklet stats`: the additive statistics of linear RLS / RankRLS
 //! (`ranklet_core::learn::ls_stats`) of SVMlight files, streamed block by
 //! block (or CSV files, read whole), of their raw or Nyström features, written as a `.rks` file (`docs/format.md`, "Statistics files")
-//! that `ranklet train --from-stats` merges with others. `docs/scale.md`
-//! gives the recipe for shards computed in parallel or on other machines.
+//! that `ranklet train --from-stats` merges with others; with `--pairs`,
+//! the statistics of explicit preference pairs over the shard's rows.
+//! `docs/scale.md` gives the recipe for shards computed in parallel or on
+//! other machines.
 
 use std::path::PathBuf;
 

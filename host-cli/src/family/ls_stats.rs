@@ -4,6 +4,13 @@
 //! `ranklet train --from-stats` reads shards, merges them and solves a λ
 //! grid, with the cross-validation table when the shards carry folds.
 //!
+//! Streaming: each block (a fixed 16 MB of lines) is parsed in chunks of
+//! about 1 MB, and each chunk of dense raw features is summed on its own
+//! thread into records of its own, merged in file order — so the shard's
+//! bytes do not depend on the number of threads. With `--pairs`
+//! ([`PairSummer`]) the shard sums the difference rows of explicit
+//! preference pairs instead of rows and queries.
+//!
 //! Memory while streaming: one block of rows (dense, `rows × d`), the `K`
 //! fold totals and sealed records (`O(K·d²)`), the ids of sealed queries,
 //! and the partials of open queries — `d + 2` values each with
