@@ -1426,10 +1426,10 @@ mod tests {
         let v = |i: usize| ls_stats::value(&s.totals, i);
         assert_eq!(v(N), 4.0);
         assert_eq!(v(sh.syy()), syy);
-        for a in 0..3 {
-            assert_eq!(v(sh.sxy() + a), sxy[a]);
-            for b in 0..=a {
-                assert_eq!(v(sh.sxx() + a * (a + 1) / 2 + b), sxx[a][b], "({a}, {b})");
+        for (a, (row, &xy)) in sxx.iter().zip(&sxy).enumerate() {
+            assert_eq!(v(sh.sxy() + a), xy);
+            for (b, &xx) in row.iter().enumerate().take(a + 1) {
+                assert_eq!(v(sh.sxx() + a * (a + 1) / 2 + b), xx, "({a}, {b})");
             }
         }
         // Bytes round trip keeps the kind; a row shard does not merge in.
