@@ -13,7 +13,7 @@
 
 use proptest::prelude::*;
 use ranklet_core::format::stats::{
-    field, FeatureMap, NystromMap, StatsFile, StatsRef, StatsShape, StatsView, STATS_MAGIC,
+    field, FeatureMap, NystromMap, StatsContent, StatsFile, StatsRef, StatsShape, StatsView, STATS_MAGIC,
 };
 use ranklet_core::graph::QueryWeight;
 use ranklet_core::kernel::Kernel;
@@ -52,9 +52,21 @@ fn valid(nystrom: bool, pairs: bool) -> Vec<u8> {
     let factor = [1.0, 0.5, 0.0, 0.75];
     let map = NystromMap { kernel: Kernel::Rbf { gamma: 0.3 }, input_dim: 3, landmarks: &landmarks, factor: &factor };
     let f = if nystrom {
-        StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Nystrom, nystrom: Some(map) }
+        StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Nystrom,
+            nystrom: Some(map),
+        }
     } else {
-        StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Linear, nystrom: None }
+        StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Linear,
+            nystrom: None,
+        }
     };
     let mut buf = vec![0u8; f.buffer_len().unwrap()];
     f.emit(&mut buf).unwrap();
@@ -116,7 +128,7 @@ fn check_contract(v: &StatsView<'_>) -> Vec<u8> {
         }
     };
     let stats = StatsRef { shape: s, seed: v.seed(), totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
-    let f = StatsFile { stats, sealed_qids: &sq, map, nystrom: nys };
+    let f = StatsFile { stats, sealed_qids: &sq, content: v.content(), map, nystrom: nys };
     let mut out = vec![0u8; f.buffer_len().unwrap()];
     f.emit(&mut out).unwrap();
     out

@@ -51,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     };
     assert_eq!(nys.is_some(), map == FeatureMap::Nystrom);
     let stats = StatsRef { shape: s, seed: v.seed(), totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
-    let f = StatsFile { stats, sealed_qids: &sq, map, nystrom: nys };
+    let f = StatsFile { stats, sealed_qids: &sq, content: v.content(), map, nystrom: nys };
     let mut out = vec![0u8; f.buffer_len().unwrap()];
     f.emit(&mut out).unwrap();
     out[field::FORMAT_MINOR] = data[field::FORMAT_MINOR];

@@ -44,6 +44,16 @@ impl HostBackend {
             BackendChoice::Portable => HostBackend::Portable(Vec::new()),
         }
     }
+
+    /// A single-threaded backend of the same kind, for tasks already spread
+    /// over rayon's threads (one backend per task): its results do not
+    /// depend on the number of threads.
+    pub fn sequential(&self) -> HostBackend {
+        match self {
+            HostBackend::Faer(_) => HostBackend::Faer(FaerBackend::sequential()),
+            HostBackend::Portable(_) => HostBackend::Portable(Vec::new()),
+        }
+    }
 }
 
 /// Runs `$op` on the faer backend or on a `Portable` over a workspace

@@ -404,3 +404,112 @@ fn sparse_rows_equal_train_data() {
         fs::remove_file(&b).unwrap();
     }
 }
+
+/// `ranklet stats --pairs`: explicit preference pairs summed into a shard
+/// give `ranklet train --data F --pairs P`'s model — one shard of the whole
+/// file, and two shards each with the pairs of its own rows (numbered
+/// within it), whose merge is the whole file with the pairs of both —
+/// weights to 1e-10 relative; pairs whose later row is far below the
+/// earlier one, either side winning, magnitudes other than 1 and 0. A pair
+/// whose row is not in the shard is refused naming the pair and the shard;
+/// pair and row statistics do not merge; pair statistics train rankrls
+/// only.
+#[test]
+fn pair_shards_equal_train_pairs() {
+    let dir = Scratch::new("stats-pairs");
+    let lines = letor(false);
+    let n = lines.len();
+    let cut = n / 2;
+    let text = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let all = dir.input("all.light", text(&lines));
+    let parts = [dir.input("a.light", text(&lines[..cut])), dir.input("b.light", text(&lines[cut..]))];
+    // Pairs within each half: neighbours and rows 37 apart, the winner
+    // first or second, magnitudes 1, 0.25·k and 0.
+    let mut halves: [Vec<(usize, usize, f64)>; 2] = [Vec::new(), Vec::new()];
+    for (h, (lo, hi)) in [(0, cut), (cut, n)].into_iter().enumerate() {
+        let len = hi - lo;
+        for i in 0..len {
+            if i + 1 < len {
+                halves[h].push((i + 1, i, 1.0));
+            }
+            if i + 37 < len && i % 3 == 0 {
+                halves[h].push((i, i + 37, 0.25 * (i % 7) as f64));
+            }
+        }
+    }
+    let pairs_text = |ps: &[(usize, usize, f64)], off: usize| {
+        ps.iter().map(|&(w, l, m)| format!("{} {} {m}\n", w + off, l + off)).collect::<String>()
+    };
+    let pa = dir.input("a.pairs", format!("# winner loser magnitude\n{}", pairs_text(&halves[0], 0)));
+    let pb = dir.input("b.pairs", pairs_text(&halves[1], 0));
+    let pall = dir.input("all.pairs", pairs_text(&halves[0], 0) + &pairs_text(&halves[1], cut));
+    let shard = |data: &Path, pairs: &Path, out: &str| {
+        let out = dir.input(out, "");
+        let a =
+            [args(&["stats", "--num-features", "9", "--data"]), vec![os(data)], args(&["--pairs"]), vec![os(pairs)]];
+        let mut a = a.concat();
+        a.extend(["-o".into(), os(&out)]);
+        let run = ranklet(&dir, a);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stderr.contains(" pairs, d = 9"), "{run:?}");
+        out
+    };
+    let whole = shard(&all, &pall, "all.pairs.rks");
+    let sa = shard(&parts[0], &pa, "a.pairs.rks");
+    let sb = shard(&parts[1], &pb, "b.pairs.rks");
+    let extra = ["--algo", "rankrls", "--lambda", "0.3", "--precision", "f64"];
+    let want = dir.input("d.rkl", "");
+    let run = train(&dir, &[OsString::from("--data"), os(&all), OsString::from("--pairs"), os(&pall)], &extra, &want);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let want = weights(&want).0;
+    for (files, what) in [(vec![whole.clone()], "one shard"), (vec![sa.clone(), sb.clone()], "two shards")] {
+        let got = dir.out("fs.rkl");
+        let run = train(&dir, &from_stats(&files), &extra, &got);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_close(&weights(&got).0, &want, what);
+        fs::remove_file(&got).unwrap();
+    }
+    // The second half's pairs numbered as in the whole file: their rows
+    // are not in shard b.
+    let run = ranklet(
+        &dir,
+        [
+            args(&["stats", "--data"]),
+            vec![os(&parts[1])],
+            args(&["--pairs"]),
+            vec![os(&pall)],
+            args(&["-o"]),
+            vec![os(&dir.out("x.rks"))],
+        ]
+        .concat(),
+    );
+    let numbered: Vec<usize> =
+        halves[0].iter().map(|&(w, l, _)| w.max(l)).chain(halves[1].iter().map(|&(w, l, _)| w.max(l) + cut)).collect();
+    let first_far = (0..numbered.len()).filter(|&k| numbered[k] >= n - cut).min_by_key(|&k| (numbered[k], k)).unwrap();
+    assert_bad_input(
+        &run,
+        &dir,
+        Some(&parts[1]),
+        None,
+        &[&pall.display().to_string(), &format!("pair {} ", first_far + 1), "both rows of a pair must be in one shard"],
+    );
+    // Pair statistics neither merge with row statistics nor train rls.
+    let rows = stats(&dir, &parts[..1], &[]);
+    let run = train(&dir, &from_stats(&[sa.clone(), rows[0].clone()]), &extra, &dir.out("m.rkl"));
+    assert_bad_input(&run, &dir, None, None, &["explicit preference pairs", "merge shards of one kind"]);
+    let run = train(&dir, &from_stats(&[sa]), &["--algo", "rls", "--lambda", "1"], &dir.out("m.rkl"));
+    assert_bad_input(&run, &dir, None, None, &["train --algo rankrls"]);
+    // --pairs with --cv is refused before reading the data.
+    let run = ranklet(
+        &dir,
+        [
+            args(&["stats", "--cv", "3", "--data"]),
+            vec![os(&all)],
+            args(&["--pairs"]),
+            vec![os(&pall), "-o".into()],
+            vec![os(&dir.out("y.rks"))],
+        ]
+        .concat(),
+    );
+    assert_bad_input(&run, &dir, None, None, &["--pairs with --cv"]);
+}

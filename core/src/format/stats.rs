@@ -142,7 +142,7 @@ pub struct StatsRef<'a> {
 pub const STATS_MAGIC: [u8; 4] = *b"RKST";
 
 /// The statistics format version this crate reads and writes.
-pub const STATS_VERSION: Version = Version { major: 1, minor: 1 };
+pub const STATS_VERSION: Version = Version { major: 1, minor: 2 };
 
 /// The header as named byte ranges.
 pub mod field {
@@ -154,8 +154,10 @@ pub mod field {
     pub const FORMAT_MAJOR: usize = 4;
     /// Format minor version (`u8`).
     pub const FORMAT_MINOR: usize = 5;
-    /// Reserved, zero (`u16`).
-    pub const RESERVED: Field = 6..8;
+    /// What the statistics are of (`u16`): 0 rows and their queries, 1
+    /// explicit preference pairs ([`super::StatsContent`]; format 1.2,
+    /// zero in earlier files).
+    pub const CONTENT: Field = 6..8;
     /// Feature dimension `d` (`u32`).
     pub const DIM: Field = 8..12;
     /// Query weighting (`u8`): 1 equal, 2 pairs.
@@ -185,8 +187,13 @@ pub mod field {
     pub const FIELDS: &[(&str, Field, &str, &str)] = &[
         ("magic", MAGIC, "[u8; 4]", "`52 4B 53 54` (`RKST`)"),
         ("format_major", FORMAT_MAJOR..FORMAT_MAJOR + 1, "u8", "statistics format major version (1)"),
-        ("format_minor", FORMAT_MINOR..FORMAT_MINOR + 1, "u8", "statistics format minor version (1)"),
-        ("reserved", RESERVED, "u16", "zero"),
+        ("format_minor", FORMAT_MINOR..FORMAT_MINOR + 1, "u8", "statistics format minor version (2)"),
+        (
+            "content",
+            CONTENT,
+            "u16",
+            "0 rows and their queries, 1 explicit preference pairs (1.2; zero in 1.0 and 1.1 files)",
+        ),
         ("d", DIM, "u32", "feature dimension, ≥ 1"),
         ("query_weight", QUERY_WEIGHT..QUERY_WEIGHT + 1, "u8", "1 equal, 2 pairs"),
         ("feature_map", FEATURE_MAP..FEATURE_MAP + 1, "u8", "1 linear, 2 Nyström (a map section follows the header)"),
@@ -202,6 +209,43 @@ pub mod field {
         ("total_len", TOTAL_LEN, "u64", "file length in bytes, checksum included"),
         ("sealed_queries", SEALED, "u64", "number of sealed query ids S"),
     ];
+}
+
+/// What a statistics file sums: rows (and their queries), or explicit
+/// preference pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum StatsContent {
+    /// Rows with labels and query ids: the records of
+    /// [`crate::learn::ls_stats`] (totals, sealed and open queries).
+    #[default]
+    Rows,
+    /// Explicit preference pairs `winner ≻ loser` with magnitude `m`: the
+    /// total records are those of the difference rows
+    /// `x_winner − x_loser` with label `m` (so `Σxxᵀ = XᵀDᵀDX` and
+    /// `Σxy = XᵀDᵀm`, the normal equations of `‖DXw − m‖²`, 000 eq. 5 with
+    /// the pair Laplacian `L = DᵀD`); no query records, no sealed
+    /// queries.
+    Pairs,
+}
+
+impl StatsContent {
+    /// Its header code.
+    pub const fn code(self) -> u16 {
+        match self {
+            StatsContent::Rows => 0,
+            StatsContent::Pairs => 1,
+        }
+    }
+
+    /// The content of a header code.
+    pub const fn from_code(c: u16) -> Option<StatsContent> {
+        match c {
+            0 => Some(StatsContent::Rows),
+            1 => Some(StatsContent::Pairs),
+            _ => None,
+        }
+    }
 }
 
 /// The feature map the statistics were computed in.
@@ -571,6 +615,7 @@ fn value_at(a: Array<'_>, start: usize, m: usize, i: usize) -> f64 {
 pub struct StatsView<'a> {
     shape: StatsShape,
     seed: u64,
+    content: StatsContent,
     map: FeatureMap,
     map_hash: u64,
     nystrom: Option<NystromView<'a>>,
@@ -622,12 +667,16 @@ impl<'a> StatsView<'a> {
         let d = le_u32(bytes, field::DIM.start).unwrap_or(0) as usize;
         let folds = le_u16(bytes, field::FOLDS.start).unwrap_or(0) as usize;
         let linear = map == FeatureMap::Linear;
-        if le_u16(bytes, field::RESERVED.start) != Some(0) || d == 0 || folds == 0 || (linear && map_hash != 0) {
+        let content = le_u16(bytes, field::CONTENT.start).and_then(StatsContent::from_code);
+        let Some(content) = content.filter(|_| d != 0 && folds != 0 && !(linear && map_hash != 0)) else {
             return Err(StatsFileError::BadHeader);
-        }
+        };
         let shape = StatsShape { d, folds, weight };
         let q = usize::try_from(u64_at(field::QUERIES.start)).map_err(|_| StatsFileError::BadDimensions)?;
         let ns = usize::try_from(u64_at(field::SEALED.start)).map_err(|_| StatsFileError::BadDimensions)?;
+        if content == StatsContent::Pairs && (q != 0 || ns != 0) {
+            return Err(StatsFileError::BadHeader);
+        }
         let part = |a: usize, b: usize| bytes.get(a..b).ok_or(StatsFileError::BadDimensions);
         // The map section: its input dimension sits at a fixed place, and
         // with `m = d` it gives the section's length.
@@ -666,7 +715,7 @@ impl<'a> StatsView<'a> {
             return Err(StatsFileError::BadValue);
         }
         let seed = u64_at(field::SEED.start);
-        Ok(StatsView { shape, seed, map, map_hash, nystrom, totals, sealed, qids, sealed_qids, queries })
+        Ok(StatsView { shape, seed, content, map, map_hash, nystrom, totals, sealed, qids, sealed_qids, queries })
     }
 
     /// Dimension, folds and query weighting.
@@ -677,6 +726,11 @@ impl<'a> StatsView<'a> {
     /// The fold seed.
     pub fn seed(&self) -> u64 {
         self.seed
+    }
+
+    /// What the statistics sum: rows, or explicit pairs.
+    pub fn content(&self) -> StatsContent {
+        self.content
     }
 
     /// The feature map and the identity of its parameters.
@@ -738,6 +792,9 @@ pub struct StatsFile<'a> {
     pub stats: StatsRef<'a>,
     /// Sealed query ids, strictly increasing, none in `stats.qids`.
     pub sealed_qids: &'a [u64],
+    /// What the statistics sum ([`StatsContent::Pairs`]: no query
+    /// records and no sealed queries).
+    pub content: StatsContent,
     /// The feature map.
     pub map: FeatureMap,
     /// Its section: `Some` exactly for [`FeatureMap::Nystrom`], with
@@ -790,6 +847,9 @@ impl StatsFile<'_> {
         if !up(qids) || !up(self.sealed_qids) || self.sealed_qids.iter().any(|q| qids.binary_search(q).is_ok()) {
             return Err(StatsFileError::BadQids);
         }
+        if self.content == StatsContent::Pairs && (!qids.is_empty() || !self.sealed_qids.is_empty()) {
+            return Err(StatsFileError::BadHeader);
+        }
         let counts_ok = |buf: &[f64], m: usize, min: f64| buf.chunks_exact(2 * m).all(|r| value(r, N) >= min);
         let sealed_count: f64 = sealed.chunks_exact(2 * mt).map(|r| value(r, N)).sum();
         if totals.iter().chain(sealed).chain(queries).any(|v| !v.is_finite())
@@ -815,6 +875,7 @@ impl StatsFile<'_> {
         out[field::MAGIC].copy_from_slice(&STATS_MAGIC);
         out[field::FORMAT_MAJOR] = STATS_VERSION.major;
         out[field::FORMAT_MINOR] = STATS_VERSION.minor;
+        out[field::CONTENT].copy_from_slice(&self.content.code().to_le_bytes());
         out[field::DIM].copy_from_slice(&(s.d as u32).to_le_bytes());
         out[field::QUERY_WEIGHT] = weight_code(s.weight);
         out[field::FEATURE_MAP] = self.map.code();
@@ -847,6 +908,53 @@ mod tests {
     use super::*;
     use crate::learn::ls_stats::add_values;
 
+    /// Pair statistics (format 1.2): the content code round-trips; query
+    /// records or sealed queries with it are refused by the writer and the
+    /// reader (with the checksum patched, the header check answers); an
+    /// unknown content code is refused; a 1.1 file (content zero, minor 1)
+    /// still reads as rows.
+    #[test]
+    fn pair_content_round_trips_and_carries_no_queries() {
+        let shape = StatsShape { d: 2, folds: 1, weight: QueryWeight::Equal };
+        let mt = shape.total_len();
+        let mut totals = vec![0.0; shape.totals_buffer_len()];
+        let vals: std::vec::Vec<f64> = (0..mt).map(|i| 1.0 + i as f64).collect();
+        add_values(&mut totals, &vals).unwrap();
+        let sealed = vec![0.0; shape.totals_buffer_len()];
+        let stats = StatsRef { shape, seed: 1, totals: &totals, sealed: &sealed, qids: &[], queries: &[] };
+        let f =
+            StatsFile { stats, sealed_qids: &[], content: StatsContent::Pairs, map: FeatureMap::Linear, nystrom: None };
+        let mut buf = vec![0u8; f.buffer_len().unwrap()];
+        f.emit(&mut buf).unwrap();
+        assert_eq!(le_u16(&buf, field::CONTENT.start), Some(1));
+        assert_eq!(StatsView::new_checked(&buf).unwrap().content(), StatsContent::Pairs);
+        let reseal = |b: &mut [u8]| {
+            let n = b.len();
+            let crc = crc32(&b[..n - field::CRC_LEN]);
+            b[n - field::CRC_LEN..].copy_from_slice(&crc.to_le_bytes());
+        };
+        let mut unknown = buf.clone();
+        unknown[field::CONTENT.start] = 2;
+        reseal(&mut unknown);
+        assert_eq!(StatsView::new_checked(&unknown).unwrap_err(), StatsFileError::BadHeader);
+        let mut old = buf.clone();
+        old[field::CONTENT.start] = 0;
+        old[field::FORMAT_MINOR] = 1;
+        reseal(&mut old);
+        assert_eq!(StatsView::new_checked(&old).unwrap().content(), StatsContent::Rows);
+        let mut qr = vec![0.0; 2 * shape.query_len()];
+        add_values(&mut qr, &vals[..shape.query_len()]).unwrap();
+        let with_query = StatsFile { stats: StatsRef { qids: &[4], queries: &qr, ..stats }, ..f };
+        let mut out = vec![7u8; with_query.buffer_len().unwrap()];
+        assert_eq!(with_query.emit(&mut out), Err(StatsFileError::BadHeader));
+        assert!(out.iter().all(|&b| b == 7));
+        let as_rows = StatsFile { content: StatsContent::Rows, ..with_query };
+        as_rows.emit(&mut out).unwrap();
+        out[field::CONTENT.start] = 1;
+        reseal(&mut out);
+        assert_eq!(StatsView::new_checked(&out).unwrap_err(), StatsFileError::BadHeader);
+    }
+
     /// Emit, parse, read back: the same values and header; a flipped byte
     /// anywhere is refused (by the checksum, or before it by the header
     /// checks); truncated, extended, wrong-magic, newer-major, unordered
@@ -868,7 +976,13 @@ mod tests {
         add_values(&mut sealed[2 * mt..], &vals).unwrap(); // one sealed query, in fold 1
         let sealed_qids = [50u64];
         let stats = StatsRef { shape, seed: 7, totals: &totals, sealed: &sealed, qids: &qids, queries: &queries };
-        let f = StatsFile { stats, sealed_qids: &sealed_qids, map: FeatureMap::Linear, nystrom: None };
+        let f = StatsFile {
+            stats,
+            sealed_qids: &sealed_qids,
+            content: StatsContent::Rows,
+            map: FeatureMap::Linear,
+            nystrom: None,
+        };
         let n = f.buffer_len().unwrap();
         let mut buf = vec![0u8; n];
         assert_eq!(f.emit(&mut buf), Ok(n));
@@ -957,7 +1071,13 @@ mod tests {
         let factor = [1.0, 0.5, 99.0, 0.75]; // column-major; 99 above the diagonal, unread
         let kernel = Kernel::Rbf { gamma: 0.3 };
         let map = NystromMap { kernel, input_dim: 3, landmarks: &landmarks, factor: &factor };
-        let f = StatsFile { stats, sealed_qids: &[], map: FeatureMap::Nystrom, nystrom: Some(map) };
+        let f = StatsFile {
+            stats,
+            sealed_qids: &[],
+            content: StatsContent::Rows,
+            map: FeatureMap::Nystrom,
+            nystrom: Some(map),
+        };
         let n = f.buffer_len().unwrap();
         assert_eq!(n, field::HEADER_LEN + map_field::FIXED_LEN + 8 * (6 + 3) + 2 * 2 * mt * 8 + 4);
         let mut buf = vec![0u8; n];

@@ -55,7 +55,8 @@
 //! Every record is stored as values and their **Neumaier compensations**
 //! (`2·len` elements: the sums, then the compensations; the value is
 //! `sum + compensation`). A block's contribution is summed plainly (a
-//! backend syrk for `Σxxᵀ`) and then added with compensation; [`merge`]
+//! backend syrk for `Σxxᵀ`) and then added with compensation, and so is
+//! each run of a query's consecutive rows to its query record; [`merge`]
 //! adds two records the same way, so merging is associative and
 //! order-independent up to rounding of the compensated sums (≈ one rounding
 //! of the result, not one per block). The raw second moments minus
@@ -184,9 +185,11 @@ pub struct StatsMut<'a> {
     pub queries: &'a mut [f64],
 }
 
-/// Scratch for [`accumulate`] with a block of `n` rows.
+/// Scratch for [`accumulate`] with a block of `n` rows (without folds the
+/// rows are not gathered, so no `n × d` copy).
 pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
-    n * shape.d + shape.d * shape.d + shape.total_len()
+    let gather = if shape.folds > 1 { n * shape.d } else { 0 };
+    gather + shape.d * shape.d + shape.total_len()
 }
 
 /// Adds a block of rows to the statistics.
@@ -231,65 +234,93 @@ pub fn accumulate<B: Backend>(
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    let (g, rest) = work.split_at_mut(n * d);
+    let (g, rest) = work.split_at_mut(if shape.folds > 1 { n * d } else { 0 });
     let (c, rest) = rest.split_at_mut(d * d);
     let rec = &mut rest[..mt];
+    let (syy, sxy, sxx) = (shape.syy(), shape.sxy(), shape.sxx());
     for k in 0..shape.folds {
-        // The fold's rows, gathered; its plain sums, then added with
-        // compensation.
+        // The fold's rows (all of them without folds: no copy), their
+        // plain sums, then added with compensation.
         let mut nk = 0;
         rec.iter_mut().for_each(|v| *v = 0.0);
-        for i in (0..n).filter(|&i| fold_of(qids[i], seed, shape.folds) == k) {
+        for i in (0..n).filter(|&i| shape.folds == 1 || fold_of(qids[i], seed, shape.folds) == k) {
             let row = &x[i * d..(i + 1) * d];
-            g[nk * d..(nk + 1) * d].copy_from_slice(row);
-            nk += 1;
-            rec[SY] += y[i];
-            rec[shape.syy()] += y[i] * y[i];
-            for j in 0..d {
-                rec[SX + j] += row[j];
-                rec[shape.sxy() + j] += row[j] * y[i];
+            if shape.folds > 1 {
+                g[nk * d..(nk + 1) * d].copy_from_slice(row);
             }
+            nk += 1;
+            sum_row(rec, shape, row, y[i]);
         }
         if nk == 0 {
             continue;
         }
         rec[N] = nk as f64;
-        let gm = MatRef::from_row_major(&g[..nk * d], nk, d)?;
+        let rows = if shape.folds == 1 { x } else { &g[..nk * d] };
+        let gm = MatRef::from_row_major(rows, nk, d)?;
         backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
-        let sxx = shape.sxx();
-        for i in 0..d {
-            for j in 0..=i {
-                rec[sxx + i * (i + 1) / 2 + j] = c[j * d + i];
-            }
-        }
+        pack_lower(c, d, &mut rec[sxx..]);
         add_values(&mut totals[k * 2 * mt..(k + 1) * 2 * mt], rec)?;
     }
-    // Per-query partials, row by row.
-    for i in 0..n {
-        let q = &mut queries[slots[i] * 2 * mq..(slots[i] + 1) * 2 * mq];
-        let (s, cc) = q.split_at_mut(mq);
-        let row = &x[i * d..(i + 1) * d];
-        add_compensated(&mut s[N], &mut cc[N], 1.0);
-        add_compensated(&mut s[SY], &mut cc[SY], y[i]);
-        for j in 0..d {
-            add_compensated(&mut s[SX + j], &mut cc[SX + j], row[j]);
-        }
-        if shape.weight == QueryWeight::Pairs {
-            add_compensated(&mut s[shape.syy()], &mut cc[shape.syy()], y[i] * y[i]);
-            for j in 0..d {
-                let o = shape.sxy() + j;
-                add_compensated(&mut s[o], &mut cc[o], row[j] * y[i]);
+    // Per-query partials: each run of consecutive rows of one query summed
+    // plainly (its `Σxxᵀ_q` by one syrk with `pairs`), then added to the
+    // query's record with compensation.
+    let mut i0 = 0;
+    while i0 < n {
+        let slot = slots[i0];
+        let i1 = (i0..n).find(|&i| slots[i] != slot).unwrap_or(n);
+        let part = &mut rec[..mq];
+        part.iter_mut().for_each(|v| *v = 0.0);
+        part[N] = (i1 - i0) as f64;
+        for i in i0..i1 {
+            let row = &x[i * d..(i + 1) * d];
+            part[SY] += y[i];
+            for (s, &v) in part[SX..SX + d].iter_mut().zip(row) {
+                *s += v;
             }
-            let mut o = shape.sxx();
-            for a in 0..d {
-                for b in 0..=a {
-                    add_compensated(&mut s[o], &mut cc[o], row[a] * row[b]);
-                    o += 1;
+            if shape.weight == QueryWeight::Pairs {
+                part[syy] += y[i] * y[i];
+                for (s, &v) in part[sxy..sxy + d].iter_mut().zip(row) {
+                    *s += v * y[i];
                 }
             }
         }
+        if shape.weight == QueryWeight::Pairs {
+            let gm = MatRef::from_row_major(&x[i0 * d..i1 * d], i1 - i0, d)?;
+            backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
+            pack_lower(c, d, &mut part[sxx..]);
+        }
+        add_values(&mut queries[slot * 2 * mq..(slot + 1) * 2 * mq], part)?;
+        i0 = i1;
     }
     Ok(())
+}
+
+/// Adds one row's `y`, `x`, `y²` and `x·y` to the plain sums of a total
+/// record (the caller counts the rows and forms `Σxxᵀ`).
+#[inline]
+fn sum_row(rec: &mut [f64], shape: &StatsShape, row: &[f64], y: f64) {
+    let d = shape.d;
+    rec[SY] += y;
+    rec[shape.syy()] += y * y;
+    let (sx, rest) = rec[SX..].split_at_mut(d);
+    let sxy = &mut rest[1..1 + d];
+    for ((a, b), &v) in sx.iter_mut().zip(sxy.iter_mut()).zip(row) {
+        *a += v;
+        *b += v * y;
+    }
+}
+
+/// The lower triangle of the column-major `d × d` matrix `c`, packed by
+/// rows into `out` (entry `(i, j)`, `j ≤ i`, at `i(i+1)/2 + j`).
+#[inline]
+fn pack_lower(c: &[f64], d: usize, out: &mut [f64]) {
+    let mut o = 0;
+    for i in 0..d {
+        for j in 0..=i {
+            out[o] = c[j * d + i];
+            o += 1;
+        }
+    }
 }
 
 /// Scratch for [`accumulate_sparse`]: one total record.

@@ -1,8 +1,10 @@
 //! `ranklet stats`: the additive statistics of linear RLS / RankRLS
 //! (`ranklet_core::learn::ls_stats`) of SVMlight files, streamed block by
 //! block (or CSV files, read whole), of their raw or Nyström features, written as a `.rks` file (`docs/format.md`, "Statistics files")
-//! that `ranklet train --from-stats` merges with others. `docs/scale.md`
-//! gives the recipe for shards computed in parallel or on other machines.
+//! that `ranklet train --from-stats` merges with others; with `--pairs`,
+//! the statistics of explicit preference pairs over the shard's rows.
+//! `docs/scale.md` gives the recipe for shards computed in parallel or on
+//! other machines.
 
 use std::path::PathBuf;
 
@@ -12,9 +14,10 @@ use crate::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
 use crate::data::csv::{read_csv, CsvOptions};
 use crate::data::svmlight::SvmlightOptions;
 use crate::error::{check_writable, write_atomic, CliError};
-use crate::family::ls_stats::Shard;
+use crate::family::ls_stats::{PairSummer, Shard};
 use crate::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec, Reservoir};
 use crate::hostbackend::{BackendChoice, HostBackend};
+use ranklet_core::format::stats::StatsContent;
 
 /// `ranklet stats`.
 #[derive(Args, Debug)]
@@ -44,6 +47,15 @@ pub struct StatsArgs {
     /// sealed query met again is refused.
     #[arg(long, help_heading = heading::ROWS)]
     pub keep_queries: bool,
+    /// Statistics of explicit preference pairs (the `--pairs` file of
+    /// `ranklet train`: `winner loser [magnitude]`, rows numbered from 0
+    /// across this shard's --data files) instead of queries: the normal
+    /// equations of Σ (f(x_winner) − f(x_loser) − magnitude)², which
+    /// `ranklet train --from-stats --algo rankrls` solves. Both rows of a
+    /// pair must be in this shard. Without --cv, --keep-queries, --kernel
+    /// and --landmarks.
+    #[arg(long, value_name = "PAIRS", conflicts_with_all = ["keep_queries", "kernel", "landmarks"], help_heading = heading::ROWS)]
+    pub pairs: Option<PathBuf>,
     /// Seed of the fold assignment (and of the landmark sample).
     #[arg(long, default_value_t = 1, help_heading = heading::CV)]
     pub seed: u64,
@@ -108,6 +120,21 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(k) if (2..=u16::MAX as usize).contains(&k) => k,
         Some(k) => return Err(CliError::input(format!("--cv {k}: a number of folds from 2 to 65535"))),
     };
+    if a.pairs.is_some() && folds > 1 {
+        return Err(CliError::input(
+            "--pairs with --cv: folds of explicit pairs are not defined for statistics; compute the pair statistics \
+             without --cv (and choose λ on held-out pairs)",
+        ));
+    }
+    let pairs = match &a.pairs {
+        Some(p) => {
+            // Row numbers are checked against the shard's rows once they
+            // have all streamed by.
+            let list = crate::data::pairs::read_pairs(p, usize::MAX)?;
+            Some(PairSummer::new(list, p.display().to_string()))
+        }
+        None => None,
+    };
     let opts = SvmlightOptions { num_features: a.num_features, optional_label: false };
     let mut backend = HostBackend::new(a.backend);
     let datasets = if csv > 0 {
@@ -157,27 +184,33 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         _ => None,
     };
     let map_note = map.as_ref().map(|m| format!(", Nyström map: {}", m.describe())).unwrap_or_default();
-    let shard = if csv > 0 {
-        let mut all: Option<Shard> = None;
-        for (ds, path) in datasets.iter().zip(&a.data) {
-            let s = Shard::from_dataset(
-                &mut backend,
-                ds,
-                &path.display().to_string(),
-                a.query_weight.to_core(),
-                folds,
-                a.seed,
-                a.keep_queries,
-                map.clone(),
-            )?;
-            match &mut all {
-                Some(t) => t.merge(&s)?,
-                None => all = Some(s),
-            }
+    let shard = match pairs {
+        Some(summer) if csv > 0 => {
+            let sets: Vec<&crate::data::Dataset> = datasets.iter().collect();
+            let name = a.data.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
+            Shard::pairs_from_datasets(&mut backend, &sets, &name, a.query_weight.to_core(), a.seed, summer)?
         }
-        all.ok_or_else(|| CliError::input("--data: no file"))?
-    } else {
-        Shard::from_svmlight_mapped(
+        None if csv > 0 => {
+            let mut all: Option<Shard> = None;
+            for (ds, path) in datasets.iter().zip(&a.data) {
+                let s = Shard::from_dataset(
+                    &mut backend,
+                    ds,
+                    &path.display().to_string(),
+                    a.query_weight.to_core(),
+                    folds,
+                    a.seed,
+                    a.keep_queries,
+                    map.clone(),
+                )?;
+                match &mut all {
+                    Some(t) => t.merge(&s)?,
+                    None => all = Some(s),
+                }
+            }
+            all.ok_or_else(|| CliError::input("--data: no file"))?
+        }
+        pairs => Shard::from_svmlight_mapped(
             &mut backend,
             &a.data,
             &opts,
@@ -186,10 +219,21 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
             a.seed,
             a.keep_queries,
             map,
-        )?
+            pairs,
+        )?,
     };
     let bytes = shard.to_bytes()?;
     write_atomic(&a.output, &bytes)?;
+    if shard.content == StatsContent::Pairs {
+        eprintln!(
+            "wrote {} ({} bytes: {} pairs, d = {})",
+            a.output.display(),
+            bytes.len(),
+            shard.rows(),
+            shard.shape.d
+        );
+        return Ok(());
+    }
     eprintln!(
         "wrote {} ({} bytes: {} rows, {} queries of which {} open, d = {}, {} fold(s){map_note})",
         a.output.display(),

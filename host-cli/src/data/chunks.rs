@@ -73,16 +73,16 @@ impl<'p> LineBlocks<'p> {
         let mut want = if self.first { self.target.max(3) } else { self.target };
         loop {
             while buf.len() < want && !self.eof {
+                // Into the buffer's spare capacity, without zeroing it
+                // first (`read_to_end` through `Take` reads into
+                // uninitialised capacity: the memset of every block would
+                // cost about a tenth of the read).
                 let len = buf.len();
-                buf.resize(want, 0);
-                let got = loop {
-                    match io::Read::read(&mut self.file, &mut buf[len..]) {
-                        Ok(k) => break k,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(read_error(self.path, &e)),
-                    }
-                };
-                buf.truncate(len + got);
+                buf.reserve(want - len);
+                let limit = (want - len) as u64;
+                let got = io::Read::read_to_end(&mut io::Read::take(&mut self.file, limit), buf)
+                    .map_err(|e| read_error(self.path, &e))?;
+                debug_assert_eq!(buf.len(), len + got);
                 self.eof = got == 0;
             }
             if self.first {

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 pub(crate) use super::chunks::CHUNK_BYTES;
 use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
-use super::decimal::fast_decimal;
+use super::decimal::{digit_run, fast_decimal};
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
@@ -116,6 +116,22 @@ impl RowBlock<'_> {
     /// [`StreamRow::query`].
     pub fn qid(&self, query: usize) -> Option<u64> {
         self.keys.get(query).copied()
+    }
+
+    /// The block cut into the chunks it was parsed in (blocks of whole
+    /// rows, in file order), for work spread over threads. The cuts depend
+    /// on the read's block and chunk sizes only, never on the number of
+    /// threads.
+    pub fn pieces(&self) -> Vec<RowBlock<'_>> {
+        let mut at = 0;
+        (0..self.parts.len())
+            .map(|k| {
+                let n = self.parts[k].labels.len();
+                let groups = self.groups.map(|g| &g[at.min(g.len())..(at + n).min(g.len())]);
+                at += n;
+                RowBlock { parts: &self.parts[k..k + 1], groups, keys: self.keys }
+            })
+            .collect()
     }
 
     /// The rows in file order.
@@ -461,14 +477,7 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
                 let id_start = at;
                 at += usize::from(b.get(at) == Some(&b'+'));
                 let (mut q, digits) = (0u64, at);
-                while let Some(&c) = b.get(at) {
-                    let d = c.wrapping_sub(b'0');
-                    if d > 9 {
-                        break;
-                    }
-                    q = q.wrapping_mul(10).wrapping_add(u64::from(d));
-                    at += 1;
-                }
+                digit_run(b, &mut at, &mut q);
                 if at == digits || !b.get(at).is_none_or(|&c| ends_token(c)) {
                     return None;
                 }
@@ -487,14 +496,7 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
                 let key_start = at;
                 at += usize::from(c == b'+');
                 let (mut index, digits) = (0u64, at);
-                while let Some(&c) = b.get(at) {
-                    let d = c.wrapping_sub(b'0');
-                    if d > 9 {
-                        break;
-                    }
-                    index = index.wrapping_mul(10).wrapping_add(u64::from(d));
-                    at += 1;
-                }
+                digit_run(b, &mut at, &mut index);
                 if at == digits || b.get(at) != Some(&b':') {
                     return None;
                 }

@@ -4,6 +4,13 @@
 //! `ranklet train --from-stats` reads shards, merges them and solves a λ
 //! grid, with the cross-validation table when the shards carry folds.
 //!
+//! Streaming: each block (a fixed 16 MB of lines) is parsed in chunks of
+//! about 1 MB, and each chunk of dense raw features is summed on its own
+//! thread into records of its own, merged in file order — so the shard's
+//! bytes do not depend on the number of threads. With `--pairs`
+//! ([`PairSummer`]) the shard sums the difference rows of explicit
+//! preference pairs instead of rows and queries.
+//!
 //! Memory while streaming: one block of rows (dense, `rows × d`), the `K`
 //! fold totals and sealed records (`O(K·d²)`), the ids of sealed queries,
 //! and the partials of open queries — `d + 2` values each with
@@ -19,14 +26,24 @@ use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
 use ranklet_core::backend::Backend;
-use ranklet_core::format::stats::{FeatureMap, StatsFile, StatsView};
-use ranklet_core::graph::QueryWeight;
+use ranklet_core::format::stats::{FeatureMap, StatsContent, StatsFile, StatsView};
+use ranklet_core::graph::{Pair, QueryWeight};
 use ranklet_core::learn::ls_stats::{self, StatsRef, StatsShape, Target, N};
 use ranklet_core::learn::LearnError;
 
-use crate::data::svmlight::{stream_svmlight, RowBlock, SvmlightOptions};
+use rayon::prelude::*;
+
+use crate::data::svmlight::{stream_blocks, RowBlock, SvmlightOptions, CHUNK_BYTES};
 use crate::error::CliError;
 use crate::family::nystrom_stats::NystromSpec;
+use crate::hostbackend::HostBackend;
+
+/// Bytes of a block of a streamed SVMlight file (cut into chunks of
+/// [`CHUNK_BYTES`] parsed and summed in parallel): fixed, not scaled by the
+/// number of threads as the plain reader's blocks, so that the chunks —
+/// and the rounding of the statistics — are the same whatever the number
+/// of threads; 16 chunks keep up to 16 threads busy.
+const STATS_BLOCK_BYTES: usize = 16 * CHUNK_BYTES;
 
 /// The statistics of some rows: fold totals and per-query partials, with
 /// the qids strictly increasing once [`Shard::finish`]ed.
@@ -51,6 +68,10 @@ pub struct Shard {
     /// The Nyström feature map the rows go through (`None`: the raw
     /// features); `shape.d` is then its `m`.
     pub map: Option<NystromSpec>,
+    /// Rows and their queries, or explicit preference pairs (then the
+    /// totals are those of the pairs' difference rows, and there are no
+    /// query records).
+    pub content: StatsContent,
     /// The record of each qid (`qids` inverted).
     slots: HashMap<u64, usize>,
     /// Each row's record, and [`ls_stats::accumulate`]'s scratch.
@@ -103,6 +124,7 @@ impl Shard {
             queries: Vec::new(),
             source,
             map: None,
+            content: StatsContent::Rows,
             slots: HashMap::new(),
             row_slots: Vec::new(),
             work: Vec::new(),
@@ -161,6 +183,57 @@ impl Shard {
             self.row_slots.push(slot);
         }
         self.queries.resize(self.qids.len() * mq, 0.0);
+    }
+
+    /// Adds the `K` total records of rows summed apart, with compensation
+    /// ([`ls_stats::merge`]).
+    ///
+    /// # Errors
+    /// Records of another shape; nothing is added then.
+    fn merge_totals(&mut self, totals: &[f64]) -> Result<(), LearnError> {
+        Ok(ls_stats::merge(&mut self.totals, totals)?)
+    }
+
+    /// Adds the records `recs` of the queries `qids` (each once) of rows
+    /// summed apart, with compensation ([`ls_stats::merge`]): with
+    /// [`Shard::merge_totals`], what [`Shard::add_rows`] adds for those
+    /// rows, up to rounding.
+    ///
+    /// # Errors
+    /// Records of another shape; nothing is added then.
+    fn merge_queries(&mut self, qids: &[u64], recs: &[f64]) -> Result<(), LearnError> {
+        let mq = 2 * self.shape.query_len();
+        if recs.len() != qids.len() * mq {
+            return Err(ranklet_core::LinalgError::DimensionMismatch.into());
+        }
+        self.assign_slots(qids);
+        for (k, &slot) in self.row_slots.iter().enumerate() {
+            ls_stats::merge(&mut self.queries[slot * mq..(slot + 1) * mq], &recs[k * mq..(k + 1) * mq])?;
+        }
+        Ok(())
+    }
+
+    /// Adds the difference rows `x_winner − x_loser` of explicit pairs
+    /// (`x` row-major `pairs × d`, raw features) with their magnitudes `m`
+    /// as labels to the totals of pair statistics
+    /// ([`StatsContent::Pairs`]); no query records are kept.
+    ///
+    /// # Errors
+    /// As [`ls_stats::accumulate`]; nothing is added.
+    pub fn add_difference_rows<B: Backend>(&mut self, backend: &mut B, x: &[f64], m: &[f64]) -> Result<(), LearnError> {
+        let n = m.len();
+        let (qids, slots) = (vec![0u64; n], vec![0usize; n]);
+        let mut discard = vec![0.0; 2 * self.shape.query_len()];
+        self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, n).max(self.work.len()), 0.0);
+        ls_stats::accumulate(
+            backend,
+            &self.shape,
+            self.seed,
+            x,
+            &ls_stats::RowBlock { y: m, qids: &qids, slots: &slots },
+            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut discard },
+            &mut self.work,
+        )
     }
 
     /// [`Shard::add_rows`] for CSR rows of the raw features (no Nyström
@@ -282,7 +355,7 @@ impl Shard {
             Some(spec) => (FeatureMap::Nystrom, Some(spec.as_core())),
             None => (FeatureMap::Linear, None),
         };
-        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, map, nystrom };
+        let f = StatsFile { stats: self.as_ref(), sealed_qids: &self.sealed_qids, content: self.content, map, nystrom };
         let bad = |e: ranklet_core::format::stats::StatsFileError| CliError::failure(format!("statistics: {e}"));
         let mut out = vec![0u8; f.buffer_len().map_err(bad)?];
         f.emit(&mut out).map_err(bad)?;
@@ -302,6 +375,7 @@ impl Shard {
         let v = StatsView::new_checked(bytes).map_err(|e| CliError::input(format!("{name}: {e}")))?;
         let mut shard = Shard::new(v.shape(), v.seed(), name)?;
         shard.map = v.nystrom().map(|m| NystromSpec::from_view(&m)).transpose()?;
+        shard.content = v.content();
         shard.totals = v.totals().iter().collect();
         shard.sealed = v.sealed().iter().collect();
         shard.sealed_qids = (0..v.n_sealed()).map(|j| v.sealed_qid(j)).collect();
@@ -319,6 +393,18 @@ impl Shard {
             CliError::input(format!("{}: {what} {theirs}, but {} has {what} {mine}: {hint}", other.source, self.source))
         };
         let describe = |m: &Option<NystromSpec>| m.as_ref().map_or("linear features".to_string(), |s| s.describe());
+        if self.content != other.content {
+            let what = |c: StatsContent| match c {
+                StatsContent::Pairs => "explicit preference pairs (`ranklet stats --pairs`)".to_string(),
+                _ => "rows and their queries".to_string(),
+            };
+            return Err(clash(
+                "statistics of",
+                what(self.content),
+                what(other.content),
+                "pair statistics and row statistics are different objectives: merge shards of one kind",
+            ));
+        }
         if self.map.as_ref().map(|m| m.fingerprint) != other.map.as_ref().map(|m| m.fingerprint) {
             return Err(clash(
                 "feature map",
@@ -514,9 +600,242 @@ impl RunSealer {
     }
 }
 
+/// The statistics of one parsed chunk of a block, computed in parallel
+/// with the block's other chunks ([`Acc::block`]) into records of its own,
+/// then merged into the shard in file order.
+struct Piece {
+    /// A single-threaded backend of the streaming backend's kind.
+    backend: HostBackend,
+    /// The chunk's rows, dense; labels; qids; each row's record.
+    x: Vec<f64>,
+    y: Vec<f64>,
+    q: Vec<u64>,
+    slots: Vec<usize>,
+    /// The chunk's qids in order of first appearance, and their records.
+    qids: Vec<u64>,
+    recs: Vec<f64>,
+    /// The record of each qid of the chunk.
+    index: HashMap<u64, usize>,
+    /// The chunk's `K` total records, and [`ls_stats::accumulate`]'s scratch.
+    totals: Vec<f64>,
+    work: Vec<f64>,
+    /// The first error, after the rows in `q` (which the caller still
+    /// checks for a resumed query first, as row order demands).
+    error: Option<CliError>,
+}
+
+impl Piece {
+    fn new(backend: HostBackend) -> Piece {
+        Piece {
+            backend,
+            x: Vec::new(),
+            y: Vec::new(),
+            q: Vec::new(),
+            slots: Vec::new(),
+            qids: Vec::new(),
+            recs: Vec::new(),
+            index: HashMap::new(),
+            totals: Vec::new(),
+            work: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The statistics of the chunk `block` (raw features, densified to
+    /// `shape.d`) in the piece's own records.
+    fn compute(&mut self, block: &RowBlock<'_>, shape: &StatsShape, seed: u64, name: &str) {
+        self.error = self.compute_inner(block, shape, seed, name).err();
+    }
+
+    fn compute_inner(
+        &mut self,
+        block: &RowBlock<'_>,
+        shape: &StatsShape,
+        seed: u64,
+        name: &str,
+    ) -> Result<(), CliError> {
+        let d = shape.d;
+        self.x.clear();
+        self.y.clear();
+        self.q.clear();
+        self.slots.clear();
+        self.qids.clear();
+        self.index.clear();
+        let mut last: Option<(u64, usize)> = None;
+        for row in block.rows() {
+            let at = self.x.len();
+            self.x.resize(at + d, 0.0);
+            let dst = &mut self.x[at..];
+            for (&c, &v) in row.cols.iter().zip(row.vals) {
+                let x = dst.get_mut(c as usize);
+                *x.ok_or_else(|| CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)))? = v;
+            }
+            self.y.push(row.label);
+            let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
+            let slot = match last {
+                Some((l, s)) if l == qid => s,
+                _ => {
+                    let next = self.qids.len();
+                    let s = *self.index.entry(qid).or_insert(next);
+                    if s == next {
+                        self.qids.push(qid);
+                    }
+                    s
+                }
+            };
+            last = Some((qid, slot));
+            self.q.push(qid);
+            self.slots.push(slot);
+        }
+        self.recs.clear();
+        self.recs.resize(self.qids.len() * 2 * shape.query_len(), 0.0);
+        self.totals.clear();
+        self.totals.resize(shape.totals_buffer_len(), 0.0);
+        self.work.resize(ls_stats::accumulate_workspace_len(shape, self.y.len()), 0.0);
+        ls_stats::accumulate(
+            &mut self.backend,
+            shape,
+            seed,
+            &self.x,
+            &ls_stats::RowBlock { y: &self.y, qids: &self.q, slots: &self.slots },
+            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.recs },
+            &mut self.work,
+        )
+        .map_err(|e| CliError::input(format!("{name}: {e}")))
+    }
+}
+
+/// Explicit preference pairs summed as the rows of a shard go by
+/// ([`StatsContent::Pairs`]): rows are numbered from 0 across the shard's
+/// data; a pair's difference row `x_winner − x_loser` (label: its
+/// magnitude) is formed when its later row arrives, its earlier row kept
+/// (sparse) until its last pair is done — so any pair within the shard is
+/// summed exactly, with memory for the rows that still wait for a partner.
+pub struct PairSummer {
+    pairs: Vec<Pair>,
+    /// Pair indices by their later row (then file order).
+    order: Vec<usize>,
+    /// The next pair of `order` to complete.
+    next: usize,
+    /// Rows that are the earlier row of some pair: how many of those pairs
+    /// are still to complete.
+    wanted: HashMap<usize, usize>,
+    /// The earlier rows kept, sparse.
+    kept: HashMap<usize, (Vec<u32>, Vec<f64>)>,
+    /// Rows seen so far.
+    rows: usize,
+    /// The pairs file, for messages.
+    name: String,
+    /// The difference rows formed since the last flush (dense) and their
+    /// labels.
+    diffs: Vec<f64>,
+    targets: Vec<f64>,
+}
+
+impl PairSummer {
+    /// Pairs (as `ranklet train --pairs` reads them) over the rows of a
+    /// shard; `name` (the pairs file) names them in errors.
+    pub fn new(pairs: Vec<Pair>, name: String) -> PairSummer {
+        let later = |p: &Pair| p.winner.max(p.loser);
+        let mut order: Vec<usize> = (0..pairs.len()).collect();
+        order.sort_by_key(|&k| (later(&pairs[k]), k));
+        let mut wanted = HashMap::new();
+        for p in &pairs {
+            *wanted.entry(p.winner.min(p.loser)).or_insert(0usize) += 1;
+        }
+        PairSummer {
+            pairs,
+            order,
+            next: 0,
+            wanted,
+            kept: HashMap::new(),
+            rows: 0,
+            name,
+            diffs: Vec::new(),
+            targets: Vec::new(),
+        }
+    }
+
+    /// Takes the next row (0-based columns, increasing, all `< d`): the
+    /// difference rows (`d` features) of the pairs it completes are added
+    /// to the pending ones.
+    fn row(&mut self, cols: &[u32], vals: &[f64], d: usize) {
+        let i = self.rows;
+        self.rows += 1;
+        while let Some(&k) = self.order.get(self.next) {
+            let p = self.pairs[k];
+            if p.winner.max(p.loser) != i {
+                break;
+            }
+            self.next += 1;
+            let other = p.winner.min(p.loser);
+            // `x_winner − x_loser`: this row's values with the sign of its
+            // side, the kept row's with the other.
+            let sign = if p.winner == i { 1.0 } else { -1.0 };
+            let at = self.diffs.len();
+            self.diffs.resize(at + d, 0.0);
+            let dst = &mut self.diffs[at..];
+            for (&c, &v) in cols.iter().zip(vals) {
+                dst[c as usize] += sign * v;
+            }
+            if let Some((oc, ov)) = self.kept.get(&other) {
+                for (&c, &v) in oc.iter().zip(ov) {
+                    dst[c as usize] -= sign * v;
+                }
+            }
+            self.targets.push(p.magnitude);
+            if let Some(n) = self.wanted.get_mut(&other) {
+                *n -= 1;
+                if *n == 0 {
+                    self.wanted.remove(&other);
+                    self.kept.remove(&other);
+                }
+            }
+        }
+        if self.wanted.contains_key(&i) {
+            self.kept.insert(i, (cols.to_vec(), vals.to_vec()));
+        }
+    }
+
+    /// Adds the pending difference rows to `shard`.
+    fn flush<B: Backend>(&mut self, shard: &mut Shard, backend: &mut B) -> Result<(), LearnError> {
+        if !self.targets.is_empty() {
+            shard.add_difference_rows(backend, &self.diffs, &self.targets)?;
+        }
+        self.diffs.clear();
+        self.targets.clear();
+        Ok(())
+    }
+
+    /// After the shard's last row: every pair must have met both its rows.
+    ///
+    /// # Errors
+    /// The first pair (in file order of its later row) with a row beyond
+    /// the shard's, naming the pair and the shard.
+    fn finish(&self, shard: &str) -> Result<(), CliError> {
+        match self.order.get(self.next) {
+            Some(&k) => {
+                let p = self.pairs[k];
+                Err(CliError::input(format!(
+                    "{}: pair {} (winner {}, loser {}): row {} is not in shard {shard} ({} rows, numbered from 0 \
+                     across its --data files): both rows of a pair must be in one shard; give each shard the pairs \
+                     of its own rows, numbered within it",
+                    self.name,
+                    k + 1,
+                    p.winner,
+                    p.loser,
+                    p.winner.max(p.loser),
+                    self.rows
+                )))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
 /// The streaming state of [`Shard::from_svmlight`].
-struct Acc<'b, B> {
-    backend: &'b mut B,
+struct Acc<'b> {
+    backend: &'b mut HostBackend,
     shard: Shard,
     fixed_d: Option<usize>,
     xb: Vec<f64>,
@@ -525,25 +844,49 @@ struct Acc<'b, B> {
     /// A sparse block's row pointer and columns (its values in `xb`).
     ptr: Vec<usize>,
     cols: Vec<u32>,
+    /// One per chunk of a block, reused from block to block.
+    pieces: Vec<Piece>,
+    /// Explicit pairs instead of rows and queries.
+    pairs: Option<PairSummer>,
     error: Option<CliError>,
     /// Each file is a part: its first and last runs stay open.
     sealer: RunSealer,
 }
 
-impl<B: Backend> Acc<'_, B> {
+/// The error of a query whose rows resume after its run ended.
+fn resumed(name: &str, qid: u64) -> CliError {
+    CliError::input(format!(
+        "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
+         when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
+    ))
+}
+
+impl Acc<'_> {
     fn block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
         let d = self.fixed_d.unwrap_or_else(|| self.shard.shape.d.max(block.max_index()));
         if self.shard.map.is_none() {
             self.shard.widen(d)?;
         }
-        self.xb.clear();
-        self.yb.clear();
-        self.qb.clear();
         // Sparse blocks of raw features go in as CSR (no densifying): under
         // a quarter of the entries present, where Σ nnz²/2 per row beats
         // the dense syrk's d² per row.
         let (rows, nnz) = block.rows().fold((0usize, 0usize), |(r, z), row| (r + 1, z + row.cols.len()));
         let sparse = self.shard.map.is_none() && nnz.saturating_mul(4) < rows.saturating_mul(d);
+        if let Some(ps) = &mut self.pairs {
+            for row in block.rows() {
+                if let Some(&c) = row.cols.last().filter(|&&c| c as usize >= d) {
+                    return Err(CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)));
+                }
+                ps.row(row.cols, row.vals, d);
+            }
+            return ps.flush(&mut self.shard, self.backend).map_err(|e| CliError::input(format!("{name}: {e}")));
+        }
+        if self.shard.map.is_none() && !sparse {
+            return self.dense_block(block, name);
+        }
+        self.xb.clear();
+        self.yb.clear();
+        self.qb.clear();
         self.ptr.clear();
         self.ptr.push(0);
         self.cols.clear();
@@ -566,12 +909,7 @@ impl<B: Backend> Acc<'_, B> {
             self.yb.push(row.label);
             let qid = row.query.and_then(|q| block.qid(q)).unwrap_or(0);
             self.qb.push(qid);
-            self.sealer.row(qid).map_err(|qid| {
-                CliError::input(format!(
-                    "{name}: rows of qid {qid} resume after other queries' rows; statistics seal each query \
-                     when its lines end: put each query's rows on consecutive lines, or give --keep-queries"
-                ))
-            })?;
+            self.sealer.row(qid).map_err(|qid| resumed(name, qid))?;
         }
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
         if sparse {
@@ -582,14 +920,51 @@ impl<B: Backend> Acc<'_, B> {
         self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)?;
         Ok(())
     }
+
+    /// A dense block of raw features: each chunk's statistics in parallel
+    /// (densified, summed, one syrk per fold, each on one thread), then
+    /// merged into the shard in file order, and the queries whose runs
+    /// ended sealed. Chunks are cut by the read's fixed block and chunk
+    /// sizes and merged in order, so the shard's bytes do not depend on the
+    /// number of threads.
+    fn dense_block(&mut self, block: &RowBlock<'_>, name: &str) -> Result<(), CliError> {
+        let pieces = block.pieces();
+        while self.pieces.len() < pieces.len() {
+            self.pieces.push(Piece::new(self.backend.sequential()));
+        }
+        let (shape, seed) = (self.shard.shape, self.shard.seed);
+        self.pieces[..pieces.len()].par_iter_mut().zip(&pieces).for_each(|(p, b)| p.compute(b, &shape, seed, name));
+        let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+        for p in &mut self.pieces[..pieces.len()] {
+            for &qid in &p.q {
+                self.sealer.row(qid).map_err(|qid| resumed(name, qid))?;
+            }
+            if let Some(e) = p.error.take() {
+                return Err(e);
+            }
+            self.shard.merge_queries(&p.qids, &p.recs).map_err(err)?;
+        }
+        // The chunks' totals (plain sums: their compensations are zero)
+        // summed plainly in chunk order, then added to the shard's with
+        // compensation once per block, as one block's syrk would be.
+        if let Some((first, rest)) = self.pieces[..pieces.len()].split_first_mut() {
+            for p in rest {
+                for (a, b) in first.totals.iter_mut().zip(&p.totals) {
+                    *a += b;
+                }
+            }
+            self.shard.merge_totals(&first.totals).map_err(err)?;
+        }
+        self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)
+    }
 }
 
 impl Shard {
     /// The statistics of the rows of SVMlight files, streamed block by
     /// block (each file's reader checks and errors, file and line, as
     /// `ranklet train --data` reports them).
-    pub fn from_svmlight<B: Backend + Send>(
-        backend: &mut B,
+    pub fn from_svmlight(
+        backend: &mut HostBackend,
         paths: &[PathBuf],
         opts: &SvmlightOptions,
         weight: QueryWeight,
@@ -597,15 +972,15 @@ impl Shard {
         seed: u64,
         keep_queries: bool,
     ) -> Result<Shard, CliError> {
-        Self::from_svmlight_mapped(backend, paths, opts, weight, folds, seed, keep_queries, None)
+        Self::from_svmlight_mapped(backend, paths, opts, weight, folds, seed, keep_queries, None, None)
     }
 
     /// [`Shard::from_svmlight`] through a Nyström feature map: every row
     /// (of the map's input dimension; a larger feature index is refused
     /// with its file and block) mapped to the map's `m` features.
     #[allow(clippy::too_many_arguments)]
-    pub fn from_svmlight_mapped<B: Backend + Send>(
-        backend: &mut B,
+    pub fn from_svmlight_mapped(
+        backend: &mut HostBackend,
         paths: &[PathBuf],
         opts: &SvmlightOptions,
         weight: QueryWeight,
@@ -613,12 +988,21 @@ impl Shard {
         seed: u64,
         keep_queries: bool,
         map: Option<NystromSpec>,
+        pairs: Option<PairSummer>,
     ) -> Result<Shard, CliError> {
+        if pairs.is_some() && (map.is_some() || folds > 1 || keep_queries) {
+            return Err(CliError::input(
+                "--pairs: statistics of explicit pairs are of the raw features, without --cv and --keep-queries",
+            ));
+        }
         let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
         let d0 = map.as_ref().map_or(opts.num_features.unwrap_or(1).max(1), NystromSpec::m);
         let fixed_d = map.as_ref().map_or(opts.num_features, |m| Some(m.input_dim));
         let mut shard = Shard::new(StatsShape { d: d0, folds, weight }, seed, source)?;
         shard.map = map;
+        if pairs.is_some() {
+            shard.content = StatsContent::Pairs;
+        }
         let mut acc = Acc {
             backend,
             shard,
@@ -628,6 +1012,8 @@ impl Shard {
             qb: Vec::new(),
             ptr: Vec::new(),
             cols: Vec::new(),
+            pieces: Vec::new(),
+            pairs,
             error: None,
             sealer: RunSealer::new(!keep_queries),
         };
@@ -636,7 +1022,7 @@ impl Shard {
         }
         for path in paths {
             let name = path.display().to_string();
-            let summary = stream_svmlight(path, opts, |b| match acc.block(b, &name) {
+            let summary = stream_blocks(path, opts, STATS_BLOCK_BYTES, CHUNK_BYTES, |b| match acc.block(b, &name) {
                 Ok(()) => ControlFlow::Continue(()),
                 Err(e) => {
                     acc.error = Some(e);
@@ -654,6 +1040,9 @@ impl Shard {
             }
         }
         let mut shard = acc.shard;
+        if let Some(ps) = &acc.pairs {
+            ps.finish(&shard.source)?;
+        }
         shard.finish();
         Ok(shard)
     }
@@ -725,6 +1114,40 @@ impl Shard {
             sealer.seal_ended(&mut shard, backend).map_err(err)?;
             start = end;
         }
+        shard.finish();
+        Ok(shard)
+    }
+
+    /// Pair statistics ([`StatsContent::Pairs`]) of data sets read whole
+    /// (CSV), their rows numbered from 0 across them in order, as
+    /// [`Shard::from_svmlight_mapped`] sums them from SVMlight files.
+    ///
+    /// # Errors
+    /// A pair with a row beyond the data sets' ([`PairSummer`]'s error);
+    /// statistics too large for memory.
+    pub fn pairs_from_datasets<B: Backend>(
+        backend: &mut B,
+        sets: &[&crate::data::Dataset],
+        name: &str,
+        weight: QueryWeight,
+        seed: u64,
+        mut pairs: PairSummer,
+    ) -> Result<Shard, CliError> {
+        let d = sets.iter().map(|ds| ds.n_features()).max().unwrap_or(1).max(1);
+        let mut shard = Shard::new(StatsShape { d, folds: 1, weight }, seed, name.to_string())?;
+        shard.content = StatsContent::Pairs;
+        let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+        for ds in sets {
+            for i in 0..ds.n_rows() {
+                let (c, v) = ds.row(i);
+                pairs.row(c, v, d);
+                if pairs.targets.len() >= 4096 {
+                    pairs.flush(&mut shard, backend).map_err(err)?;
+                }
+            }
+        }
+        pairs.flush(&mut shard, backend).map_err(err)?;
+        pairs.finish(name)?;
         shard.finish();
         Ok(shard)
     }
@@ -822,7 +1245,14 @@ pub fn fit_merged<B: Backend>(
         )));
     }
     let s = all.shape;
-    if target == Target::RankRls && s.weight != weight {
+    let pairs = all.content == StatsContent::Pairs;
+    if pairs && target != Target::RankRls {
+        return Err(CliError::input(format!(
+            "{}: statistics of explicit preference pairs (`ranklet stats --pairs`) train --algo rankrls",
+            all.source
+        )));
+    }
+    if !pairs && target == Target::RankRls && s.weight != weight {
         return Err(CliError::input(format!(
             "{}: statistics weighted --query-weight {}, but --query-weight {} was asked",
             all.source,
@@ -845,7 +1275,9 @@ pub fn fit_merged<B: Backend>(
     if all.rows() == 0 {
         return Err(CliError::input(format!("{}: the statistics hold no rows", all.source)));
     }
-    let (w, table) = all.solve(backend, target, lambdas)?;
+    // Pairs: the totals are those of the difference rows, whose least
+    // squares (L = I on them) is RankRLS on the pairs.
+    let (w, table) = all.solve(backend, if pairs { Target::Rls } else { target }, lambdas)?;
     let (nl, d) = (lambdas.len(), s.d);
     let (best, cv) = match cv {
         Some(k) => {
@@ -866,4 +1298,151 @@ pub fn fit_merged<B: Backend>(
         queries: all.qids.len() + all.sealed_qids.len(),
         cv,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::svmlight::read_svmlight;
+    use crate::hostbackend::BackendChoice;
+
+    /// A dense LETOR-like file of about 3.4 MB (several 1 MB chunks):
+    /// 2000 rows × 136 features, queries of 1 to 15 rows, 6 decimals.
+    fn big_file(dir: &Path) -> PathBuf {
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let mut text = String::new();
+        let (mut row, mut q) = (0, 0u64);
+        while row < 2000 {
+            q += 1;
+            for _ in 0..1 + next() % 15 {
+                text.push_str(&format!("{} qid:{q}", next() % 5));
+                for j in 1..=136 {
+                    text.push_str(&format!(" {j}:{:.6}", (next() % 2_000_000) as f64 / 1e6));
+                }
+                text.push('\n');
+                row += 1;
+            }
+        }
+        let path = dir.join("big.light");
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// The streamed statistics of a file of several chunks (summed in
+    /// parallel, merged in order) are the same bytes on 1, 2 and 3
+    /// threads, with and without folds, and equal the statistics of the
+    /// same rows added in blocks of 4096 rows in memory to 1e-13 relative
+    /// (rounding only: other blocks, other plain sums).
+    #[test]
+    fn streamed_statistics_do_not_depend_on_threads() {
+        let dir = std::env::temp_dir().join(format!("ranklet-stats-threads-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = big_file(&dir);
+        let opts = SvmlightOptions::default();
+        for folds in [1, 3] {
+            let run = |t: usize| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(t).build().unwrap();
+                pool.install(|| {
+                    let mut be = HostBackend::new(BackendChoice::Faer);
+                    let s = Shard::from_svmlight_mapped(
+                        &mut be,
+                        std::slice::from_ref(&path),
+                        &opts,
+                        QueryWeight::Equal,
+                        folds,
+                        5,
+                        false,
+                        None,
+                        None,
+                    )
+                    .unwrap();
+                    (s.to_bytes().unwrap(), s)
+                })
+            };
+            let (one, shard) = run(1);
+            assert_eq!(one, run(2).0, "folds {folds}: 1 vs 2 threads");
+            assert_eq!(one, run(3).0, "folds {folds}: 1 vs 3 threads");
+            let ds = read_svmlight(&path, &opts).unwrap();
+            let mut be = HostBackend::new(BackendChoice::Faer);
+            let name = path.display().to_string();
+            let want = Shard::from_dataset(&mut be, &ds, &name, QueryWeight::Equal, folds, 5, false, None).unwrap();
+            assert_eq!((shard.qids.clone(), shard.sealed_qids.clone()), (want.qids.clone(), want.sealed_qids.clone()));
+            let close = |a: &[f64], b: &[f64], m: usize, what: &str| {
+                let (va, vb): (Vec<f64>, Vec<f64>) = a
+                    .chunks_exact(m)
+                    .zip(b.chunks_exact(m))
+                    .flat_map(|(x, y)| (0..m / 2).map(move |i| (ls_stats::value(x, i), ls_stats::value(y, i))))
+                    .unzip();
+                let scale = vb.iter().fold(0.0f64, |s, v| s.max(v.abs()));
+                for (x, y) in va.iter().zip(&vb) {
+                    assert!((x - y).abs() <= 1e-13 * scale, "{what}: {x} vs {y}");
+                }
+            };
+            let mt = 2 * shard.shape.total_len();
+            close(&shard.totals, &want.totals, mt, "totals");
+            close(&shard.sealed, &want.sealed, mt, "sealed");
+            close(&shard.queries, &want.queries, 2 * shard.shape.query_len(), "queries");
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    /// Pair statistics are the RLS statistics of the difference rows: a
+    /// pair's later row may come many rows after its earlier one, either
+    /// may be the winner, and a pair past the shard's rows is refused
+    /// naming the pair and the shard.
+    #[test]
+    fn pair_statistics_are_those_of_the_difference_rows() {
+        let text = "1 1:1 3:2\n0 2:1\n2 1:0.5 2:0.5 3:0.5\n0 3:4\n";
+        let rows: [[f64; 3]; 4] = [[1.0, 0.0, 2.0], [0.0, 1.0, 0.0], [0.5, 0.5, 0.5], [0.0, 0.0, 4.0]];
+        let pairs = vec![
+            Pair { winner: 3, loser: 0, magnitude: 1.0 },
+            Pair { winner: 1, loser: 2, magnitude: 0.5 },
+            Pair { winner: 0, loser: 1, magnitude: 0.0 },
+            Pair { winner: 2, loser: 0, magnitude: 2.0 },
+        ];
+        let ds = crate::data::svmlight::parse_svmlight_str(text, "t", &SvmlightOptions::default()).unwrap();
+        let mut be = HostBackend::new(BackendChoice::Portable);
+        let summer = PairSummer::new(pairs.clone(), "p".into());
+        let s = Shard::pairs_from_datasets(&mut be, &[&ds], "t", QueryWeight::Equal, 1, summer).unwrap();
+        assert_eq!((s.content, s.qids.len(), s.sealed_qids.len()), (StatsContent::Pairs, 0, 0));
+        let (mut sxx, mut sxy, mut syy) = ([[0.0; 3]; 3], [0.0; 3], 0.0);
+        for p in &pairs {
+            let dx: Vec<f64> = (0..3).map(|j| rows[p.winner][j] - rows[p.loser][j]).collect();
+            for a in 0..3 {
+                sxy[a] += dx[a] * p.magnitude;
+                for b in 0..3 {
+                    sxx[a][b] += dx[a] * dx[b];
+                }
+            }
+            syy += p.magnitude * p.magnitude;
+        }
+        let sh = s.shape;
+        let v = |i: usize| ls_stats::value(&s.totals, i);
+        assert_eq!(v(N), 4.0);
+        assert_eq!(v(sh.syy()), syy);
+        for (a, (row, &xy)) in sxx.iter().zip(&sxy).enumerate() {
+            assert_eq!(v(sh.sxy() + a), xy);
+            for (b, &xx) in row.iter().enumerate().take(a + 1) {
+                assert_eq!(v(sh.sxx() + a * (a + 1) / 2 + b), xx, "({a}, {b})");
+            }
+        }
+        // Bytes round trip keeps the kind; a row shard does not merge in.
+        let back = Shard::from_bytes(&s.to_bytes().unwrap(), "t.rks".into()).unwrap();
+        assert_eq!(back.content, StatsContent::Pairs);
+        let rows_shard = Shard::from_dataset(&mut be, &ds, "r", QueryWeight::Equal, 1, 1, false, None).unwrap();
+        let mut m = back.clone();
+        let e = m.merge(&rows_shard).unwrap_err().to_string();
+        assert!(e.contains("pairs") && e.contains("r"), "{e}");
+        // A pair beyond the shard's rows.
+        let far = PairSummer::new(vec![Pair { winner: 1, loser: 7, magnitude: 1.0 }], "p.pairs".into());
+        let e = Shard::pairs_from_datasets(&mut be, &[&ds], "t.light", QueryWeight::Equal, 1, far).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("p.pairs") && e.contains("pair 1") && e.contains("row 7") && e.contains("t.light"), "{e}");
+    }
 }
