@@ -7,14 +7,15 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
+use ranklet::data::csv::{read_csv, CsvOptions};
+use ranklet::data::svmlight::SvmlightOptions;
+use ranklet::error::{check_writable, write_atomic, CliError};
+use ranklet::family::ls_stats::Shard;
+use ranklet::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec, Reservoir};
+use ranklet::hostbackend::{BackendChoice, HostBackend};
 
-use crate::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
-use crate::data::csv::{read_csv, CsvOptions};
-use crate::data::svmlight::SvmlightOptions;
-use crate::error::{check_writable, write_atomic, CliError};
-use crate::family::ls_stats::Shard;
-use crate::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec, Reservoir};
-use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::cli_values::{self, lib_enum};
 
 /// `ranklet stats`.
 #[derive(Args, Debug)]
@@ -30,7 +31,7 @@ pub struct StatsArgs {
     pub num_features: Option<usize>,
     /// Weighting of the within-query graphs, as `ranklet train`'s (fixed in
     /// the statistics).
-    #[arg(long, value_enum, default_value_t, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::QueryWeight>(), default_value = "equal", help_heading = heading::LEARNER)]
     pub query_weight: QueryWeightArg,
     /// Keep per-fold statistics for K-fold cross-validation, a query's fold
     /// being splitmix64(qid XOR seed) mod K.
@@ -69,7 +70,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "L.rks", conflicts_with_all = ["kernel", "basis"], help_heading = heading::LEARNER)]
     pub landmarks: Option<PathBuf>,
     /// Linear-algebra backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer", help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
     /// CSV: the label column (default `label`). CSV files (by the `.csv`
     /// extension) are read whole, as `ranklet train --data` reads them,
