@@ -16,9 +16,12 @@ pub trait LibEnum: ValueEnum + Clone + Send + Sync + 'static {
     fn lib(self) -> Self::Lib;
 }
 
+/// [`lib_enum`]'s parser: `E`'s values, mapped to the library's.
+pub type LibEnumParser<E> = MapValueParser<EnumValueParser<E>, fn(E) -> <E as LibEnum>::Lib>;
+
 /// The value parser of a flag of the library's type `E::Lib`, read as `E`:
 /// `#[arg(long, value_parser = lib_enum::<Backend>())]`.
-pub fn lib_enum<E: LibEnum>() -> MapValueParser<EnumValueParser<E>, fn(E) -> E::Lib> {
+pub fn lib_enum<E: LibEnum>() -> LibEnumParser<E> {
     EnumValueParser::<E>::new().map(E::lib as fn(E) -> E::Lib)
 }
 

@@ -35,6 +35,21 @@ impl ModelArgs {
     }
 }
 
+/// A small linear model with metadata, for the commands' unit tests.
+#[cfg(test)]
+pub(crate) fn sample_model() -> Vec<u8> {
+    use ranklet_core::format::{self, ElementType, ModelSpec};
+    let w = [0.5, -3.0, 2.0];
+    let spec = ModelSpec::new(
+        format::Model::Linear(format::LinearModel { w: &w, offset: 0.25, centring: None }),
+        ElementType::F32,
+    )
+    .with_metadata("algorithm=rankrls\nlambda=1\n");
+    let mut b = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut b).unwrap();
+    b
+}
+
 /// Rows of labelled feature vectors: `--data` and how it is read.
 ///
 /// `--data` is optional here so that `train`/`eval` can take sample orders

@@ -246,17 +246,3 @@ pub fn crc_of(bytes: &[u8]) -> u32 {
     let at = bytes.len().saturating_sub(field::CRC_LEN);
     bytes.get(at..).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
 }
-
-/// A small linear model with metadata, for unit tests.
-#[cfg(test)]
-pub(crate) fn sample_model() -> Vec<u8> {
-    let w = [0.5, -3.0, 2.0];
-    let spec = ModelSpec::new(
-        format::Model::Linear(format::LinearModel { w: &w, offset: 0.25, centring: None }),
-        ElementType::F32,
-    )
-    .with_metadata("algorithm=rankrls\nlambda=1\n");
-    let mut b = vec![0u8; spec.buffer_len()];
-    spec.emit(&mut b).unwrap();
-    b
-}

@@ -360,7 +360,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ranklet::model_io::sample_model as model;
+    use crate::input::sample_model as model;
 
     #[test]
     fn strip_metadata_keeps_the_model_and_drops_meta() {

@@ -202,7 +202,7 @@ pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ranklet::model_io::sample_model as model;
+    use crate::input::sample_model as model;
 
     #[test]
     fn inspect_lists_header_metadata_and_largest_weights() {
