@@ -1,8 +1,10 @@
 //! Argument values shared by several commands: the help headings, the
-//! value enums of closed sets (`--precision`, `--query-weight`, `--format`),
-//! the typed value parsers (`--cv`, `--kernel`, `--metric`) that make clap
-//! report a bad value (exit 2), comma lists, and kernels (the `--kernel`
-//! grammar, its printed form and its model-file form).
+//! value enums of closed sets (`--precision`, `--query-weight`, `--format`;
+//! the binary's flags read them through enums of its own), the typed
+//! value parsers (`--cv`, `--kernel`, `--metric`: `Result<_, String>`, so
+//! that the command line reports a bad value, exit 2), comma lists, and
+//! kernels (the `--kernel` grammar, its printed form and its model-file
+//! form).
 
 use ranklet_core::format::ElementType;
 use ranklet_core::graph::QueryWeight;
@@ -36,7 +38,6 @@ pub mod heading {
 
 /// `--precision`: the element type of a model file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Precision {
     /// Single precision (devices).
     #[default]
@@ -57,7 +58,6 @@ impl Precision {
 
 /// `--query-weight`: how the within-query graphs are weighted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum QueryWeightArg {
     /// Each query counts equally: `L_q = I − 11ᵀ/l_q`.
     #[default]
@@ -85,7 +85,6 @@ impl QueryWeightArg {
 
 /// `--format`: how a data file is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum DataFormat {
     /// SVMlight / LETOR lines `label [qid:q] i:v …`.
     Svmlight,
@@ -120,8 +119,8 @@ pub fn parse_cv(s: &str) -> Result<Scheme, String> {
 #[derive(Clone, Debug, PartialEq)]
 pub struct KernelList(pub Vec<Kernel>);
 
-/// Value parser of `--kernel` (through [`parse_kernels`]; clap names the
-/// flag, so the message drops its own `--kernel: `).
+/// Value parser of `--kernel` (through [`parse_kernels`]; the command-line
+/// parser names the flag, so the message drops its own `--kernel: `).
 pub fn parse_kernel_list(s: &str) -> Result<KernelList, String> {
     parse_kernels(s).map(KernelList).map_err(|e| e.msg.trim_start_matches("--kernel: ").to_string())
 }
@@ -205,7 +204,7 @@ pub fn parse_kernels(s: &str) -> Result<Vec<Kernel>, CliError> {
         } else {
             tok.to_string()
         };
-        // clap shows the whole value; a token of a list is named.
+        // The parser's message shows the whole value; a token of a list is named.
         let k = spec.parse::<Kernel>().map_err(|e| match tok == s.trim() {
             true => CliError::input(format!("--kernel: {e}")),
             false => CliError::input(format!("--kernel: '{tok}': {e}")),

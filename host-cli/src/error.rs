@@ -1,12 +1,11 @@
-//! The CLI's error: a message and the exit code it maps to, and the one
-//! place where results and usage errors become exit codes.
+//! The host library's error: a message and the exit code it maps to (the
+//! binary turns it into the process's exit code and prints it), and the
+//! checked, atomic writes of output files.
 //!
 //! Exit codes (stable): 0 success, 2 bad input the user can fix (a file, a
 //! flag, a value), 1 any other failure (numerical breakdown, I/O on output).
 
 use std::fmt;
-#[cfg(feature = "cli")]
-use std::process::ExitCode;
 
 use ranklet_core::learn::LearnError;
 
@@ -60,43 +59,6 @@ impl std::error::Error for CliError {}
 impl From<DataError> for CliError {
     fn from(e: DataError) -> Self {
         CliError { code: if e.is_bad_input() { 2 } else { 1 }, msg: e.to_string() }
-    }
-}
-
-/// The exit code of a command's result; an error is printed once to stderr
-/// with the `ranklet: ` prefix.
-#[cfg(feature = "cli")]
-pub fn exit_code(result: Result<(), CliError>) -> ExitCode {
-    match result {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ranklet: {e}");
-            ExitCode::from(e.code)
-        }
-    }
-}
-
-/// The exit code of a command line clap refused (printed by clap itself):
-/// a usage error is bad input (2); `--help` and `--version` are not errors.
-#[cfg(feature = "cli")]
-pub fn usage_exit_code(e: &clap::Error) -> ExitCode {
-    let _ = e.print();
-    ExitCode::from(if e.use_stderr() { 2 } else { 0 })
-}
-
-/// Shows a warning the library returned (`ranklet: warning: …` on stderr).
-#[cfg(feature = "cli")]
-pub fn warn(msg: Option<impl fmt::Display>) {
-    if let Some(m) = msg {
-        eprintln!("ranklet: warning: {m}");
-    }
-}
-
-/// Shows a note the library returned (`ranklet: note: …` on stderr).
-#[cfg(feature = "cli")]
-pub fn note(msg: Option<impl fmt::Display>) {
-    if let Some(m) = msg {
-        eprintln!("ranklet: note: {m}");
     }
 }
 

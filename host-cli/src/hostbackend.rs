@@ -10,7 +10,6 @@ use crate::faer_backend::FaerBackend;
 
 /// Which implementation of the heavy linear algebra to use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum BackendChoice {
     /// faer, multi-threaded.
     Faer,

@@ -2,17 +2,53 @@
 //! headings: the `--data` rows (SVMlight or CSV), the `--pairs` over those
 //! rows, the `--items`/`--orders` of supervised ordering, the
 //! `--prefs`/`--relation` of the preference GPs (over `--items` or the rows
-//! of `--data`); and reading them (errors name the file and line).
+//! of `--data`), the `--edges` and their nodes, the `-m/--model` file; and
+//! reading them through the library's readers (errors name the file and
+//! line).
 
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args};
+use ranklet::args::{heading, DataFormat};
+use ranklet::data::prefs::{read_groups, read_prefs, read_relation};
+use ranklet::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
+use ranklet::error::CliError;
+use ranklet::family::kron::NodeFiles;
+use ranklet::family::pref::{check_relations, PrefAlgo, PrefData, PrefItems, PrefModel, Scored};
+pub use ranklet::ordering::Loaded;
 use ranklet_core::graph::Pair;
 
-use crate::args::{heading, DataFormat};
-use crate::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
-use crate::error::CliError;
-pub use crate::ordering::Loaded;
+use crate::cli_values::{self, lib_enum};
+
+/// `-m/--model`: the model file a command reads.
+#[derive(Args, Debug, Clone)]
+pub struct ModelArgs {
+    /// Model file (.rkl).
+    #[arg(short, long, help_heading = heading::MODEL)]
+    pub model: PathBuf,
+}
+
+impl ModelArgs {
+    /// Reads and validates the model file.
+    pub fn read(&self) -> Result<Vec<u8>, CliError> {
+        ranklet::model_io::read_model(&self.model)
+    }
+}
+
+/// A small linear model with metadata, for the commands' unit tests.
+#[cfg(test)]
+pub(crate) fn sample_model() -> Vec<u8> {
+    use ranklet_core::format::{self, ElementType, ModelSpec};
+    let w = [0.5, -3.0, 2.0];
+    let spec = ModelSpec::new(
+        format::Model::Linear(format::LinearModel { w: &w, offset: 0.25, centring: None }),
+        ElementType::F32,
+    )
+    .with_metadata("algorithm=rankrls\nlambda=1\n");
+    let mut b = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut b).unwrap();
+    b
+}
 
 /// Rows of labelled feature vectors: `--data` and how it is read.
 ///
@@ -25,7 +61,7 @@ pub struct RowsArgs {
     #[arg(long, help_heading = heading::ROWS)]
     pub data: Option<PathBuf>,
     /// File format; by default from the extension.
-    #[arg(long, value_enum, help_heading = heading::ROWS)]
+    #[arg(long, value_parser = lib_enum::<cli_values::DataFormat>(), help_heading = heading::ROWS)]
     pub format: Option<DataFormat>,
     /// CSV: the label column (default `label`).
     #[arg(long, help_heading = heading::ROWS)]
@@ -183,7 +219,7 @@ pub struct DataArgs {
 
 /// Preferences between items by id, and relations between the items
 /// (preference GPs, papers 000 §5 and 001; formats in
-/// [`data::prefs`](crate::data::prefs)). The items are `--items` (CSV with
+/// [`data::prefs`](ranklet::data::prefs)). The items are `--items` (CSV with
 /// an `id` column, or `id i:v …` lines) or the rows of `--data` (ids: the
 /// 0-based row numbers).
 #[derive(Args, Debug, Clone, Default)]
@@ -197,7 +233,7 @@ pub struct PrefsArgs {
     /// two opposite judgements a ≻ b and b ≻ a (likelihood Φ(d/c)·Φ(−d/c),
     /// largest when the two items score equal). diff-gp keeps a tie as the
     /// difference 0 either way.
-    #[arg(long, value_enum, default_value_t = data::prefs::Ties::Drop, requires = "prefs", help_heading = heading::PREFS)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Ties>(), default_value = "drop", requires = "prefs", help_heading = heading::PREFS)]
     pub ties: data::prefs::Ties,
     /// A relation between the items, `u v [w]` (undirected, w ≥ 0, default
     /// 1); one relation type per file, repeat the flag for several (xpgp).
@@ -242,6 +278,20 @@ pub struct EdgesArgs {
     pub symmetrize: bool,
 }
 
+impl EdgesArgs {
+    /// The node files, for the library's readers.
+    pub fn files(&self) -> NodeFiles {
+        NodeFiles {
+            nodes: self.nodes.clone(),
+            nodes_u: self.nodes_u.clone(),
+            nodes_v: self.nodes_v.clone(),
+            kernel_u: self.kernel_u.clone(),
+            kernel_v: self.kernel_v.clone(),
+            symmetrize: self.symmetrize,
+        }
+    }
+}
+
 /// Value parser of `--kernel-u/-v`: `precomputed:FILE`.
 pub fn parse_precomputed(s: &str) -> Result<PathBuf, String> {
     match s.strip_prefix("precomputed:") {
@@ -270,4 +320,59 @@ impl OrdersArgs {
     pub fn paths(&self) -> Option<(&Path, &Path)> {
         Some((self.items.as_deref()?, self.orders.as_deref()?))
     }
+}
+
+/// Reads the items of the preference GPs: `--items` (node features: CSV
+/// with an `id` column, or `id i:v …` lines) or the rows of `--data` (ids
+/// `"0"`, `"1"`, …).
+///
+/// # Errors
+/// The readers' errors (file and line); no items file given; too many
+/// attributes to hold densely.
+pub fn read_pref_items(data: &DataArgs) -> Result<PrefItems, CliError> {
+    if let Some(path) = &data.orders.items {
+        return PrefItems::read_file(path, data.rows.num_features);
+    }
+    let path = data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
+    PrefItems::from_rows(&data.rows.read(None)?, &path.display().to_string())
+}
+
+/// Reads the items, the preferences and the relations for `algo`.
+/// Relations are refused for pref-gp and diff-gp and required for xpgp;
+/// [`ranklet::family::pref::tie_notes`] says what became of ties.
+///
+/// # Errors
+/// Every reader error (file and line: unknown ids, self-preferences,
+/// edges to unknown items, non-finite or negative weights); diff-gp
+/// given a bare preference; no preference left after dropping ties.
+pub fn read_pref_data(data: &DataArgs, algo: PrefAlgo) -> Result<PrefData, CliError> {
+    let p = &data.prefs;
+    let prefs_path = p.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
+    let n_rel = p.relation.len() + p.relation_groups.len();
+    check_relations(algo, n_rel)?;
+    let items = read_pref_items(data)?;
+    let prefs = read_prefs(prefs_path, &items.ids)?;
+    let mut relations = Vec::with_capacity(n_rel);
+    for r in &p.relation {
+        relations.push(read_relation(r, &items.ids)?);
+    }
+    for g in &p.relation_groups {
+        relations.push(read_groups(g, &items.ids)?);
+    }
+    PrefData::new(items, prefs, relations, algo, p.ties)
+}
+
+/// Scores the held-out preferences of `--prefs` with `model` (a kind-9
+/// model over the items of `--items`/`--data`).
+///
+/// # Errors
+/// No `--prefs`; reader errors (file and line), ids the model does not
+/// know, attribute dimensions that differ from the model's, only ties.
+pub fn score_prefs(model: &PrefModel<'_>, data: &DataArgs) -> Result<Scored, CliError> {
+    let path = data.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
+    let items = match model {
+        PrefModel::Fixed(_) | PrefModel::LowRank(_) => None,
+        PrefModel::Inductive(..) => Some(read_pref_items(data)?),
+    };
+    ranklet::family::pref::score_prefs(model, items.as_ref(), path)
 }

@@ -3,14 +3,13 @@
 //! the Python extension. It contains no algorithm: every learner, metric and
 //! the model format live in `ranklet-core`.
 //!
-//! Without the `cli` feature (the extension's build) no function of it
-//! takes a clap type or a progress bar, and none prints: drivers take plain
-//! request structs and report progress through a callback
-//! ([`progress::OnProgress`]); what a command prints (notes, summaries) is
-//! returned to it. The `cli` feature adds the command-line front end the
-//! binary is made of: `commands`, `input` (the clap argument groups and
-//! their readers), `plot`, the clap derives of the value enums and the bar
-//! that draws progress reports.
+//! Whatever its features, no function of it takes a command-line type or a
+//! progress bar, and none prints: drivers take plain request structs and
+//! report progress through a callback ([`progress::OnProgress`]); what a
+//! command prints (notes, summaries, tables) is returned to it. The command
+//! line itself (the subcommands, their flag groups and readers, the value
+//! enums of the flags, the progress bar, the plots, the exit codes) is the
+//! binary's own module tree, declared in `src/main.rs`.
 //!
 //! Modules in dependency order: each imports only modules listed before it
 //! (no import cycles).
@@ -19,49 +18,42 @@
 //!   `exp`), `rng` (splitmix64)
 //! - `kernel_par` (the parallel kernel-matrix passes) → vexp;
 //!   `faer_backend` → kernel_par
-//! - `error` (`CliError`, the exit-code mapping, atomic writes) → data
-//! - `progress` (the progress/cancel callback; the CLI's bar) → error
+//! - `error` (`CliError` and its exit code, atomic writes) → data
+//! - `progress` (the progress/cancel callback) → error
 //! - `arrays` (data sets from arrays in memory, for the Python extension)
 //!   → data, error
 //! - `table` → data; `metric` → error; `hostbackend` → faer_backend
 //! - `fit` (the host-side model, `Target`) → table
 //! - `args` (help headings, value enums, typed value parsers incl. the CV
 //!   `Scheme`, kernels) → error, metric
-//! - `model_io` (`-m/--model`, model bytes, scoring rows/items) → args, data,
+//! - `model_io` (model bytes, reading model files, scoring rows/items) → args, data,
 //!   error, fit
 //! - `ordering` (supervised ordering over core: the items and orders read,
 //!   the reduced bases, the training driver) → error, fit, hostbackend,
 //!   model_io
-//! - `input` (the data flags of a command — rows, pairs, sample orders,
-//!   edges and nodes — and reading them) → args, data, error, ordering
 //! - `family` (one module per learner family: its grid point, grid and
 //!   hooks into core; `family::kron`, the edge-data driver, also reads
-//!   nodes) → args, data, error, fit, input (with `cli`), metric, progress,
-//!   table
+//!   nodes) → args, data, error, fit, metric, progress, table
 //! - `cv` (k-fold and leave-out, generic over `family::Family`) → rng, args,
 //!   error, family, fit, metric, progress, table
-//! - `train_rows` (the clap-free training driver on rows, called by `train`
+//! - `train_rows` (the training driver on rows, called by `train`
 //!   and the Python extension) → args, cv, data, error, family, fit,
 //!   hostbackend, metric, model_io, progress, table
-//! - `train_edges` (the clap-free training driver on labelled edges, called
+//! - `train_edges` (the training driver on labelled edges, called
 //!   by `train` and the Python extension) → args, cv, data, error, family,
 //!   hostbackend, progress
 //! - `stats_rows` (statistics shards from rows in memory, their merge and
 //!   the fit from them, for the Python extension's Dask layer) → args,
 //!   error, family, fit, hostbackend, model_io, train_rows
-//! - `plot` → cv, error, family
 //! - `feedback` (simulated users of the on-device online learner) → error,
 //!   metric, model_io
-//! - `commands` (one module per subcommand; `bench/` has `rng`, `eigen`,
-//!   `train`) → any of the above; no module imports a command, and commands
-//!   do not import each other.
+//! - the binary's modules import the library as `ranklet::…`; the library
+//!   never imports them.
 
 #![forbid(unsafe_code)]
 
 pub mod args;
 pub mod arrays;
-#[cfg(feature = "cli")]
-pub mod commands;
 pub mod cv;
 pub mod data;
 pub mod error;
@@ -71,15 +63,11 @@ pub mod feedback;
 pub mod fit;
 pub mod hostbackend;
 pub mod hugebuf;
-#[cfg(feature = "cli")]
-pub mod input;
 pub mod kernel_par;
 pub mod mem;
 pub mod metric;
 pub mod model_io;
 pub mod ordering;
-#[cfg(feature = "cli")]
-pub mod plot;
 pub mod progress;
 pub mod rng;
 pub mod stats_rows;

@@ -5,6 +5,19 @@
 //! input (a file, a flag or a value the user can fix), 1 any other failure.
 //! Errors are printed once to stderr with the `ranklet: ` prefix; results go
 //! to stdout, progress to stderr.
+//!
+//! The binary's own modules hold everything of the command line: the host
+//! library (`ranklet::…`, shared with the Python extension) takes no clap
+//! type, draws no bar and prints nothing. In dependency order:
+//!
+//! - `cli_values` (clap enums of the library's flag enums, one conversion
+//!   each), `cli_output` (exit codes, warnings and notes, the progress bar)
+//! - `input` (the data and model flags of a command, and reading them
+//!   through the library) → cli_values
+//! - `plot` (PNG figures, plotters)
+//! - `commands` (one module per subcommand; `bench/` has its own) → any of
+//!   the above; no module imports a command, and commands do not import
+//!   each other.
 
 #![forbid(unsafe_code)]
 
@@ -12,11 +25,19 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use ranklet::commands::{
+use ranklet::error::CliError;
+
+mod cli_output;
+mod cli_values;
+mod commands;
+mod input;
+mod plot;
+
+use cli_output::{exit_code, usage_exit_code};
+use commands::{
     bench, eval, export, inspect, online_update, plot_lines, rank, reduce, score, simulate_feedback, stats, suggest,
     train,
 };
-use ranklet::error::{exit_code, usage_exit_code, CliError};
 
 // The examples that end each subcommand's `--help`.
 /// `Train`'s `--help` examples.

@@ -167,23 +167,6 @@ pub fn with_metadata(bytes: &[u8], extra: &[(String, String)]) -> Result<Vec<u8>
     Ok(out)
 }
 
-/// `-m/--model`: the model file a command reads.
-#[cfg(feature = "cli")]
-#[derive(clap::Args, Debug, Clone)]
-pub struct ModelArgs {
-    /// Model file (.rkl).
-    #[arg(short, long, help_heading = crate::args::heading::MODEL)]
-    pub model: std::path::PathBuf,
-}
-
-#[cfg(feature = "cli")]
-impl ModelArgs {
-    /// Reads and validates the model file.
-    pub fn read(&self) -> Result<Vec<u8>, CliError> {
-        read_model(&self.model)
-    }
-}
-
 /// Reads and validates a model file.
 pub fn read_model(path: &Path) -> Result<Vec<u8>, CliError> {
     let bytes = std::fs::read(path).map_err(|e| CliError::input(format!("{}: {e}", path.display())))?;

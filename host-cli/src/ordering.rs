@@ -28,7 +28,6 @@ use crate::model_io::model_bytes;
 
 /// A dimension-reduction method.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum ReduceMethod {
     /// Kendall RCDR (003 §3, Fig. 3 with τ).
     RcdrKendall,
@@ -99,7 +98,6 @@ pub fn compute_basis(
 
 /// The learner of `ranklet train --items …`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum OrderAlgo {
     /// Expected Rank Regression (003 eq. 5).
     Err,

@@ -13,10 +13,9 @@ use std::sync::Once;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
-
-use crate::cv::CvReport;
-use crate::error::CliError;
-use crate::family::{describe, Family};
+use ranklet::cv::CvReport;
+use ranklet::error::CliError;
+use ranklet::family::{describe, Family};
 
 static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
 static REGISTER: Once = Once::new();

@@ -1,5 +1,5 @@
 //! Statistics shards (`.rks` bytes) from rows in memory, their merge, and
-//! the fit from merged statistics: the clap-free half of `ranklet stats` /
+//! the fit from merged statistics: the command-line-free half of `ranklet stats` /
 //! `ranklet train --from-stats` that the Python extension calls, one
 //! partition of a Dask collection at a time ([`stats_of_rows`]), one merge
 //! node of the reduction tree at a time ([`merge_stats`]), and once on the

@@ -167,3 +167,62 @@ fn the_cycle_finder_finds_a_cycle() {
     g.get_mut("c").unwrap().clear();
     assert_eq!(find_cycle(&g), None);
 }
+
+/// The modules `main.rs` declares (`mod x;`): the binary's own tree.
+fn binary_modules(main: &str) -> Vec<String> {
+    main.lines()
+        .filter_map(|l| l.trim().strip_prefix("mod ").and_then(|r| r.strip_suffix(';')))
+        .map(|m| m.trim().to_string())
+        .collect()
+}
+
+/// The host library is free of the command line whatever its features: no
+/// source file outside the binary's module tree (the modules `main.rs`
+/// declares) names clap, indicatif or plotters or has items behind the
+/// `cli` feature, even in comments; and the binary's modules are not
+/// declared by `lib.rs`.
+#[test]
+fn the_library_has_no_command_line_code() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let main = std::fs::read_to_string(src.join("main.rs")).expect("read main.rs");
+    let bin = binary_modules(&main);
+    for m in ["commands", "input", "plot"] {
+        assert!(bin.iter().any(|b| b == m), "main.rs must declare `mod {m};`: {bin:?}");
+    }
+    let lib = std::fs::read_to_string(src.join("lib.rs")).expect("read lib.rs");
+    for m in &bin {
+        assert!(!lib.contains(&format!("mod {m};")), "lib.rs declares the binary's module {m}");
+    }
+    let mut files = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("read src") {
+            let path = entry.expect("dir entry").path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    walk(&src, &mut files);
+    let mut problems = Vec::new();
+    for f in &files {
+        let rel = f.strip_prefix(&src).expect("under src");
+        let top = rel.components().next().map(|c| c.as_os_str().to_string_lossy().trim_end_matches(".rs").to_string());
+        if top.as_deref() == Some("main") || bin.iter().any(|b| Some(b.as_str()) == top.as_deref()) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).expect("read source");
+        for (i, line) in text.lines().enumerate() {
+            if ["clap", "indicatif", "plotters", "feature = \"cli\""].iter().any(|w| line.contains(w)) {
+                problems.push(format!("src/{}:{}: {}", rel.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(files.len() > 20, "the walk must see the sources: {}", files.len());
+    assert!(
+        problems.is_empty(),
+        "command-line code in the host library (move it into the binary's modules, declared in main.rs):\n{}",
+        problems.join("\n")
+    );
+}

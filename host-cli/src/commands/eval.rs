@@ -5,17 +5,18 @@
 use std::path::Path;
 
 use clap::Args;
+use ranklet::args::{heading, parse_metric_list, MetricList};
+use ranklet::data::{read_edges, EdgeOptions};
+use ranklet::error::CliError;
+use ranklet::family::kron::{EdgeMetric, PairModel, ScoringNodes};
+use ranklet::family::pref::{PrefMetric, PrefModel};
+use ranklet::metric::Metric;
+use ranklet::model_io::{quant_note, read_model, score_items, score_rows, warn_width};
+use ranklet::ordering::mean_corr;
 use ranklet_core::format::ModelView;
 
-use crate::args::{heading, parse_metric_list, MetricList};
-use crate::data::{read_edges, EdgeOptions};
-use crate::error::{note, warn, CliError};
-use crate::family::kron::{EdgeMetric, PairModel, ScoringNodes};
-use crate::family::pref::{score_prefs, PrefMetric, PrefModel};
-use crate::input::{DataArgs, Loaded};
-use crate::metric::Metric;
-use crate::model_io::{quant_note, read_model, score_items, score_rows, warn_width, ModelArgs};
-use crate::ordering::mean_corr;
+use crate::cli_output::{note, warn};
+use crate::input::{score_prefs, DataArgs, Loaded, ModelArgs};
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
 /// other (clap names both flags; exit 2).
@@ -32,7 +33,7 @@ pub struct EvalArgs {
         help_heading = heading::OUTPUT,
         help = concat!(
             "Metrics, comma-separated, of ",
-            crate::metric_names!(),
+            ranklet::metric_names!(),
             " (default: disagreement,cindex,kendall, or pairerror with --pairs or --prefs, or spearman,kendall with \
              --items). ndcg and map need graded labels ≥ 0; sample orders take spearman and kendall (τ-b); \
              preference GPs with --prefs take pairerror, auc (of P(w ≻ l) against P(l ≻ w)) and logloss \
@@ -110,7 +111,7 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
             let err = scores.iter().zip(&rscores).map(|(s, f)| (q.scale() * s - f).abs()).fold(0.0, f64::max);
             lines.push(format!("max_error_vs_reference\t{err:e}"));
             lines.push(format!("error_bound\t{:e}", q.error_bound()));
-            let (sat, total) = crate::model_io::saturated_inputs(&q, &ds);
+            let (sat, total) = ranklet::model_io::saturated_inputs(&q, &ds);
             lines.push(format!("saturated_inputs\t{sat}\t{:.6}", sat as f64 / total.max(1) as f64));
         }
     }
@@ -187,7 +188,7 @@ fn eval_edges(a: &EvalArgs) -> Result<(), CliError> {
     let bytes = a.model.read()?;
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let model = PairModel::from_view(&view)?;
-    let nodes = ScoringNodes::read(&a.data.graph, &model, &view)?;
+    let nodes = ScoringNodes::read(&a.data.graph.files(), &model, &view)?;
     let edges = read_edges(path, &EdgeOptions { one_domain: model.one_domain, ..EdgeOptions::default() })?;
     let scores = nodes.score_edges(&view, &model, &edges)?;
     let us: Vec<usize> = edges.edges().iter().map(|&(u, _)| u).collect();

@@ -11,15 +11,15 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
+use ranklet::args::heading;
+use ranklet::error::{write_atomic, CliError};
+use ranklet::model_io::{crc_of, elem_name, kind_name};
 use ranklet_core::format::{
     quantize_linear, widen_range, Basis, BasisView, ElementType, FeatureCentring, KernelCentring, KernelModel,
     LinearModel, Model, ModelSpec, ModelView, QuantArrays, QuantModel, QuantWidth, DEFAULT_HEADROOM_BITS,
 };
 
-use crate::args::heading;
-use crate::error::{write_atomic, CliError};
-use crate::input::RowsArgs;
-use crate::model_io::{crc_of, elem_name, kind_name, ModelArgs};
+use crate::input::{ModelArgs, RowsArgs};
 
 /// `ranklet export` arguments.
 #[derive(Args, Debug)]
@@ -229,7 +229,7 @@ pub fn quantize(
     let Some(l) = v.linear() else {
         return Err(CliError::input(format!(
             "--quantize: the model is {}, only a linear model (kind 1) can be quantised",
-            crate::model_io::kind_name(v.kind())
+            ranklet::model_io::kind_name(v.kind())
         )));
     };
     let d = v.dim();
@@ -360,7 +360,7 @@ pub fn export(a: ExportArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model_io::sample_model as model;
+    use crate::input::sample_model as model;
 
     #[test]
     fn strip_metadata_keeps_the_model_and_drops_meta() {

@@ -6,12 +6,12 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::args::heading;
+use ranklet::error::CliError;
+use ranklet::model_io::{crc_of, elem_name, kind_name, read_model};
 use ranklet_core::format::{BasisView, Kernel, ModelView};
 
-use crate::args::heading;
-use crate::error::CliError;
 use crate::input::RowsArgs;
-use crate::model_io::{crc_of, elem_name, kind_name, read_model};
 
 /// `ranklet inspect` arguments: `-m MODEL` as for every command that reads
 /// a model; the former positional `inspect MODEL` is kept as a hidden alias.
@@ -207,7 +207,7 @@ pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
         }
         (Some(data), Some(q)) => {
             let ds = a.rows.read(a.rows.is_csv().then_some(v.dim()))?;
-            let (sat, total) = crate::model_io::saturated_inputs(&q, &ds);
+            let (sat, total) = ranklet::model_io::saturated_inputs(&q, &ds);
             Some(format!(
                 "saturated_inputs: {sat} of {total} ({:.6}) in {}\n",
                 sat as f64 / total.max(1) as f64,
@@ -222,7 +222,7 @@ pub fn inspect(a: InspectArgs) -> Result<(), CliError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model_io::sample_model as model;
+    use crate::input::sample_model as model;
 
     #[test]
     fn inspect_lists_header_metadata_and_largest_weights() {

@@ -8,13 +8,13 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::args::heading;
+use ranklet::error::{write_atomic, CliError};
+use ranklet::model_io::crc_of;
 use ranklet_core::format::{ElementType, ModelKind, ModelSpec, ModelView};
 use ranklet_core::learn::online::OnlineRankRls;
 
-use crate::args::heading;
-use crate::error::{write_atomic, CliError};
-use crate::input::{PairsArgs, RowsArgs};
-use crate::model_io::{crc_of, ModelArgs};
+use crate::input::{ModelArgs, PairsArgs, RowsArgs};
 
 /// `ranklet online-update` arguments.
 #[derive(Args, Debug)]

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::error::CliError;
 
-use crate::error::CliError;
 use crate::plot::{draw, Figure, Series};
 
 /// `ranklet plot-lines`: a line plot of the columns of a tab-separated

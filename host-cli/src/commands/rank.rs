@@ -5,13 +5,12 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::args::heading;
+use ranklet::error::CliError;
+use ranklet::family::kron::{NodeFiles, PairModel, ScoringNodes};
 use ranklet_core::format::ModelView;
 
-use crate::args::heading;
-use crate::error::CliError;
-use crate::family::kron::{PairModel, ScoringNodes};
-use crate::input::EdgesArgs;
-use crate::model_io::ModelArgs;
+use crate::input::ModelArgs;
 
 /// `ranklet rank` arguments.
 #[derive(Args, Debug)]
@@ -40,14 +39,14 @@ pub fn rank(a: RankArgs) -> Result<(), CliError> {
     let model = PairModel::from_view(&view)?;
     let u_file = a.nodes.clone().unwrap_or_else(|| a.candidates.clone());
     let graph = if model.one_domain {
-        EdgesArgs { nodes: Some(u_file.clone()), ..EdgesArgs::default() }
+        NodeFiles { nodes: Some(u_file.clone()), ..NodeFiles::default() }
     } else {
-        EdgesArgs { nodes_u: Some(u_file.clone()), nodes_v: Some(a.candidates.clone()), ..EdgesArgs::default() }
+        NodeFiles { nodes_u: Some(u_file.clone()), nodes_v: Some(a.candidates.clone()), ..NodeFiles::default() }
     };
     let mut nodes = ScoringNodes::read(&graph, &model, &view)?;
     if model.one_domain && a.nodes.is_some() {
         let cand = ScoringNodes::read(
-            &EdgesArgs { nodes: Some(a.candidates.clone()), ..EdgesArgs::default() },
+            &NodeFiles { nodes: Some(a.candidates.clone()), ..NodeFiles::default() },
             &model,
             &view,
         )?;

@@ -5,12 +5,13 @@
 use std::path::PathBuf;
 
 use clap::{ArgGroup, Args};
+use ranklet::args::heading;
+use ranklet::error::{write_atomic, CliError};
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::ordering::{compute_basis, ReduceMethod};
 
-use crate::args::heading;
-use crate::error::{write_atomic, CliError};
-use crate::hostbackend::{BackendChoice, HostBackend};
+use crate::cli_values::{self, lib_enum};
 use crate::input::{Loaded, OrdersArgs};
-use crate::ordering::{compute_basis, ReduceMethod};
 
 /// `ranklet reduce`.
 #[derive(Args, Debug)]
@@ -18,7 +19,7 @@ use crate::ordering::{compute_basis, ReduceMethod};
 #[command(group(ArgGroup::new("orders_input").required(true).args(["orders"])))]
 pub struct ReduceArgs {
     /// Reduction method.
-    #[arg(long, value_enum, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::ReduceMethod>(), help_heading = heading::LEARNER)]
     pub method: ReduceMethod,
     #[command(flatten)]
     pub data: OrdersArgs,
@@ -26,7 +27,7 @@ pub struct ReduceArgs {
     #[arg(long, help_heading = heading::LEARNER)]
     pub dims: usize,
     /// Linear-algebra backend (PCA's eigendecomposition).
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer", help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
     /// Output basis (TSV): one line per component, the importance
     /// (‖R‖/N for RCDR, contribution ratio for PCA), then the vector.

@@ -10,14 +10,16 @@
 //! `f32`.
 
 use clap::{ArgGroup, Args};
+use ranklet::args::{heading, Precision};
+use ranklet::data::{read_edges, EdgeOptions};
+use ranklet::error::CliError;
+use ranklet::family::kron::{PairModel, ScoringNodes};
+use ranklet::model_io::{quant_note, score_rows, score_rows_quant, warn_width};
 use ranklet_core::format::{ElementType, ModelView, PrefInductiveView};
 
-use crate::args::{heading, Precision};
-use crate::data::{read_edges, EdgeOptions};
-use crate::error::{note, warn, CliError};
-use crate::family::kron::{PairModel, ScoringNodes};
-use crate::input::{EdgesArgs, RowsArgs};
-use crate::model_io::{quant_note, score_rows, score_rows_quant, warn_width, ModelArgs};
+use crate::cli_output::{note, warn};
+use crate::cli_values::{self, lib_enum};
+use crate::input::{EdgesArgs, ModelArgs, RowsArgs};
 
 /// `ranklet score` arguments: the model and the rows (or edges) to score.
 #[derive(Args, Debug)]
@@ -38,7 +40,7 @@ pub struct ScoreArgs {
     /// Arithmetic of row scoring: f64 (f64 inputs, round-trippable f64
     /// scores) or f32 (the device path: f32 inputs and scores). Default: the
     /// model's element type.
-    #[arg(long, value_enum, conflicts_with = "edges", help_heading = heading::OUTPUT)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Precision>(), conflicts_with = "edges", help_heading = heading::OUTPUT)]
     pub precision: Option<Precision>,
 
     /// Inductive preference GPs: print `mean<TAB>sd` of each row's latent
@@ -69,7 +71,7 @@ pub fn score(a: ScoreArgs) -> Result<(), CliError> {
     let scores = match &a.graph.edges {
         Some(edges_path) => {
             let model = PairModel::from_view(&view)?;
-            let nodes = ScoringNodes::read(&a.graph, &model, &view)?;
+            let nodes = ScoringNodes::read(&a.graph.files(), &model, &view)?;
             let edges =
                 read_edges(edges_path, &EdgeOptions { one_domain: model.one_domain, ..EdgeOptions::default() })?;
             nodes.score_edges(&view, &model, &edges)?

@@ -3,17 +3,16 @@
 //! learner started from a host-trained prior, and prints the held-out
 //! pair error (disagreement) against the number of answers, averaged
 //! over users, for the active next-pair rule and for random pairs
-//! (`crate::feedback` has the protocol).
+//! (`ranklet::feedback` has the protocol).
 
 use std::path::{Path, PathBuf};
 
 use clap::{ArgGroup, Args};
 use indicatif::{ProgressBar, ProgressStyle};
+use ranklet::error::{write_atomic, CliError};
+use ranklet::feedback::{answers_to_reach, mean_std, Curve, Rule, Setup};
 
-use crate::error::{write_atomic, CliError};
-use crate::feedback::{answers_to_reach, mean_std, Curve, Rule, Setup};
-use crate::input::RowsArgs;
-use crate::model_io::ModelArgs;
+use crate::input::{ModelArgs, RowsArgs};
 use crate::plot::{draw, Figure, Series};
 
 /// `ranklet simulate-feedback` arguments.

@@ -9,15 +9,17 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use ranklet::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
+use ranklet::data::csv::{read_csv, CsvOptions};
+use ranklet::data::svmlight::SvmlightOptions;
+use ranklet::error::{check_writable, write_atomic, CliError};
+use ranklet::family::ls_stats::{PairSummer, Shard};
+use ranklet::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec, Reservoir};
+use ranklet::hostbackend::{BackendChoice, HostBackend};
 
-use crate::args::{heading, parse_kernel_list, KernelList, QueryWeightArg};
-use crate::data::csv::{read_csv, CsvOptions};
-use crate::data::svmlight::SvmlightOptions;
-use crate::error::{check_writable, write_atomic, CliError};
-use crate::family::ls_stats::{PairSummer, Shard};
-use crate::family::nystrom_stats::{read_map, sample_svmlight, NystromSpec, Reservoir};
-use crate::hostbackend::{BackendChoice, HostBackend};
 use ranklet_core::format::stats::StatsContent;
+
+use crate::cli_values::{self, lib_enum};
 
 /// `ranklet stats`.
 #[derive(Args, Debug)]
@@ -33,7 +35,7 @@ pub struct StatsArgs {
     pub num_features: Option<usize>,
     /// Weighting of the within-query graphs, as `ranklet train`'s (fixed in
     /// the statistics).
-    #[arg(long, value_enum, default_value_t, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::QueryWeight>(), default_value = "equal", help_heading = heading::LEARNER)]
     pub query_weight: QueryWeightArg,
     /// Keep per-fold statistics for K-fold cross-validation, a query's fold
     /// being splitmix64(qid XOR seed) mod K.
@@ -81,7 +83,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "L.rks", conflicts_with_all = ["kernel", "basis"], help_heading = heading::LEARNER)]
     pub landmarks: Option<PathBuf>,
     /// Linear-algebra backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer", help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
     /// CSV: the label column (default `label`). CSV files (by the `.csv`
     /// extension) are read whole, as `ranklet train --data` reads them,
@@ -130,7 +132,7 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(p) => {
             // Row numbers are checked against the shard's rows once they
             // have all streamed by.
-            let list = crate::data::pairs::read_pairs(p, usize::MAX)?;
+            let list = ranklet::data::pairs::read_pairs(p, usize::MAX)?;
             Some(PairSummer::new(list, p.display().to_string()))
         }
         None => None,
@@ -186,7 +188,7 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
     let map_note = map.as_ref().map(|m| format!(", Nyström map: {}", m.describe())).unwrap_or_default();
     let shard = match pairs {
         Some(summer) if csv > 0 => {
-            let sets: Vec<&crate::data::Dataset> = datasets.iter().collect();
+            let sets: Vec<&ranklet::data::Dataset> = datasets.iter().collect();
             let name = a.data.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
             Shard::pairs_from_datasets(&mut backend, &sets, &name, a.query_weight.to_core(), a.seed, summer)?
         }

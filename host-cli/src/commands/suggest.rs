@@ -7,12 +7,12 @@
 //! not updated between picks, so it proposes one pair.
 
 use clap::Args;
+use ranklet::args::heading;
+use ranklet::error::CliError;
+use ranklet::family::pref::{suggest as pick, suggest_inductive, suggest_lowrank, PrefItems};
 use ranklet_core::format::ModelView;
 
-use crate::args::heading;
-use crate::error::CliError;
-use crate::family::pref::{suggest as pick, suggest_inductive, suggest_lowrank, PrefItems};
-use crate::model_io::ModelArgs;
+use crate::input::ModelArgs;
 
 /// `ranklet suggest` arguments.
 #[derive(Args, Debug)]

@@ -1,36 +1,37 @@
 //! `ranklet train`: argument parsing in two stages (clap's raw flags here,
-//! validated objects in [`RowsPlan`], [`crate::train_rows`]) and the orchestration of reading,
+//! validated objects in [`RowsPlan`], [`ranklet::train_rows`]) and the orchestration of reading,
 //! cross-validation, fitting and writing. With `--items/--orders` it learns
-//! from sample orders (paper 003; `crate::ordering`), with `--edges` from
-//! labelled edges (004; `crate::family::kron`), with `--prefs` from
-//! preferences between items (000 §5, 001; `crate::family::pref`).
+//! from sample orders (paper 003; `ranklet::ordering`), with `--edges` from
+//! labelled edges (004; `ranklet::family::kron`), with `--prefs` from
+//! preferences between items (000 §5, 001; `ranklet::family::pref`).
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use ranklet_core::learn::ls_stats;
-
-use crate::args::{
+use ranklet::args::{
     heading, parse_cv, parse_kernel_arg, parse_list, parse_metric, KernelArg, Precision, QueryWeightArg,
 };
-use crate::cv::{self, Scheme};
-use crate::data::svmlight::SvmlightOptions;
-use crate::data::{read_edges, EdgeOptions};
-use crate::error::{check_writable, note, write_atomic, CliError};
-use crate::family::kron::{EdgeMetric, KronAlgo, NodeSets, PairArg};
-use crate::family::ls_stats::fit_merged;
-use crate::family::ls_stream::fit_linear_stream;
-use crate::family::pref::{fit_prefs, tie_notes, PrefAlgo, PrefData, PrefFit, PrefKernel, PrefModelKind, PrefRequest};
-use crate::family::{Algo, Family, RowFamily};
-use crate::fit::Fitted;
-use crate::hostbackend::{BackendChoice, HostBackend};
+use ranklet::cv::{self, Scheme};
+use ranklet::data::svmlight::SvmlightOptions;
+use ranklet::data::{read_edges, EdgeOptions};
+use ranklet::error::{check_writable, write_atomic, CliError};
+use ranklet::family::kron::{EdgeMetric, KronAlgo, NodeSets, PairArg};
+use ranklet::family::ls_stats::fit_merged;
+use ranklet::family::ls_stream::fit_linear_stream;
+use ranklet::family::pref::{fit_prefs, tie_notes, PrefAlgo, PrefFit, PrefKernel, PrefModelKind, PrefRequest};
+use ranklet::family::{Algo, Family, RowFamily};
+use ranklet::fit::Fitted;
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::metric::Metric;
+use ranklet::model_io::model_bytes;
+use ranklet::ordering::{self, parse_reduce_arg, OrderAlgo, OrdersRequest, ReduceMethod};
+use ranklet::train_edges::{fit_edges, EdgesRequest};
+use ranklet::train_rows::{fit_error, fit_rows, push_chosen, rows_meta, RowsCv, RowsPlan, RowsRequest};
+use ranklet_core::learn::ls_stats;
+
+use crate::cli_output::{note, Bar};
+use crate::cli_values::{self, lib_enum};
 use crate::input::{DataArgs, Loaded};
-use crate::metric::Metric;
-use crate::model_io::model_bytes;
-use crate::ordering::{self, parse_reduce_arg, OrderAlgo, OrdersRequest, ReduceMethod};
-use crate::progress::Bar;
-use crate::train_edges::{fit_edges, EdgesRequest};
-use crate::train_rows::{fit_error, fit_rows, push_chosen, rows_meta, RowsCv, RowsPlan, RowsRequest};
 
 /// The learner of `ranklet train`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -174,7 +175,7 @@ pub struct TrainArgs {
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
     /// pair counts equally).
-    #[arg(long, value_enum, default_value_t, conflicts_with = "items", help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::QueryWeight>(), default_value = "equal", conflicts_with = "items", help_heading = heading::LEARNER)]
     pub query_weight: QueryWeightArg,
     /// Standardise every feature to mean 0 and standard deviation 1 over the
     /// training rows; the model stores the transform and applies it when
@@ -183,14 +184,14 @@ pub struct TrainArgs {
     pub standardize: bool,
     /// Pair kernel over edges: kron (ordinary Kronecker), sym (symmetric)
     /// or recip (reciprocal); sym and recip need one node set.
-    #[arg(long, value_enum, requires = "edges", help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::PairKernel>(), requires = "edges", help_heading = heading::LEARNER)]
     pub pair_kernel: Option<PairArg>,
     /// Conjugate-gradient iterations on an incomplete graph (edges;
     /// default 200). Early stopping regularises too.
     #[arg(long, requires = "edges", help_heading = heading::LEARNER)]
     pub max_iter: Option<usize>,
     /// Linear-algebra backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer, help_heading = heading::LEARNER)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer", help_heading = heading::LEARNER)]
     pub backend: BackendChoice,
     /// Cross-validation (rows): a number of folds, or `loo` for the
     /// closed-form leave-one-out (rls) / leave-query-out (rankrls). Required
@@ -205,7 +206,7 @@ pub struct TrainArgs {
         help_heading = heading::CV,
         help = concat!(
             "Metric that selects the grid point: one of ",
-            crate::metric_names!(),
+            ranklet::metric_names!(),
             " (default: disagreement, or pairerror with --pairs)"
         )
     )]
@@ -223,7 +224,7 @@ pub struct TrainArgs {
     #[arg(long, requires = "prefs", help_heading = heading::OUTPUT)]
     pub inductive: bool,
     /// Element type of the model file.
-    #[arg(long, value_enum, default_value_t, help_heading = heading::OUTPUT)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Precision>(), default_value = "f32", help_heading = heading::OUTPUT)]
     pub precision: Precision,
     /// Output model file (.rkl).
     #[arg(short, long, help_heading = heading::OUTPUT)]
@@ -313,7 +314,7 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
 
 /// `ranklet train` of linear RLS / RankRLS with one λ and no CV from an
 /// SVMlight file, read and fitted in one pass
-/// ([`crate::family::ls_stream`]): the same model (to rounding), metadata
+/// ([`ranklet::family::ls_stream`]): the same model (to rounding), metadata
 /// and messages as the in-memory path. `Ok(false)` where it does not apply
 /// (nothing written; the caller reads the file into memory).
 fn train_rows_streamed(a: &TrainArgs, plan: &RowsPlan, data_path: &Path) -> Result<bool, CliError> {
@@ -350,7 +351,7 @@ fn train_rows_streamed(a: &TrainArgs, plan: &RowsPlan, data_path: &Path) -> Resu
 }
 
 /// `ranklet train --from-stats …`: linear RLS / RankRLS from merged
-/// statistics ([`crate::family::ls_stats`]); metadata and messages as the
+/// statistics ([`ranklet::family::ls_stats`]); metadata and messages as the
 /// in-memory path's.
 fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     let (target, ranker, kpc) = match a.algo {
@@ -368,7 +369,7 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
         Some(Scheme::Loo) => return Err(CliError::input("--cv loo: statistics give k-fold cross-validation only")),
     };
     let mut backend = HostBackend::new(a.backend);
-    let merged = crate::family::ls_stats::merge_files(&a.from_stats)?;
+    let merged = ranklet::family::ls_stats::merge_files(&a.from_stats)?;
     if merged.map.is_some() || kpc {
         return train_nystrom_from_stats(a, &mut backend, &merged, target, kpc, &lambdas, cv);
     }
@@ -378,32 +379,32 @@ fn train_from_stats(a: &TrainArgs) -> Result<(), CliError> {
     let fit = fit_merged(&mut backend, &merged, target, a.query_weight.to_core(), &lambdas, cv)?;
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
     let (bytes, chosen) =
-        crate::stats_rows::linear_model(&fit, ranker, &lambdas, &files, a.query_weight, a.precision.element(), &[])?;
+        ranklet::stats_rows::linear_model(&fit, ranker, &lambdas, &files, a.query_weight, a.precision.element(), &[])?;
     eprintln!("chosen: {chosen}");
     write_model(&a.output, &bytes)?;
-    fit.print_cv();
+    print!("{}", fit.cv_table());
     Ok(())
 }
 
 /// `ranklet train --from-stats` on Nyström statistics
-/// ([`crate::family::nystrom_stats`]): the reduced-basis kernel model.
+/// ([`ranklet::family::nystrom_stats`]): the reduced-basis kernel model.
 fn train_nystrom_from_stats(
     a: &TrainArgs,
     backend: &mut HostBackend,
-    merged: &crate::family::ls_stats::Shard,
+    merged: &ranklet::family::ls_stats::Shard,
     target: ls_stats::Target,
     kpc: bool,
     lambdas: &[f64],
     cv: Option<usize>,
 ) -> Result<(), CliError> {
-    use crate::family::nystrom_stats::NystromAlgo;
+    use ranklet::family::nystrom_stats::NystromAlgo;
     let components: Vec<usize> = match &a.components {
         Some(c) => parse_list("components", c)?,
         None => Vec::new(),
     };
     let algo = if kpc { NystromAlgo::Kpc(target) } else { NystromAlgo::Ls(target) };
     let files = a.from_stats.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-    let (bytes, fit, chosen) = crate::stats_rows::nystrom_model(
+    let (bytes, fit, chosen) = ranklet::stats_rows::nystrom_model(
         backend,
         merged,
         algo,
@@ -417,7 +418,7 @@ fn train_nystrom_from_stats(
     )?;
     eprintln!("chosen: {chosen}");
     write_model(&a.output, &bytes)?;
-    fit.print_cv();
+    print!("{}", fit.cv_table());
     Ok(())
 }
 
@@ -490,7 +491,7 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
     }
     let kernel = PrefKernel::from_arg(a.kernel.as_ref())?;
     let kind = if a.inductive { PrefModelKind::Inductive } else { PrefModelKind::FixedItems };
-    let data = PrefData::read(&a.data, algo)?;
+    let data = crate::input::read_pref_data(&a.data, algo)?;
     tie_notes(data.prefs.source(), &data.obs).into_iter().for_each(|n| note(Some(n)));
     if let Some(m) = a.basis.filter(|&m| m > data.items.len()) {
         note(Some(format!("--basis {m} is more than the {} items: every item is an inducing point", data.items.len())));
@@ -517,7 +518,7 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
 }
 
 /// `ranklet train --edges …`: Kronecker RLS / RankRLS (004). CV folds are
-/// over conditioning nodes (`crate::cv::cross_validate_edges`).
+/// over conditioning nodes (`ranklet::cv::cross_validate_edges`).
 fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
     let algo = a.algo.on_edges()?;
     let edges_path = a.data.graph.edges.as_deref().ok_or_else(|| CliError::input("--edges is required"))?;
@@ -547,7 +548,7 @@ fn train_edges(a: &TrainArgs) -> Result<(), CliError> {
         backend: a.backend,
     };
     req.check()?;
-    let nodes = NodeSets::read_training(&a.data.graph)?;
+    let nodes = NodeSets::read_training(&a.data.graph.files())?;
     req.check_nodes(&nodes)?;
     let edges = read_edges(edges_path, &EdgeOptions { one_domain: nodes.one_domain, ..EdgeOptions::default() })?;
     let mut bar = Bar::default();

@@ -112,7 +112,6 @@ pub struct Binary {
 
 /// What the binary learners make of a tie (see the module docs).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Ties {
     /// Leave ties out.
     #[default]

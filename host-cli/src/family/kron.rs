@@ -45,14 +45,10 @@ use ranklet_core::linalg::Rows;
 use ranklet_core::metrics;
 use ranklet_core::{LinalgError, MatMut, MatRef};
 
-#[cfg(feature = "cli")]
 use crate::data::nodes::{read_kernel_rows, KernelOptions};
-#[cfg(feature = "cli")]
 use crate::data::{read_node_features, read_node_kernel, MatrixLayout, NodeFeatureOptions};
 use crate::data::{EdgeData, NodeFeatures, NodeKernel};
 use crate::error::CliError;
-#[cfg(feature = "cli")]
-use crate::input::EdgesArgs;
 use crate::metric::Metric;
 use crate::progress::{self, OnProgress};
 
@@ -77,7 +73,6 @@ impl KronAlgo {
 
 /// `--pair-kernel`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum PairArg {
     /// Ordinary Kronecker kernel `k(u,ū)·k(v,v̄)` (004 eq. 7).
     #[default]
@@ -657,6 +652,25 @@ pub fn model_file_bytes(
     }
 }
 
+/// The node files of labelled edges, as the flags name them: features of
+/// one node set (`nodes`) or two (`nodes_u`, `nodes_v`), or precomputed
+/// kernels (`kernel_u`, alone for one node set, and `kernel_v`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NodeFiles {
+    /// `--nodes`.
+    pub nodes: Option<std::path::PathBuf>,
+    /// `--nodes-u`.
+    pub nodes_u: Option<std::path::PathBuf>,
+    /// `--nodes-v`.
+    pub nodes_v: Option<std::path::PathBuf>,
+    /// `--kernel-u precomputed:FILE` (the file).
+    pub kernel_u: Option<std::path::PathBuf>,
+    /// `--kernel-v precomputed:FILE` (the file).
+    pub kernel_v: Option<std::path::PathBuf>,
+    /// `--symmetrize`: use (K + Kᵀ)/2 for a kernel that is not symmetric.
+    pub symmetrize: bool,
+}
+
 impl NodeSets {
     /// Reads the training nodes of `--nodes`, `--nodes-u/-v` or
     /// `--kernel-u/-v`.
@@ -664,8 +678,7 @@ impl NodeSets {
     /// # Errors
     /// Reader errors (file:line, asymmetric kernels without `--symmetrize`),
     /// no node flag.
-    #[cfg(feature = "cli")]
-    pub fn read_training(g: &EdgesArgs) -> Result<NodeSets, CliError> {
+    pub fn read_training(g: &NodeFiles) -> Result<NodeSets, CliError> {
         let fopts = NodeFeatureOptions::default();
         let kopts = KernelOptions { symmetrize: g.symmetrize, ..KernelOptions::default() };
         let feats =
@@ -711,9 +724,8 @@ impl ScoringNodes {
     ///
     /// # Errors
     /// Reader errors; node flags that do not fit the model.
-    #[cfg(feature = "cli")]
     pub fn read(
-        g: &EdgesArgs,
+        g: &NodeFiles,
         model: &PairModel,
         view: &ranklet_core::format::ModelView<'_>,
     ) -> Result<Self, CliError> {
@@ -743,18 +755,18 @@ impl ScoringNodes {
             Ok((r.ids().to_vec(), r.values().to_vec()))
         };
         let ((u_ids, u), (v_ids, v)) = match (model.basis, g) {
-            (PairBasis::Features, EdgesArgs { nodes: Some(n), .. }) if model.one_domain => {
+            (PairBasis::Features, NodeFiles { nodes: Some(n), .. }) if model.one_domain => {
                 let u = dense(n, model.d_u)?;
                 (u.clone(), u)
             }
-            (PairBasis::Features, EdgesArgs { nodes_u: Some(nu), nodes_v: Some(nv), .. }) if !model.one_domain => {
+            (PairBasis::Features, NodeFiles { nodes_u: Some(nu), nodes_v: Some(nv), .. }) if !model.one_domain => {
                 (dense(nu, model.d_u)?, dense(nv, model.d_v)?)
             }
-            (PairBasis::KernelRows, EdgesArgs { kernel_u: Some(ku), kernel_v: None, .. }) if model.one_domain => {
+            (PairBasis::KernelRows, NodeFiles { kernel_u: Some(ku), kernel_v: None, .. }) if model.one_domain => {
                 let u = rows(ku, "train_u_ids")?;
                 (u.clone(), u)
             }
-            (PairBasis::KernelRows, EdgesArgs { kernel_u: Some(ku), kernel_v: Some(kv), .. }) if !model.one_domain => {
+            (PairBasis::KernelRows, NodeFiles { kernel_u: Some(ku), kernel_v: Some(kv), .. }) if !model.one_domain => {
                 (rows(ku, "train_u_ids")?, rows(kv, "train_v_ids")?)
             }
             _ => {

@@ -1194,16 +1194,17 @@ impl FromStats {
         m
     }
 
-    /// Prints the cross-validation table to stdout (nothing without).
-    #[cfg(feature = "cli")]
-    pub fn print_cv(&self) {
-        let Some((k, rows)) = &self.cv else { return };
-        println!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)");
-        println!("lambda\tmean\tstd");
+    /// The cross-validation table the binary prints to stdout, one line
+    /// each (empty without).
+    pub fn cv_table(&self) -> String {
+        let Some((k, rows)) = &self.cv else { return String::new() };
+        let mut t = format!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)\n");
+        t.push_str("lambda\tmean\tstd\n");
         for (l, v) in rows {
             let (mean, std) = Self::mean_std(v);
-            println!("{l}\t{mean:.6}\t{std:.6}");
+            t.push_str(&format!("{l}\t{mean:.6}\t{std:.6}\n"));
         }
+        t
     }
 }
 

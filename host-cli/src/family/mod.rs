@@ -144,7 +144,6 @@ impl Workspace {
 
 /// The learners on rows (`--data`, `--pairs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Algo {
     /// Regularised least squares on the scores (ridge regression).
     Rls,

@@ -416,17 +416,19 @@ impl NystromFit {
         m
     }
 
-    /// Prints the cross-validation table to stdout (nothing without).
-    pub fn print_cv(&self) {
-        let Some((k, rows)) = &self.cv else { return };
-        println!(
-            "# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−f)ᵀL(s−f) per row)"
+    /// The cross-validation table the binary prints to stdout, one line
+    /// each (empty without).
+    pub fn cv_table(&self) -> String {
+        let Some((k, rows)) = &self.cv else { return String::new() };
+        let mut t = format!(
+            "# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−f)ᵀL(s−f) per row)\n"
         );
-        println!("point\tmean\tstd");
+        t.push_str("point\tmean\tstd\n");
         for (l, v) in rows {
             let (mean, std) = Self::mean_std(v);
-            println!("{l}\t{mean:.6}\t{std:.6}");
+            t.push_str(&format!("{l}\t{mean:.6}\t{std:.6}\n"));
         }
+        t
     }
 }
 

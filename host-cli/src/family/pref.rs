@@ -40,14 +40,11 @@ use ranklet_core::metrics;
 use ranklet_core::MatRef;
 
 use crate::args::KernelArg;
-#[cfg(feature = "cli")]
-use crate::data::prefs::{read_groups, read_prefs, read_relation};
+use crate::data::prefs::read_prefs;
 use crate::data::prefs::{Binary, Prefs, Relation, RelationKind, Ties};
 use crate::data::{read_node_features, NodeFeatureOptions};
 use crate::error::CliError;
 use crate::hostbackend::{BackendChoice, HostBackend};
-#[cfg(feature = "cli")]
-use crate::input::DataArgs;
 use crate::progress::{self, OnProgress};
 
 /// The preference learners.
@@ -124,22 +121,6 @@ pub struct PrefItems {
 }
 
 impl PrefItems {
-    /// Reads `--items` (node features: CSV with an `id` column, or `id i:v
-    /// …` lines) or the rows of `--data` (ids `"0"`, `"1"`, …).
-    ///
-    /// # Errors
-    /// The readers' errors (file and line); no items file given; too many
-    /// attributes to hold densely.
-    #[cfg(feature = "cli")]
-    pub fn read(data: &DataArgs) -> Result<PrefItems, CliError> {
-        if let Some(path) = &data.orders.items {
-            return Self::read_file(path, data.rows.num_features);
-        }
-        let path =
-            data.rows.path().map_err(|_| CliError::input("--prefs needs the items: --items FILE or --data FILE"))?;
-        PrefItems::from_rows(&data.rows.read(None)?, &path.display().to_string())
-    }
-
     /// The rows of a data set as items (ids `"0"`, `"1"`, …: the 0-based
     /// row numbers); `source` names them.
     ///
@@ -238,38 +219,14 @@ pub struct PrefData {
 }
 
 impl PrefData {
-    /// Reads the items, the preferences and the relations for `algo`.
-    /// Relations are refused for pref-gp and diff-gp and required for xpgp;
-    /// [`tie_notes`] says what became of ties.
-    ///
-    /// # Errors
-    /// Every reader error (file and line: unknown ids, self-preferences,
-    /// edges to unknown items, non-finite or negative weights); diff-gp
-    /// given a bare preference; no preference left after dropping ties.
-    #[cfg(feature = "cli")]
-    pub fn read(data: &DataArgs, algo: PrefAlgo) -> Result<PrefData, CliError> {
-        let p = &data.prefs;
-        let prefs_path = p.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
-        let n_rel = p.relation.len() + p.relation_groups.len();
-        check_relations(algo, n_rel)?;
-        let items = PrefItems::read(data)?;
-        let prefs = read_prefs(prefs_path, &items.ids)?;
-        let mut relations = Vec::with_capacity(n_rel);
-        for r in &p.relation {
-            relations.push(read_relation(r, &items.ids)?);
-        }
-        for g in &p.relation_groups {
-            relations.push(read_groups(g, &items.ids)?);
-        }
-        PrefData::new(items, prefs, relations, algo, p.ties)
-    }
-
     /// The data of `algo` from items, judgements and relations already read
     /// against the items' ids (the readers' `parse_*_str` for data in
     /// memory); `ties` as `--ties`.
     ///
     /// # Errors
-    /// As [`PrefData::read`] after reading.
+    /// Relations refused or missing for `algo` (see [`check_relations`]);
+    /// diff-gp given a bare preference; no preference left after dropping
+    /// ties.
     pub fn new(
         items: PrefItems,
         prefs: Prefs,
@@ -297,7 +254,11 @@ impl PrefData {
 }
 
 /// Relations are required by xpgp and refused by the others.
-fn check_relations(algo: PrefAlgo, n_rel: usize) -> Result<(), CliError> {
+///
+/// # Errors
+/// Bad input naming the flags: xpgp without relations, relations for
+/// pref-gp or diff-gp.
+pub fn check_relations(algo: PrefAlgo, n_rel: usize) -> Result<(), CliError> {
     match algo {
         PrefAlgo::Xpgp if n_rel == 0 => {
             Err(CliError::input("--algo xpgp needs at least one --relation or --relation-groups"))
@@ -1066,24 +1027,25 @@ pub struct Scored {
     pub notes: Vec<String>,
 }
 
-/// Scores the held-out preferences of `data_args` with `model`.
+/// Scores the held-out preferences of the file `path` with `model`: a
+/// kind-8 model by its own item names (`items` unused), a kind-9 model
+/// over `items` (required).
 ///
 /// # Errors
-/// Reader errors (file and line), ids the model does not know, attribute
-/// dimensions that differ from the model's, only ties.
-#[cfg(feature = "cli")]
-pub fn score_prefs(model: &PrefModel<'_>, data_args: &DataArgs) -> Result<Scored, CliError> {
-    let path = data_args.prefs.prefs.as_deref().ok_or_else(|| CliError::input("--prefs is required"))?;
-    let items = match model {
-        PrefModel::Fixed(_) | PrefModel::LowRank(_) => {
-            if model_names(model).is_empty() {
-                return Err(CliError::input("the model has no item names to look the preferences up by"));
-            }
-            None
+/// Reader errors (file and line), ids the model does not know, a model
+/// over fixed items (kind 8 or 10) without item names, no items or items
+/// of another attribute dimension for kind 9, only ties.
+pub fn score_prefs(model: &PrefModel<'_>, items: Option<&PrefItems>, path: &Path) -> Result<Scored, CliError> {
+    if matches!(model, PrefModel::Fixed(_) | PrefModel::LowRank(_)) {
+        if model_names(model).is_empty() {
+            return Err(CliError::input("the model has no item names to look the preferences up by"));
         }
-        PrefModel::Inductive(..) => Some(PrefItems::read(data_args)?),
+    }
+    let items = match model {
+        PrefModel::Fixed(_) | PrefModel::LowRank(_) => None,
+        PrefModel::Inductive(..) => items,
     };
-    let scorer = PrefScorer::new(model, items.as_ref(), &path.display().to_string())?;
+    let scorer = PrefScorer::new(model, items, &path.display().to_string())?;
     let prefs = read_prefs(path, &scorer.ids())?;
     let obs = observations(&prefs, PrefAlgo::PrefGp, path, Ties::Drop)?;
     let notes = tie_notes(&path.display().to_string(), &obs);
@@ -1279,7 +1241,6 @@ pub fn suggest(view: &PrefGpView<'_>, k: usize) -> Result<Vec<Suggestion>, CliEr
 }
 
 /// The item names text of a model over fixed items (`""` for kind 9).
-#[cfg(feature = "cli")]
 fn model_names<'a>(model: &PrefModel<'a>) -> &'a str {
     match model {
         PrefModel::Fixed(v) => v.item_names(),

@@ -27,15 +27,15 @@
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-
+use ranklet::faer_backend::FaerBackend;
+use ranklet::hostbackend::BackendChoice;
+use ranklet::rng::SplitMix64;
 use ranklet_core::backend::{Backend, Portable};
 use ranklet_core::eigen::topk::top_k_workspace_len_with;
 use ranklet_core::eigen::EigenParams;
 use ranklet_core::{MatMut, MatRef};
 
-use crate::faer_backend::FaerBackend;
-use crate::hostbackend::BackendChoice;
-use crate::rng::SplitMix64;
+use crate::cli_values::{self, lib_enum};
 
 /// Which matrix to decompose.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -62,7 +62,7 @@ pub struct EigenArgs {
     #[arg(long)]
     pub n: usize,
     /// Backend to time.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer")]
     pub backend: BackendChoice,
     /// Number of largest eigenpairs to compute; 0 means the full decomposition.
     #[arg(long, default_value_t = 0)]
@@ -137,6 +137,7 @@ impl Default for RbfSpec {
 }
 
 /// The benchmark matrix, column-major `n × n`, RBF points as in [`RbfSpec::default`].
+#[cfg(test)]
 pub fn bench_matrix(kind: BenchMatrix, n: usize, seed: u64) -> Vec<f64> {
     bench_matrix_with(kind, n, seed, &RbfSpec::default())
 }

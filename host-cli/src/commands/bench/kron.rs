@@ -45,16 +45,16 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::{Args, ValueEnum};
-
+use ranklet::family::kron::PairArg;
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::rng::SplitMix64;
 use ranklet_core::kernel::{kernel_matrix, kernel_matrix_workspace_len, Kernel};
 use ranklet_core::learn::kron::{self, Domains, Loss, PairKernel};
 use ranklet_core::linalg::cg::{CgControl, CgParams};
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::{MatMut, MatRef};
 
-use crate::family::kron::PairArg;
-use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::rng::SplitMix64;
+use crate::cli_values::{self, lib_enum};
 
 /// Which solver to time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -110,7 +110,7 @@ pub struct KronBenchArgs {
     pub domains: KronDomains,
     /// Pair kernel of the one-domain problem (`sym`, `recip`: labels
     /// (anti)symmetrised by the learner; closed form only).
-    #[arg(long = "pair-kernel", value_enum, default_value_t = PairArg::Kron)]
+    #[arg(long = "pair-kernel", value_parser = lib_enum::<cli_values::PairKernel>(), default_value = "kron")]
     pub pair: PairArg,
     /// CG iterations (exactly this many: the tolerance is 0).
     #[arg(long, default_value_t = 200)]
@@ -125,7 +125,7 @@ pub struct KronBenchArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer")]
     pub backend: BackendChoice,
     /// Read the problem from this directory (written by --write-data).
     #[arg(long, conflicts_with = "write_data")]

@@ -41,7 +41,8 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
-
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::rng::SplitMix64;
 use ranklet_core::graph::Pair;
 use ranklet_core::learn::pref::hyper::{
     default_bounds, evidence_gradient, evidence_workspace_len, fit_hyper, minimize_workspace_len, HyperProblem,
@@ -52,8 +53,7 @@ use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPos
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::MatRef;
 
-use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::rng::SplitMix64;
+use crate::cli_values::{self, lib_enum};
 
 /// Arguments of `ranklet bench pref`.
 #[derive(Args, Debug)]
@@ -92,7 +92,7 @@ pub struct PrefBenchArgs {
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer")]
     pub backend: BackendChoice,
     /// Write the generated problem to this directory and exit (no timing).
     #[arg(long)]

@@ -1,5 +1,5 @@
 //! `ranklet bench read …`: time reading one data file (SVMlight or CSV) into
-//! a [`Dataset`](crate::data::Dataset), the whole reader: the file read,
+//! a [`Dataset`](ranklet::data::Dataset), the whole reader: the file read,
 //! UTF-8 check, parsing and the join of the parallel chunks.
 //!
 //! ```text
@@ -14,9 +14,8 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::Args;
-
-use crate::data::csv::{read_csv, CsvOptions};
-use crate::data::svmlight::{read_svmlight, SvmlightOptions};
+use ranklet::data::csv::{read_csv, CsvOptions};
+use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
 
 /// Arguments of `ranklet bench read`.
 #[derive(Args, Debug)]

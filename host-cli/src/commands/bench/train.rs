@@ -16,27 +16,27 @@
 use std::time::Instant;
 
 use clap::Args;
-
+use ranklet::args::{kernel_name, parse_kernel_list, KernelList, QueryWeightArg};
+use ranklet::arrays::{dense_table, from_dense};
+use ranklet::data::svmlight::{read_svmlight, SvmlightOptions};
+use ranklet::error::CliError;
+use ranklet::family::{Algo, RowFamily};
+use ranklet::fit::Target;
+use ranklet::hostbackend::{BackendChoice, HostBackend};
+use ranklet::progress;
+use ranklet::rng::SplitMix64;
+use ranklet::table::Table;
+use ranklet::train_rows::{fit_rows, fit_table, RowsRequest};
 use ranklet_core::format::ElementType;
 use ranklet_core::kernel::Kernel;
 
-use crate::args::{kernel_name, parse_kernel_list, KernelList, QueryWeightArg};
-use crate::arrays::{dense_table, from_dense};
-use crate::data::svmlight::{read_svmlight, SvmlightOptions};
-use crate::error::CliError;
-use crate::family::{Algo, RowFamily};
-use crate::fit::Target;
-use crate::hostbackend::{BackendChoice, HostBackend};
-use crate::progress;
-use crate::rng::SplitMix64;
-use crate::table::Table;
-use crate::train_rows::{fit_rows, fit_table, RowsRequest};
+use crate::cli_values::{self, lib_enum};
 
 /// Arguments of `ranklet bench train`.
 #[derive(Args, Debug)]
 pub struct TrainBenchArgs {
     /// Learner.
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Algo>())]
     pub algo: Algo,
     /// Kernel (`linear`, `rbf:G`, `poly:D[:G[:C]]`).
     #[arg(long, default_value = "rbf:0.1", value_parser = parse_kernel_list)]
@@ -57,7 +57,7 @@ pub struct TrainBenchArgs {
     #[arg(long)]
     pub lambda: Option<f64>,
     /// Backend.
-    #[arg(long, value_enum, default_value_t = BackendChoice::Faer)]
+    #[arg(long, value_parser = lib_enum::<cli_values::Backend>(), default_value = "faer")]
     pub backend: BackendChoice,
     /// Timed repetitions (median reported).
     #[arg(long, default_value_t = 3)]
