@@ -141,6 +141,9 @@ impl<B: Backend> Backend for Timed<B> {
     fn solve_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         self.time("solve_lower", |be| be.solve_lower_in_place(l, b))
     }
+    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.time("solve_lower_lower", |be| be.solve_lower_lower_in_place(l, b))
+    }
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         self.time("sym_solve", |be| be.sym_solve_in_place(a, b))
     }
