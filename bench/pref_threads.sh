@@ -100,7 +100,7 @@ for name, _ in bins:
     e2 = min(x[0]["ep_s"] for x in res[("bench", name, 2)])
     print(f"| {name} | 1 → 2 | | **{e1 / e2:.2f}×** | | | | |")
 if train == "1":
-    print(f"\nWhole command `RAYON_NUM_THREADS=T ranklet {' '.join(train_args[:2])} --items items.csv --prefs prefs.txt "
+    print(f"\nWhole command `RAYON_NUM_THREADS=T ranklet {' '.join(train_args[:3])} --items items.csv --prefs prefs.txt "
           "--kernel rbf:auto -o m.rkl` (wall and user + sys CPU s per round):\n")
     print("| binary | T | wall s per round | wall s min | CPU s per round | load before→after |")
     print("|---|---:|---|---:|---|---|")

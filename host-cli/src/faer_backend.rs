@@ -55,6 +55,18 @@ const SMALL_OUTPUT: usize = 256;
 /// greedy largest-first schedule to balance two threads.
 const SOLVE_BLOCK: usize = 64;
 
+/// Runs `f` on a worker of rayon's pool when `par` has two or more
+/// threads and the caller is not one already: the parallel regions inside
+/// `f` (checks, products, solves) are then forked there, cheaply, instead
+/// of each being injected from the calling thread and waited for.
+fn on_pool<R: Send>(par: Par, f: impl FnOnce() -> R + Send) -> R {
+    if par.degree() >= 2 && rayon::current_thread_index().is_none() {
+        rayon::scope(|_| f())
+    } else {
+        f()
+    }
+}
+
 /// Row ranges of equal work per thread in [`gemm_lower_rows`]: more than
 /// one per thread, so that the greedy hand-out evens out ranges that run
 /// at different speeds (a thin range packs the right factor for fewer rows).
@@ -724,55 +736,11 @@ fn full_eigen_par(
 
 // ---------------------------------------------------------------------------
 
-impl Backend for FaerBackend {
-    fn gemm(
-        &mut self,
-        alpha: f64,
-        a: MatRef<'_, f64>,
-        b: MatRef<'_, f64>,
-        beta: f64,
-        mut c: MatMut<'_, f64>,
-    ) -> Result<(), LinalgError> {
-        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
-        if b.nrows() != k || c.nrows() != m || c.ncols() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-        let par = if c.nrows().max(c.ncols()) <= SMALL_OUTPUT { Par::Seq } else { self.par };
-        // The checks on every thread when the product is (an n × n by
-        // n × 1 product reads as much as it checks).
-        let par_checks = !matches!(par, Par::Seq);
-        if !alpha.is_finite()
-            || !beta.is_finite()
-            || !kernel_par::all_finite(par_checks, a)
-            || !kernel_par::all_finite(par_checks, b)
-        {
-            return Err(LinalgError::NonFinite);
-        }
-        if beta != 0.0 && !kernel_par::all_finite(par_checks, c.rb()) {
-            return Err(LinalgError::NonFinite);
-        }
-        if m == 0 || n == 0 {
-            return Ok(());
-        }
-        let (fa, fb) = (input(a), input(b));
-        with_output(&mut c, |mut c| {
-            let accum = if beta == 0.0 {
-                Accum::Replace
-            } else {
-                if beta != 1.0 {
-                    c.rb_mut().col_iter_mut().for_each(|col| col.iter_mut().for_each(|x| *x *= beta));
-                }
-                Accum::Add
-            };
-            matmul::matmul(c, accum, fa.get(), fb.get(), alpha, par);
-        });
-        Ok(())
-    }
+impl FaerBackend {
+    // The bodies of the trait methods below that run on the pool (`on_pool`).
 
-    /// One parallel faer triangular product for the whole matrix (faer
-    /// splits it recursively and skips the zero blocks), instead of core's
-    /// row blocks with one parallel gemm and its barriers each.
-    fn gemm_lower(
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_lower_here(
         &mut self,
         alpha: f64,
         a: MatRef<'_, f64>,
@@ -838,6 +806,178 @@ impl Backend for FaerBackend {
             )
         });
         Ok(())
+    }
+
+    fn cholesky_in_place_here(&mut self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = square(&a.rb())?;
+        if !kernel_par::lower_finite(self.parallel(), a.rb()) {
+            return Err(LinalgError::NonFinite);
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let par = self.par;
+        let threads = par.degree();
+        let res = if threads >= 2 && n > CHOL_LEAF {
+            // On a worker of the pool, so that the recursion's parallel
+            // regions are forked there rather than each injected from this
+            // thread and waited for.
+            with_output(&mut a, |l| rayon::scope(|_| cholesky_recursive(l, threads)))
+        } else {
+            with_output(&mut a, |l| {
+                let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
+                let mut mem = MemBuffer::new(req);
+                match llt::factor::cholesky_in_place(
+                    l,
+                    Default::default(),
+                    par,
+                    MemStack::new(&mut mem),
+                    Default::default(),
+                ) {
+                    Ok(_) => Ok(()),
+                    Err(llt::factor::LltError::NonPositivePivot { index }) => Err(index),
+                }
+            })
+        };
+        if let Err(index) = res {
+            return Err(LinalgError::NotPositiveDefinite { index });
+        }
+        // A pivot that came out non-finite (overflow) is not a usable factor.
+        match kernel_par::zero_upper_check_diag(self.parallel(), a) {
+            Some(index) => Err(LinalgError::NotPositiveDefinite { index }),
+            None => Ok(()),
+        }
+    }
+
+    fn solve_lower_lower_in_place_here(
+        &mut self,
+        l: MatRef<'_, f64>,
+        mut b: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let n = square(&l)?;
+        if b.nrows() != n || b.ncols() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        if !kernel_par::lower_finite(self.parallel(), l) {
+            return Err(LinalgError::NonFinite);
+        }
+        if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
+            return Err(LinalgError::Singular { index });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let fl = input(l);
+        let Some((data, cs)) = kernel_par::col_major(&mut b) else {
+            return ranklet_core::backend::solve_lower_lower_by_blocks(self, l, b);
+        };
+        let lf = fl.get();
+        let blocks = data.chunks_mut(cs * SOLVE_BLOCK).enumerate().map(|(i, chunk)| (i * SOLVE_BLOCK, chunk));
+        let solve = |(c0, chunk): (usize, &mut [f64])| {
+            // Columns in this chunk: SOLVE_BLOCK, or fewer in the last one
+            // (trimmed to end at its last entry).
+            let w = (chunk.len() + cs - n) / cs;
+            let rows_finite =
+                |chunk: &[f64]| (0..w).all(|j| ranklet_core::linalg::slice_finite(&chunk[j * cs + c0..j * cs + n]));
+            if !rows_finite(chunk) {
+                return false;
+            }
+            let x = faer::MatMut::from_column_major_slice_with_stride_mut(chunk, n, w, cs);
+            faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+                lf.submatrix(c0, c0, n - c0, n - c0),
+                x.subrows_mut(c0, n - c0),
+                Par::Seq,
+            );
+            rows_finite(chunk)
+        };
+        let threads = self.par.degree().min(n.div_ceil(SOLVE_BLOCK));
+        let ok = if threads < 2 {
+            let mut blocks = blocks;
+            blocks.all(solve)
+        } else {
+            let queue = std::sync::Mutex::new(blocks);
+            let next = || queue.lock().ok().and_then(|mut q| q.next());
+            let worker = |_| {
+                let mut ok = true;
+                while let Some(block) = next() {
+                    ok &= solve(block);
+                }
+                ok
+            };
+            use rayon::prelude::*;
+            (0..threads).into_par_iter().with_max_len(1).map(worker).reduce(|| true, |a, b| a && b)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(LinalgError::NonFinite)
+        }
+    }
+}
+
+impl Backend for FaerBackend {
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        b: MatRef<'_, f64>,
+        beta: f64,
+        mut c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+        if b.nrows() != k || c.nrows() != m || c.ncols() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        let par = if c.nrows().max(c.ncols()) <= SMALL_OUTPUT { Par::Seq } else { self.par };
+        // The checks on every thread when the product is (an n × n by
+        // n × 1 product reads as much as it checks).
+        let par_checks = !matches!(par, Par::Seq);
+        if !alpha.is_finite()
+            || !beta.is_finite()
+            || !kernel_par::all_finite(par_checks, a)
+            || !kernel_par::all_finite(par_checks, b)
+        {
+            return Err(LinalgError::NonFinite);
+        }
+        if beta != 0.0 && !kernel_par::all_finite(par_checks, c.rb()) {
+            return Err(LinalgError::NonFinite);
+        }
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let (fa, fb) = (input(a), input(b));
+        with_output(&mut c, |mut c| {
+            let accum = if beta == 0.0 {
+                Accum::Replace
+            } else {
+                if beta != 1.0 {
+                    c.rb_mut().col_iter_mut().for_each(|col| col.iter_mut().for_each(|x| *x *= beta));
+                }
+                Accum::Add
+            };
+            matmul::matmul(c, accum, fa.get(), fb.get(), alpha, par);
+        });
+        Ok(())
+    }
+
+    /// One parallel region for the whole matrix instead of core's row
+    /// blocks with one parallel gemm and its barriers each: with one full
+    /// and one triangular operand, row ranges of equal work run
+    /// concurrently ([`gemm_lower_rows`]); otherwise faer's triangular
+    /// product (which splits recursively and skips the zero blocks). On a
+    /// pool worker ([`on_pool`]) with its checks.
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        b: MatRef<'_, f64>,
+        b_tri: Tri,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let par = self.par;
+        on_pool(par, || self.gemm_lower_here(alpha, a, a_tri, b, b_tri, beta, c))
     }
 
     fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, mut c: MatMut<'_, f64>) -> Result<(), LinalgError> {
@@ -1027,45 +1167,13 @@ impl Backend for FaerBackend {
         Ok(())
     }
 
-    fn cholesky_in_place(&mut self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
-        let n = square(&a.rb())?;
-        if !kernel_par::lower_finite(self.parallel(), a.rb()) {
-            return Err(LinalgError::NonFinite);
-        }
-        if n == 0 {
-            return Ok(());
-        }
+    /// faer's Cholesky, or above order [`CHOL_LEAF`] with two or more
+    /// threads [`cholesky_recursive`]; the input check, the factorisation
+    /// and the zeroing of the upper triangle on a pool worker
+    /// ([`on_pool`]).
+    fn cholesky_in_place(&mut self, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         let par = self.par;
-        let threads = par.degree();
-        let res = if threads >= 2 && n > CHOL_LEAF {
-            // On a worker of the pool, so that the recursion's parallel
-            // regions are forked there rather than each injected from this
-            // thread and waited for.
-            with_output(&mut a, |l| rayon::scope(|_| cholesky_recursive(l, threads)))
-        } else {
-            with_output(&mut a, |l| {
-                let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
-                let mut mem = MemBuffer::new(req);
-                match llt::factor::cholesky_in_place(
-                    l,
-                    Default::default(),
-                    par,
-                    MemStack::new(&mut mem),
-                    Default::default(),
-                ) {
-                    Ok(_) => Ok(()),
-                    Err(llt::factor::LltError::NonPositivePivot { index }) => Err(index),
-                }
-            })
-        };
-        if let Err(index) = res {
-            return Err(LinalgError::NotPositiveDefinite { index });
-        }
-        // A pivot that came out non-finite (overflow) is not a usable factor.
-        match kernel_par::zero_upper_check_diag(self.parallel(), a) {
-            Some(index) => Err(LinalgError::NotPositiveDefinite { index }),
-            None => Ok(()),
-        }
+        on_pool(par, || self.cholesky_in_place_here(a))
     }
 
     fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
@@ -1130,65 +1238,9 @@ impl Backend for FaerBackend {
     /// next block when it is done). One parallel region per call instead
     /// of one per block with faer's barriers inside each, and the same
     /// arithmetic for every thread count. `L` is checked once.
-    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
-        let n = square(&l)?;
-        if b.nrows() != n || b.ncols() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-        if !kernel_par::lower_finite(self.parallel(), l) {
-            return Err(LinalgError::NonFinite);
-        }
-        if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
-            return Err(LinalgError::Singular { index });
-        }
-        if n == 0 {
-            return Ok(());
-        }
-        let fl = input(l);
-        let Some((data, cs)) = kernel_par::col_major(&mut b) else {
-            return ranklet_core::backend::solve_lower_lower_by_blocks(self, l, b);
-        };
-        let lf = fl.get();
-        let blocks = data.chunks_mut(cs * SOLVE_BLOCK).enumerate().map(|(i, chunk)| (i * SOLVE_BLOCK, chunk));
-        let solve = |(c0, chunk): (usize, &mut [f64])| {
-            // Columns in this chunk: SOLVE_BLOCK, or fewer in the last one
-            // (trimmed to end at its last entry).
-            let w = (chunk.len() + cs - n) / cs;
-            let rows_finite =
-                |chunk: &[f64]| (0..w).all(|j| ranklet_core::linalg::slice_finite(&chunk[j * cs + c0..j * cs + n]));
-            if !rows_finite(chunk) {
-                return false;
-            }
-            let x = faer::MatMut::from_column_major_slice_with_stride_mut(chunk, n, w, cs);
-            faer::linalg::triangular_solve::solve_lower_triangular_in_place(
-                lf.submatrix(c0, c0, n - c0, n - c0),
-                x.subrows_mut(c0, n - c0),
-                Par::Seq,
-            );
-            rows_finite(chunk)
-        };
-        let threads = self.par.degree().min(n.div_ceil(SOLVE_BLOCK));
-        let ok = if threads < 2 {
-            let mut blocks = blocks;
-            blocks.all(solve)
-        } else {
-            let queue = std::sync::Mutex::new(blocks);
-            let next = || queue.lock().ok().and_then(|mut q| q.next());
-            let worker = |_| {
-                let mut ok = true;
-                while let Some(block) = next() {
-                    ok &= solve(block);
-                }
-                ok
-            };
-            use rayon::prelude::*;
-            (0..threads).into_par_iter().with_max_len(1).map(worker).reduce(|| true, |a, b| a && b)
-        };
-        if ok {
-            Ok(())
-        } else {
-            Err(LinalgError::NonFinite)
-        }
+    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let par = self.par;
+        on_pool(par, || self.solve_lower_lower_in_place_here(l, b))
     }
 
     fn kernel_values(
