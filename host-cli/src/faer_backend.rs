@@ -79,7 +79,8 @@ const RANGES_PER_THREAD: usize = 2;
 /// triangle on the diagonal, `c[r0..r1, r0..r1]` (faer's lower-triangular
 /// product), both over the inner indices row `r0..r1` of `a` can reach.
 /// One parallel region instead of faer's recursion, whose sequential steps
-/// each start their own (it gained nothing from a second core at n = 1 000,
+/// each start their own (inside the EP fit at n = 1 000 that gained
+/// 0.95–1.25× from a second core, these ranges 1.5–1.85×;
 /// `docs/performance.md`). Ranges are handed to `threads` workers greedily.
 #[allow(clippy::too_many_arguments)]
 fn gemm_lower_rows(
