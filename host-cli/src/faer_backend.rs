@@ -50,6 +50,181 @@ use crate::kernel_par;
 /// 2 cores, the time going to thread barriers).
 const SMALL_OUTPUT: usize = 256;
 
+/// Columns per task of [`FaerBackend`]'s `solve_lower_lower_in_place` (the
+/// preference GP's `C = L_B⁻¹Uᵀ`): 16 blocks at n = 1 000, enough for the
+/// greedy largest-first schedule to balance two threads.
+const SOLVE_BLOCK: usize = 64;
+
+/// Runs `f` on a worker of rayon's pool when `par` has two or more
+/// threads and the caller is not one already: the parallel regions inside
+/// `f` (checks, products, solves) are then forked there, cheaply, instead
+/// of each being injected from the calling thread and waited for.
+fn on_pool<R: Send>(par: Par, f: impl FnOnce() -> R + Send) -> R {
+    if par.degree() >= 2 && rayon::current_thread_index().is_none() {
+        rayon::scope(|_| f())
+    } else {
+        f()
+    }
+}
+
+/// Row ranges of equal work per thread in [`gemm_lower_rows`]: more than
+/// one per thread, so that the greedy hand-out evens out ranges that run
+/// at different speeds (a thin range packs the right factor for fewer rows).
+const RANGES_PER_THREAD: usize = 2;
+
+/// The lower triangle of `c ← α·a·b (+ c)` (square `c`, operands declared
+/// triangular as in [`Backend::gemm_lower`]) as row ranges of about equal
+/// work run concurrently, each a single-threaded faer product: range
+/// `[r0, r1)` is the rectangle `c[r0..r1, ..r0]` (one gemm) and the
+/// triangle on the diagonal, `c[r0..r1, r0..r1]` (faer's lower-triangular
+/// product), both over the inner indices row `r0..r1` of `a` can reach.
+/// One parallel region instead of faer's recursion, whose sequential steps
+/// each start their own (inside the EP fit at n = 1 000 that gained
+/// 0.95–1.25× from a second core, these ranges 1.5–1.85×;
+/// `docs/performance.md`). Ranges are handed to `threads` workers greedily.
+#[allow(clippy::too_many_arguments)]
+fn gemm_lower_rows(
+    c: faer::MatMut<'_, f64>,
+    accum: Accum,
+    a: faer::MatRef<'_, f64>,
+    a_tri: Tri,
+    b: faer::MatRef<'_, f64>,
+    b_tri: Tri,
+    alpha: f64,
+    threads: usize,
+) {
+    let (m, k) = (a.nrows(), a.ncols());
+    // The inner indices row block [r0, r1) needs (core's row-block rule).
+    let inner = |r0: usize, r1: usize| {
+        let lo = if a_tri == Tri::Upper { r0 } else { 0 };
+        let mut hi = if a_tri == Tri::Lower { r1 } else { k };
+        if b_tri == Tri::Upper {
+            hi = hi.min(r1);
+        }
+        (lo, hi.max(lo))
+    };
+    // Cut rows into `parts` ranges of equal multiply-adds (row i: its
+    // inner indices times its i + 1 columns), at multiples of 8 rows.
+    let parts = (threads * RANGES_PER_THREAD).max(1);
+    let work = |i: usize| {
+        let (lo, hi) = inner(i, i + 1);
+        ((hi - lo) * (i + 1)) as f64
+    };
+    let total: f64 = (0..m).map(work).sum();
+    let mut cuts = Vec::with_capacity(parts + 1);
+    cuts.push(0);
+    let mut acc = 0.0;
+    for i in 0..m {
+        acc += work(i);
+        let want = total * cuts.len() as f64 / parts as f64;
+        let last = cuts.last().copied().unwrap_or(0);
+        if acc >= want && cuts.len() < parts && (i + 1) % 8 == 0 && i + 1 > last {
+            cuts.push(i + 1);
+        }
+    }
+    cuts.push(m);
+    cuts.dedup();
+    // Disjoint row views of c, one per range.
+    let mut ranges = Vec::with_capacity(cuts.len());
+    let mut rest = c;
+    for w in cuts.windows(2) {
+        let (top, bottom) = rest.split_at_row_mut(w[1] - w[0]);
+        ranges.push((w[0], w[1], top));
+        rest = bottom;
+    }
+    let one = |(r0, r1, cr): (usize, usize, faer::MatMut<'_, f64>)| {
+        let (lo, hi) = inner(r0, r1);
+        let (mut rect, rest) = cr.split_at_col_mut(r0);
+        let diag = rest.get_mut(.., ..r1 - r0);
+        if lo == hi {
+            // Nothing reaches these rows: α·0.
+            if accum == Accum::Replace {
+                rect.fill(0.0);
+                let mut diag = diag;
+                diag.fill(0.0);
+            }
+            return;
+        }
+        let ar = a.get(r0..r1, lo..hi);
+        if r0 > 0 {
+            matmul::matmul(rect.rb_mut(), accum, ar, b.get(lo..hi, ..r0), alpha, Par::Seq);
+        }
+        matmul::triangular::matmul(
+            diag,
+            BlockStructure::TriangularLower,
+            accum,
+            ar,
+            BlockStructure::Rectangular,
+            b.get(lo..hi, r0..r1),
+            BlockStructure::Rectangular,
+            alpha,
+            Par::Seq,
+        );
+    };
+    if threads < 2 || ranges.len() < 2 {
+        ranges.into_iter().for_each(one);
+        return;
+    }
+    let queue = std::sync::Mutex::new(ranges.into_iter());
+    let next = || queue.lock().ok().and_then(|mut q| q.next());
+    use rayon::prelude::*;
+    (0..threads).into_par_iter().with_max_len(1).for_each(|_| {
+        while let Some(r) = next() {
+            one(r);
+        }
+    });
+}
+
+/// Orders up to which [`cholesky_recursive`] factors on one thread.
+const CHOL_LEAF: usize = 256;
+
+/// Recursive Cholesky (lower) of the column-major `a`: with
+/// `A = [A₁₁ ·; A₂₁ A₂₂]` split in halves, `L₁₁ = chol(A₁₁)`, then
+/// `L₂₁ = A₂₁L₁₁⁻ᵀ` (row chunks in parallel), `A₂₂ −= L₂₁L₂₁ᵀ` (lower
+/// triangle, [`gemm_lower_rows`]) and `L₂₂ = chol(A₂₂)`; blocks of at most
+/// [`CHOL_LEAF`] by faer on one thread. Two parallel regions per split
+/// (six at n = 1 000), each a large product. Returns the first
+/// non-positive pivot.
+fn cholesky_recursive(mut a: faer::MatMut<'_, f64>, threads: usize) -> Result<(), usize> {
+    let n = a.nrows();
+    if n <= CHOL_LEAF || threads < 2 {
+        let mut mem = MemBuffer::new(llt::factor::cholesky_in_place_scratch::<f64>(n, Par::Seq, Default::default()));
+        return match llt::factor::cholesky_in_place(
+            a,
+            Default::default(),
+            Par::Seq,
+            MemStack::new(&mut mem),
+            Default::default(),
+        ) {
+            Ok(_) => Ok(()),
+            Err(llt::factor::LltError::NonPositivePivot { index }) => Err(index),
+        };
+    }
+    let h = (n / 2).next_multiple_of(8).min(n - 1);
+    let (a11, _, mut a21, a22) = a.rb_mut().split_at_mut(h, h);
+    let mut a11 = a11;
+    cholesky_recursive(a11.rb_mut(), threads)?;
+    let l11 = a11.as_ref();
+    let rest = n - h;
+    let chunk = rest.div_ceil(threads * 2).next_multiple_of(8);
+    let mut chunks = Vec::new();
+    let mut r = a21.rb_mut();
+    while r.nrows() > 0 {
+        let take = chunk.min(r.nrows());
+        let (top, bottom) = r.split_at_row_mut(take);
+        chunks.push(top);
+        r = bottom;
+    }
+    use rayon::prelude::*;
+    chunks.into_par_iter().with_max_len(1).for_each(|x| {
+        faer::linalg::triangular_solve::solve_lower_triangular_in_place(l11, x.transpose_mut(), Par::Seq);
+    });
+    let l21 = a21.as_ref();
+    let mut a22 = a22;
+    gemm_lower_rows(a22.rb_mut(), Accum::Add, l21, Tri::Full, l21.transpose(), Tri::Full, -1.0, threads);
+    cholesky_recursive(a22, threads).map_err(|i| i + h)
+}
+
 /// Products of the top-k solver with fewer multiply-adds than this run on
 /// one thread: the Gram–Schmidt products of a block (n × μ by n × b, below
 /// 2 M multiply-adds at n = 4000, b = 4) took longer in parallel than on
@@ -562,48 +737,11 @@ fn full_eigen_par(
 
 // ---------------------------------------------------------------------------
 
-impl Backend for FaerBackend {
-    fn gemm(
-        &mut self,
-        alpha: f64,
-        a: MatRef<'_, f64>,
-        b: MatRef<'_, f64>,
-        beta: f64,
-        mut c: MatMut<'_, f64>,
-    ) -> Result<(), LinalgError> {
-        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
-        if b.nrows() != k || c.nrows() != m || c.ncols() != n {
-            return Err(LinalgError::DimensionMismatch);
-        }
-        if !alpha.is_finite() || !beta.is_finite() || !a.all_finite() || !b.all_finite() {
-            return Err(LinalgError::NonFinite);
-        }
-        if beta != 0.0 && !c.rb().all_finite() {
-            return Err(LinalgError::NonFinite);
-        }
-        if m == 0 || n == 0 {
-            return Ok(());
-        }
-        let par = if c.nrows().max(c.ncols()) <= SMALL_OUTPUT { Par::Seq } else { self.par };
-        let (fa, fb) = (input(a), input(b));
-        with_output(&mut c, |mut c| {
-            let accum = if beta == 0.0 {
-                Accum::Replace
-            } else {
-                if beta != 1.0 {
-                    c.rb_mut().col_iter_mut().for_each(|col| col.iter_mut().for_each(|x| *x *= beta));
-                }
-                Accum::Add
-            };
-            matmul::matmul(c, accum, fa.get(), fb.get(), alpha, par);
-        });
-        Ok(())
-    }
+impl FaerBackend {
+    // The bodies of the trait methods below that run on the pool (`on_pool`).
 
-    /// One parallel faer triangular product for the whole matrix (faer
-    /// splits it recursively and skips the zero blocks), instead of core's
-    /// row blocks with one parallel gemm and its barriers each.
-    fn gemm_lower(
+    #[allow(clippy::too_many_arguments)]
+    fn gemm_lower_here(
         &mut self,
         alpha: f64,
         a: MatRef<'_, f64>,
@@ -621,7 +759,14 @@ impl Backend for FaerBackend {
             return ranklet_core::backend::gemm_lower_by_blocks(self, alpha, a, a_tri, b, b_tri, beta, c);
         }
         let par_checks = self.parallel();
-        if !alpha.is_finite() || !kernel_par::all_finite(par_checks, a) || !kernel_par::all_finite(par_checks, b) {
+        // A triangular operand is checked on its triangle only (the rest
+        // is zero by contract and never read).
+        let finite = |x: MatRef<'_, f64>, t: Tri| match t {
+            Tri::Full => kernel_par::all_finite(par_checks, x),
+            Tri::Lower => kernel_par::lower_finite(par_checks, x),
+            Tri::Upper => kernel_par::lower_finite(par_checks, x.t()),
+        };
+        if !alpha.is_finite() || !finite(a, a_tri) || !finite(b, b_tri) {
             return Err(LinalgError::NonFinite);
         }
         if beta != 0.0 && !kernel_par::lower_finite(par_checks, c.rb()) {
@@ -638,6 +783,16 @@ impl Backend for FaerBackend {
         let accum = if beta == 0.0 { Accum::Replace } else { Accum::Add };
         let par = if m <= SMALL_OUTPUT { Par::Seq } else { self.par };
         let (fa, fb) = (input(a), input(b));
+        // One operand full and the other triangular: faer recurses with
+        // sequential steps there (measured: 1.4× from a second core at
+        // n = 1 000 against 1.9× by row ranges); otherwise faer's own
+        // parallel product (1.9× for `Cᵀ·C`, upper × lower).
+        let one_full = (a_tri == Tri::Full) != (b_tri == Tri::Full);
+        if par.degree() >= 2 && one_full {
+            let threads = par.degree();
+            with_output(&mut c, |c| gemm_lower_rows(c, accum, fa.get(), a_tri, fb.get(), b_tri, alpha, threads));
+            return Ok(());
+        }
         with_output(&mut c, |c| {
             matmul::triangular::matmul(
                 c,
@@ -652,6 +807,178 @@ impl Backend for FaerBackend {
             )
         });
         Ok(())
+    }
+
+    fn cholesky_in_place_here(&mut self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let n = square(&a.rb())?;
+        if !kernel_par::lower_finite(self.parallel(), a.rb()) {
+            return Err(LinalgError::NonFinite);
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let par = self.par;
+        let threads = par.degree();
+        let res = if threads >= 2 && n > CHOL_LEAF {
+            // On a worker of the pool, so that the recursion's parallel
+            // regions are forked there rather than each injected from this
+            // thread and waited for.
+            with_output(&mut a, |l| rayon::scope(|_| cholesky_recursive(l, threads)))
+        } else {
+            with_output(&mut a, |l| {
+                let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
+                let mut mem = MemBuffer::new(req);
+                match llt::factor::cholesky_in_place(
+                    l,
+                    Default::default(),
+                    par,
+                    MemStack::new(&mut mem),
+                    Default::default(),
+                ) {
+                    Ok(_) => Ok(()),
+                    Err(llt::factor::LltError::NonPositivePivot { index }) => Err(index),
+                }
+            })
+        };
+        if let Err(index) = res {
+            return Err(LinalgError::NotPositiveDefinite { index });
+        }
+        // A pivot that came out non-finite (overflow) is not a usable factor.
+        match kernel_par::zero_upper_check_diag(self.parallel(), a) {
+            Some(index) => Err(LinalgError::NotPositiveDefinite { index }),
+            None => Ok(()),
+        }
+    }
+
+    fn solve_lower_lower_in_place_here(
+        &mut self,
+        l: MatRef<'_, f64>,
+        mut b: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let n = square(&l)?;
+        if b.nrows() != n || b.ncols() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        if !kernel_par::lower_finite(self.parallel(), l) {
+            return Err(LinalgError::NonFinite);
+        }
+        if let Some(index) = (0..n).find(|&j| l.at(j, j) == 0.0) {
+            return Err(LinalgError::Singular { index });
+        }
+        if n == 0 {
+            return Ok(());
+        }
+        let fl = input(l);
+        let Some((data, cs)) = kernel_par::col_major(&mut b) else {
+            return ranklet_core::backend::solve_lower_lower_by_blocks(self, l, b);
+        };
+        let lf = fl.get();
+        let blocks = data.chunks_mut(cs * SOLVE_BLOCK).enumerate().map(|(i, chunk)| (i * SOLVE_BLOCK, chunk));
+        let solve = |(c0, chunk): (usize, &mut [f64])| {
+            // Columns in this chunk: SOLVE_BLOCK, or fewer in the last one
+            // (trimmed to end at its last entry).
+            let w = (chunk.len() + cs - n) / cs;
+            let rows_finite =
+                |chunk: &[f64]| (0..w).all(|j| ranklet_core::linalg::slice_finite(&chunk[j * cs + c0..j * cs + n]));
+            if !rows_finite(chunk) {
+                return false;
+            }
+            let x = faer::MatMut::from_column_major_slice_with_stride_mut(chunk, n, w, cs);
+            faer::linalg::triangular_solve::solve_lower_triangular_in_place(
+                lf.submatrix(c0, c0, n - c0, n - c0),
+                x.subrows_mut(c0, n - c0),
+                Par::Seq,
+            );
+            rows_finite(chunk)
+        };
+        let threads = self.par.degree().min(n.div_ceil(SOLVE_BLOCK));
+        let ok = if threads < 2 {
+            let mut blocks = blocks;
+            blocks.all(solve)
+        } else {
+            let queue = std::sync::Mutex::new(blocks);
+            let next = || queue.lock().ok().and_then(|mut q| q.next());
+            let worker = |_| {
+                let mut ok = true;
+                while let Some(block) = next() {
+                    ok &= solve(block);
+                }
+                ok
+            };
+            use rayon::prelude::*;
+            (0..threads).into_par_iter().with_max_len(1).map(worker).reduce(|| true, |a, b| a && b)
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(LinalgError::NonFinite)
+        }
+    }
+}
+
+impl Backend for FaerBackend {
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        b: MatRef<'_, f64>,
+        beta: f64,
+        mut c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let (m, k, n) = (a.nrows(), a.ncols(), b.ncols());
+        if b.nrows() != k || c.nrows() != m || c.ncols() != n {
+            return Err(LinalgError::DimensionMismatch);
+        }
+        let par = if c.nrows().max(c.ncols()) <= SMALL_OUTPUT { Par::Seq } else { self.par };
+        // The checks on every thread when the product is (an n × n by
+        // n × 1 product reads as much as it checks).
+        let par_checks = !matches!(par, Par::Seq);
+        if !alpha.is_finite()
+            || !beta.is_finite()
+            || !kernel_par::all_finite(par_checks, a)
+            || !kernel_par::all_finite(par_checks, b)
+        {
+            return Err(LinalgError::NonFinite);
+        }
+        if beta != 0.0 && !kernel_par::all_finite(par_checks, c.rb()) {
+            return Err(LinalgError::NonFinite);
+        }
+        if m == 0 || n == 0 {
+            return Ok(());
+        }
+        let (fa, fb) = (input(a), input(b));
+        with_output(&mut c, |mut c| {
+            let accum = if beta == 0.0 {
+                Accum::Replace
+            } else {
+                if beta != 1.0 {
+                    c.rb_mut().col_iter_mut().for_each(|col| col.iter_mut().for_each(|x| *x *= beta));
+                }
+                Accum::Add
+            };
+            matmul::matmul(c, accum, fa.get(), fb.get(), alpha, par);
+        });
+        Ok(())
+    }
+
+    /// One parallel region for the whole matrix instead of core's row
+    /// blocks with one parallel gemm and its barriers each: with one full
+    /// and one triangular operand, row ranges of equal work run
+    /// concurrently ([`gemm_lower_rows`]); otherwise faer's triangular
+    /// product (which splits recursively and skips the zero blocks). On a
+    /// pool worker ([`on_pool`]) with its checks.
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: Tri,
+        b: MatRef<'_, f64>,
+        b_tri: Tri,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        let par = self.par;
+        on_pool(par, || self.gemm_lower_here(alpha, a, a_tri, b, b_tri, beta, c))
     }
 
     fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, mut c: MatMut<'_, f64>) -> Result<(), LinalgError> {
@@ -841,31 +1168,13 @@ impl Backend for FaerBackend {
         Ok(())
     }
 
-    fn cholesky_in_place(&mut self, mut a: MatMut<'_, f64>) -> Result<(), LinalgError> {
-        let n = square(&a.rb())?;
-        if !kernel_par::lower_finite(self.parallel(), a.rb()) {
-            return Err(LinalgError::NonFinite);
-        }
-        if n == 0 {
-            return Ok(());
-        }
+    /// faer's Cholesky, or above order [`CHOL_LEAF`] with two or more
+    /// threads [`cholesky_recursive`]; the input check, the factorisation
+    /// and the zeroing of the upper triangle on a pool worker
+    /// ([`on_pool`]).
+    fn cholesky_in_place(&mut self, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
         let par = self.par;
-        let res = with_output(&mut a, |l| {
-            let req = llt::factor::cholesky_in_place_scratch::<f64>(n, par, Default::default());
-            let mut mem = MemBuffer::new(req);
-            llt::factor::cholesky_in_place(l, Default::default(), par, MemStack::new(&mut mem), Default::default())
-        });
-        match res {
-            Ok(_) => {}
-            Err(llt::factor::LltError::NonPositivePivot { index }) => {
-                return Err(LinalgError::NotPositiveDefinite { index });
-            }
-        }
-        // A pivot that came out non-finite (overflow) is not a usable factor.
-        match kernel_par::zero_upper_check_diag(self.parallel(), a) {
-            Some(index) => Err(LinalgError::NotPositiveDefinite { index }),
-            None => Ok(()),
-        }
+        on_pool(par, || self.cholesky_in_place_here(a))
     }
 
     fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, mut b: MatMut<'_, f64>) -> Result<(), LinalgError> {
@@ -920,6 +1229,19 @@ impl Backend for FaerBackend {
         } else {
             Err(LinalgError::NonFinite)
         }
+    }
+
+    /// The column blocks of [`SOLVE_BLOCK`] columns are independent
+    /// (block `[c0, c1)` is `L[c0.., c0..]⁻¹·B[c0.., c0..c1]`): they run
+    /// concurrently, each a single-threaded faer solve with the finiteness
+    /// checks of its input and result in the same task, largest first,
+    /// handed to the threads one at a time (greedy: a thread takes the
+    /// next block when it is done). One parallel region per call instead
+    /// of one per block with faer's barriers inside each, and the same
+    /// arithmetic for every thread count. `L` is checked once.
+    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        let par = self.par;
+        on_pool(par, || self.solve_lower_lower_in_place_here(l, b))
     }
 
     fn kernel_values(

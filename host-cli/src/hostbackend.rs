@@ -134,6 +134,9 @@ impl Backend for HostBackend {
     fn solve_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         dispatch!(self, 0, |be| be.solve_lower_in_place(l, b))
     }
+    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        dispatch!(self, 0, |be| be.solve_lower_lower_in_place(l, b))
+    }
     fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
         let n = a.nrows();
         dispatch!(self, ranklet_core::linalg::ldlt::sym_indefinite_solve_workspace_len(n), |be| be

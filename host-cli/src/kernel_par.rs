@@ -42,7 +42,7 @@ const SMALL: usize = 1 << 14;
 
 /// The storage of a column-major view (unit row stride) and its column
 /// stride, trimmed to end at the last entry; `None` for other layouts.
-fn col_major<'a>(m: &'a mut MatMut<'_, f64>) -> Option<(&'a mut [f64], usize)> {
+pub(crate) fn col_major<'a>(m: &'a mut MatMut<'_, f64>) -> Option<(&'a mut [f64], usize)> {
     let (nr, nc) = (m.nrows(), m.ncols());
     if nr == 0 || nc == 0 {
         return Some((&mut [], nr.max(1)));
@@ -327,10 +327,18 @@ pub fn zero_upper_check_diag(par: bool, mut a: MatMut<'_, f64>) -> Option<usize>
 
 /// Whether every element of `a` is finite: [`lower_finite`]'s walk over
 /// whole columns (column blocks in parallel when `par`) for column-major
-/// views, core's serial check otherwise.
+/// views and, through the transpose, row-major ones; core's serial check
+/// otherwise.
 pub fn all_finite(par: bool, a: ranklet_core::MatRef<'_, f64>) -> bool {
     let nr = a.nrows();
+    if nr == 0 || a.ncols() == 0 {
+        return true;
+    }
     if nr > 1 && a.col(0).is_none() {
+        let t = a.t();
+        if a.ncols() > 1 && t.col(0).is_some() {
+            return all_finite(par, t);
+        }
         return a.all_finite();
     }
     let col_ok = |j: usize| a.col(j).is_some_and(ranklet_core::linalg::slice_finite);
@@ -357,11 +365,19 @@ pub fn pair_sq_dists(
     out: &mut [f64],
 ) -> Result<(), LinalgError> {
     check_pairs_on(&c, pairs, out.len())?;
-    let one = |(o, p): (&mut f64, &Pair)| *o = pair_sq_dist(&c, p);
+    // Chunks of pairs compiled for the widest SIMD the CPU has: the same
+    // eight-lane sums in the same order as core's, so the same bits.
+    let arch = pulp::Arch::new();
+    let chunk = |(o, p): (&mut [f64], &[Pair])| {
+        arch.dispatch(
+            #[inline(always)]
+            || o.iter_mut().zip(p).for_each(|(o, p)| *o = pair_sq_dist(&c, p)),
+        )
+    };
     if par && pairs.len() > PAIR_CHUNK {
-        out.par_iter_mut().zip(pairs.par_iter()).with_min_len(PAIR_CHUNK).for_each(one);
+        out.par_chunks_mut(PAIR_CHUNK).zip(pairs.par_chunks(PAIR_CHUNK)).for_each(chunk);
     } else {
-        out.iter_mut().zip(pairs).for_each(one);
+        chunk((out, pairs));
     }
     Ok(())
 }
@@ -415,19 +431,28 @@ pub fn pair_scatter(
             fill[p.loser] += 1;
         }
     }
+    // Each column's loop compiled for the widest SIMD the CPU has (the
+    // build's baseline is SSE2): the same subtractions, products and sums
+    // in the same order, so the same bits.
+    let arch = pulp::Arch::new();
     data.par_chunks_mut(cs).enumerate().with_min_len(BLOCK_COLS).for_each(|(j, col)| {
-        let len = n.min(col.len());
-        let col = &mut col[..len];
-        col.iter_mut().for_each(|v| *v = 0.0);
-        for &(s, sign) in &list[start[j]..start[j + 1]] {
-            let p = &pairs[s];
-            let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
-            if let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) {
-                if lo < col.len() {
-                    scatter_one(&mut col[lo..], &cw[lo..], &cl[lo..], tau[s], sign);
+        arch.dispatch(
+            #[inline(always)]
+            || {
+                let len = n.min(col.len());
+                let col = &mut col[..len];
+                col.iter_mut().for_each(|v| *v = 0.0);
+                for &(s, sign) in &list[start[j]..start[j + 1]] {
+                    let p = &pairs[s];
+                    let lo = if a_tri == Tri::Lower { p.winner.min(p.loser) } else { 0 };
+                    if let (Some(cw), Some(cl)) = (ut.col(p.winner), ut.col(p.loser)) {
+                        if lo < col.len() {
+                            scatter_one(&mut col[lo..], &cw[lo..], &cl[lo..], tau[s], sign);
+                        }
+                    }
                 }
-            }
-        }
+            },
+        )
     });
     Ok(())
 }

@@ -776,3 +776,212 @@ fn gemm_lower_agrees_with_the_triple_loop() {
     bad.d[2] = f64::NAN;
     assert_eq!(f.gemm_lower(1.0, bad.r(), Tri::Full, b.r(), Tri::Full, 0.0, c.w()), Err(LinalgError::NonFinite));
 }
+
+/// `solve_lower_lower_in_place` (the preference GP's `C = L_B⁻¹Uᵀ`): faer's
+/// concurrent column blocks on 1 to 3 threads and core's default (one
+/// solve per 128-column block) against one full solve `L⁻¹B` of the same
+/// lower-triangular `B`, for orders below, at and past the 64-column task
+/// and the 128-column block, with a leading dimension larger than `n`. The
+/// result's strict upper triangle stays exactly zero. Tolerance: the three
+/// are forward substitutions of the same system in another order, backward
+/// stable, so they differ by ~n·ε·κ(L)·max|x|; `L` is the factor of
+/// `XXᵀ/n + I` (κ(L) ≤ √(1 + max eig) ≈ 2 here), so 1e-12 · n relative has
+/// a wide margin.
+#[test]
+fn solve_lower_lower_agrees_with_the_full_solve() {
+    let mut rng = Rng(0x5017e);
+    for n in [0usize, 1, 2, 5, 63, 64, 65, 128, 129, 300] {
+        let x = M::random(n, n, &mut rng);
+        let mut spd = naive_mul(&x, &transpose(&x));
+        spd.d.iter_mut().for_each(|v| *v /= n.max(1) as f64);
+        for i in 0..n {
+            spd.d[i + i * n] += 1.0;
+        }
+        let mut l = spd.clone();
+        let mut work = portable_work(n);
+        Portable::new(&mut work).cholesky_in_place(l.w()).unwrap();
+        let mut b = M::random(n, n, &mut rng);
+        for j in 0..n {
+            for i in 0..j {
+                b.d[i + j * n] = 0.0;
+            }
+        }
+        let mut want = b.clone();
+        Portable::new(&mut work).solve_lower_in_place(l.r(), want.w()).unwrap();
+        let scale = want.max_abs().max(1.0);
+        let tol = 1e-12 * (n.max(1) as f64) * scale;
+        let mut got = b.clone();
+        Portable::new(&mut work).solve_lower_lower_in_place(l.r(), got.w()).unwrap();
+        assert!(got.diff_max(&want) <= tol, "core n={n}: {}", got.diff_max(&want));
+        for threads in [1, 2, 3] {
+            let mut f = FaerBackend::with_par(faer::Par::rayon(threads));
+            // Leading dimension n + 3, the padding NaN (never read).
+            let lda = n + 3;
+            let mut padded = vec![f64::NAN; lda * n];
+            for j in 0..n {
+                padded[j * lda..j * lda + n].copy_from_slice(&b.d[j * n..(j + 1) * n]);
+            }
+            if n > 0 {
+                f.solve_lower_lower_in_place(l.r(), MatMut::new(&mut padded, n, n, 1, lda).unwrap()).unwrap();
+            }
+            for j in 0..n {
+                for i in 0..n {
+                    let g = padded[j * lda + i];
+                    if i < j {
+                        assert_eq!(g, 0.0, "n={n} t={threads}: upper ({i},{j}) = {g}");
+                    } else {
+                        assert!((g - want.get(i, j)).abs() <= tol, "n={n} t={threads} ({i},{j}): {g}");
+                    }
+                }
+                assert!(padded[j * lda + n..(j + 1) * lda].iter().all(|v| v.is_nan()), "padding written");
+            }
+        }
+    }
+    // Errors: a non-finite right-hand side, a zero pivot, shapes.
+    let mut f = FaerBackend::new();
+    let n = 200;
+    let mut l = M::zeros(n, n);
+    for i in 0..n {
+        l.d[i + i * n] = 2.0;
+    }
+    let mut b = M::zeros(n, n);
+    b.d[150 + 140 * n] = f64::NAN;
+    assert_eq!(f.solve_lower_lower_in_place(l.r(), b.w()), Err(LinalgError::NonFinite));
+    let mut b = M::zeros(n, n);
+    l.d[7 + 7 * n] = 0.0;
+    assert_eq!(f.solve_lower_lower_in_place(l.r(), b.w()), Err(LinalgError::Singular { index: 7 }));
+    let mut short = M::zeros(n, n - 1);
+    assert_eq!(f.solve_lower_lower_in_place(l.r(), short.w()), Err(LinalgError::DimensionMismatch));
+}
+
+/// The preference GP's dense EP on faer (1 and 2 threads) and on core's
+/// portable backend, from the same kernel and pairs: the same number of
+/// rounds, and posterior means, pair variances and log evidence within
+/// 1e-9 relative (DESIGN.md's backend agreement; the two differ only in
+/// the rounding of the round's products, solves and factorisations). The
+/// order 300 spans several 64-column tasks and 128-column blocks, and the
+/// pairs include repeats and contradictions.
+#[test]
+fn dense_ep_agrees_across_backends() {
+    use ranklet_core::graph::Pair;
+    use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPosterior};
+    let (n, m, d) = (300usize, 1500usize, 3usize);
+    let mut rng = Rng(0xe9);
+    let x: Vec<f64> = (0..n * d).map(|_| rng.uniform()).collect();
+    let mut k = vec![0.0; n * n];
+    for j in 0..n {
+        for i in 0..n {
+            let r2: f64 = (0..d).map(|t| (x[i * d + t] - x[j * d + t]).powi(2)).sum();
+            k[i + j * n] = 1.5 * (-2.0 * r2).exp();
+        }
+    }
+    let f = |i: usize| (0..d).map(|t| (3.0 * x[i * d + t]).sin()).sum::<f64>();
+    let pairs: Vec<Pair> = (0..m)
+        .map(|_| {
+            let i = (rng.next_u64() % n as u64) as usize;
+            let j = (i + 1 + (rng.next_u64() % (n as u64 - 1)) as usize) % n;
+            let (w, l) = if f(i) + 0.5 * rng.uniform() >= f(j) + 0.5 * rng.uniform() { (i, j) } else { (j, i) };
+            Pair { winner: w, loser: l, magnitude: 1.0 }
+        })
+        .collect();
+    let kv = MatRef::from_col_major(&k, n, n).unwrap();
+    let lik = Likelihood::Probit { sigma: std::f64::consts::FRAC_1_SQRT_2 };
+    let ep = EpParams::default();
+    let fit = |be: &mut dyn Backend| {
+        let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+        let mut work = vec![0.0; fit_workspace_len(n)];
+        let post = PrefPosterior::fit(&mut DynBackend(be), kv, &pairs, lik, &ep, &mut storage, &mut work).unwrap();
+        let vars: Vec<f64> = pairs.iter().map(|p| post.pair(p.winner, p.loser).unwrap().1).collect();
+        (post.mean().to_vec(), vars, post.log_evidence(), post.iterations())
+    };
+    let mut work = portable_work(n);
+    let (pm, pv, pz, pr) = fit(&mut Portable::new(&mut work));
+    let mean_scale = pm.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let var_scale = pv.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    for threads in [1, 2] {
+        let (fm, fv, fz, fr) = fit(&mut FaerBackend::with_par(faer::Par::rayon(threads)));
+        assert_eq!(fr, pr, "t={threads}: rounds");
+        assert!((fz - pz).abs() <= 1e-9 * pz.abs(), "t={threads}: log Z {fz} vs {pz}");
+        let dm = fm.iter().zip(&pm).fold(0.0f64, |a, (u, v)| a.max((u - v).abs()));
+        let dv = fv.iter().zip(&pv).fold(0.0f64, |a, (u, v)| a.max((u - v).abs()));
+        assert!(dm <= 1e-9 * mean_scale, "t={threads}: means differ by {dm}");
+        assert!(dv <= 1e-9 * var_scale, "t={threads}: variances differ by {dv}");
+    }
+}
+
+/// `&mut dyn Backend` as a `Backend` (core's learners are generic): every
+/// method the dense EP calls is forwarded, so the backend's own overrides
+/// are the ones used.
+struct DynBackend<'a>(&'a mut dyn Backend);
+
+impl Backend for DynBackend<'_> {
+    fn gemm(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        b: MatRef<'_, f64>,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        self.0.gemm(alpha, a, b, beta, c)
+    }
+    fn gemm_lower(
+        &mut self,
+        alpha: f64,
+        a: MatRef<'_, f64>,
+        a_tri: ranklet_core::backend::Tri,
+        b: MatRef<'_, f64>,
+        b_tri: ranklet_core::backend::Tri,
+        beta: f64,
+        c: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        self.0.gemm_lower(alpha, a, a_tri, b, b_tri, beta, c)
+    }
+    fn syrk(&mut self, alpha: f64, a: MatRef<'_, f64>, beta: f64, c: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.syrk(alpha, a, beta, c)
+    }
+    fn sym_eigen(&mut self, a: MatRef<'_, f64>, vals: &mut [f64], vecs: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.sym_eigen(a, vals, vecs)
+    }
+    fn sym_eigen_top_k(
+        &mut self,
+        a: MatRef<'_, f64>,
+        vals: &mut [f64],
+        vecs: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        self.0.sym_eigen_top_k(a, vals, vecs)
+    }
+    fn cholesky_in_place(&mut self, a: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.cholesky_in_place(a)
+    }
+    fn cholesky_solve_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.cholesky_solve_in_place(l, b)
+    }
+    fn solve_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.solve_lower_in_place(l, b)
+    }
+    fn solve_lower_lower_in_place(&mut self, l: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.solve_lower_lower_in_place(l, b)
+    }
+    fn sym_solve_in_place(&mut self, a: MatRef<'_, f64>, b: MatMut<'_, f64>) -> Result<(), LinalgError> {
+        self.0.sym_solve_in_place(a, b)
+    }
+    fn pair_sq_dists(
+        &mut self,
+        c: MatRef<'_, f64>,
+        pairs: &[ranklet_core::graph::Pair],
+        out: &mut [f64],
+    ) -> Result<(), LinalgError> {
+        self.0.pair_sq_dists(c, pairs, out)
+    }
+    fn pair_scatter(
+        &mut self,
+        a: MatRef<'_, f64>,
+        a_tri: ranklet_core::backend::Tri,
+        pairs: &[ranklet_core::graph::Pair],
+        tau: &[f64],
+        out: MatMut<'_, f64>,
+    ) -> Result<(), LinalgError> {
+        self.0.pair_scatter(a, a_tri, pairs, tau, out)
+    }
+}

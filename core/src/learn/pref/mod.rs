@@ -96,7 +96,9 @@
 //! triangle of `Uᵀ(WU)` by row blocks, the `I`-th block needing only the
 //! first `(I+1)·nb` columns of `Uᵀ` (`≈ 2n³/3`); the Cholesky of `B`
 //! (`n³/3`); `C` by column blocks, the `J`-th block solved only on rows
-//! `≥ J·nb` (`≈ n³/3`). With a lower factor of `K` instead, the same round
+//! `≥ J·nb` (`≈ n³/3`; [`Backend::solve_lower_lower_in_place`], whose
+//! blocks are independent, so that a multi-threaded backend solves them
+//! concurrently). With a lower factor of `K` instead, the same round
 //! is a full gemm, a Cholesky and a full triangular solve, `≈ 3.3n³`.
 //! The variance of `f_w − f_l` is `‖C(e_w − e_l)‖²` over rows
 //! `≥ min(w, l)` of the two columns.
@@ -155,7 +157,7 @@
 //! success.
 
 use super::LearnError;
-use crate::backend::{Backend, Tri, TRI_BLOCK};
+use crate::backend::{Backend, Tri};
 use crate::graph::Pair;
 use crate::special::{log_norm_cdf, norm_cdf, probit_ratio, HALF_LN_2PI};
 use crate::{scratch, LinalgError, MatMut, MatRef};
@@ -501,16 +503,9 @@ impl<'s> PrefPosterior<'s> {
         // `self.l` ← chol(P(K + εI)P) with P the reversal, then
         // U = P·chol·P (upper) into `ws.lt` as Uᵀ and into `self.l`.
         self.jitter = factor_with_jitter(backend, k, self.l, true)?;
-        for p in 0..n {
-            for j in 0..n {
-                ws.lt[p * n + j] = self.l[(n - 1 - j) * n + (n - 1 - p)];
-            }
-        }
-        for j in 0..n {
-            for i in 0..n {
-                self.l[j * n + i] = ws.lt[i * n + j];
-            }
-        }
+        // U(i, j) = chol(n−1−i, n−1−j): the column-major buffer reversed.
+        self.l.reverse();
+        transpose_into(n, self.l, ws.lt);
         self.iterations = 0;
         self.skipped = 0;
         let c2 = lik.diff_noise_var();
@@ -533,17 +528,39 @@ impl<'s> PrefPosterior<'s> {
                     return Err(LinalgError::NoConvergence { iterations: self.iterations }.into());
                 }
                 self.iterations += 1;
-                // First pass: how far would this round move the sites? If
-                // less than the tolerance, the current sites are the fixed
-                // point and the posterior just computed is theirs: stop
-                // without moving them (one posterior fewer than updating
-                // and recomputing).
-                let change = self.site_round(pairs, c2, c, delta, false)?;
+                // How far does this round move the sites? If less than the
+                // tolerance, the current sites are the fixed point and the
+                // posterior just computed is theirs: stop without moving
+                // them (one posterior fewer than updating and recomputing).
+                // One pass moves them, their old values kept in B's scratch
+                // (free until the next posterior) to be put back if so;
+                // where 2m values do not fit there, a first pass only
+                // measures and a second one moves. Same sites either way.
+                let m = self.m;
+                let change = match ws.b.get_mut(..2 * m) {
+                    Some(saved) => {
+                        let (old_tau, old_nu) = saved.split_at_mut(m);
+                        old_tau.copy_from_slice(self.tau);
+                        old_nu.copy_from_slice(self.nu);
+                        let moved = self.site_round(pairs, c2, c, delta, true);
+                        if !matches!(moved, Ok(change) if change >= params.tol) {
+                            self.tau.copy_from_slice(old_tau);
+                            self.nu.copy_from_slice(old_nu);
+                        }
+                        moved?
+                    }
+                    None => {
+                        let change = self.site_round(pairs, c2, c, delta, false)?;
+                        if change >= params.tol {
+                            self.site_round(pairs, c2, c, delta, true)?;
+                        }
+                        change
+                    }
+                };
                 if change < params.tol {
                     self.form_cov(backend)?;
                     break;
                 }
-                self.site_round(pairs, c2, c, delta, true)?;
                 // A round that moved the sites more than the one before
                 // is the start of an oscillation: halve the damping.
                 if change > last_change {
@@ -624,21 +641,17 @@ impl<'s> PrefPosterior<'s> {
         // C = L_B⁻¹·Uᵀ, so that Σ = CᵀC and var(dᵀf) = ‖C·d‖²; lower
         // triangular like Uᵀ, so column block [c0, c1) is solved on rows
         // ≥ c0 only (the rows above stay exactly zero).
-        self.c.copy_from_slice(ws.lt);
-        {
-            let mut cm = MatMut::from_col_major(self.c, n, n)?;
-            by_blocks(n, |c0, c1| {
-                Ok(backend.solve_lower_in_place(
-                    lb.submatrix(c0, c0, n - c0, n - c0)?,
-                    cm.submatrix_mut(c0, c0, n - c0, c1 - c0)?,
-                )?)
-            })?;
+        // The lower triangles only: C's strict upper triangle is zero from
+        // `new` on (the solve keeps it so).
+        for j in 0..n {
+            self.c[j * n + j..(j + 1) * n].copy_from_slice(&ws.lt[j * n + j..(j + 1) * n]);
         }
-        // μ = Cᵀ(C·h).
+        backend.solve_lower_lower_in_place(lb, MatMut::from_col_major(self.c, n, n)?)?;
+        // μ = Cᵀ(C·h), over the nonzero column tails of C only.
         let cr = MatRef::from_col_major(self.c, n, n)?;
         backend.pair_sq_dists(cr, pairs, self.var)?;
-        crate::linalg::blas::gemv(1.0, cr, ws.h, 0.0, ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?)?;
-        crate::linalg::blas::gemv(1.0, cr.t(), &ws.wl[..n], 0.0, self.mean)?;
+        let ch = ws.wl.get_mut(..n).ok_or(LinalgError::DimensionMismatch)?;
+        lower_normal_apply(n, self.c, ws.h, ch, self.mean);
         let quad: f64 = ws.h.iter().zip(self.mean.iter()).map(|(a, b)| a * b).sum();
         self.alpha.copy_from_slice(ws.h);
         for (s, p) in pairs.iter().enumerate() {
@@ -663,14 +676,11 @@ impl<'s> PrefPosterior<'s> {
             let sg = MatMut::from_col_major(self.sigma, n, n)?;
             backend.gemm_lower(1.0, cr.t(), Tri::Upper, cr, Tri::Lower, 0.0, sg)?;
         }
-        for j in 0..n {
-            for i in j + 1..n {
-                self.sigma[i * n + j] = self.sigma[j * n + i];
-            }
-        }
-        if !crate::linalg::slice_finite(self.sigma) {
+        // The lower triangle is checked, then copied onto the upper one.
+        if !(0..n).all(|j| crate::linalg::slice_finite(&self.sigma[j * n + j..(j + 1) * n])) {
             return Err(LinalgError::NonFinite.into());
         }
+        crate::linalg::blas::mirror_lower(MatMut::from_col_major(self.sigma, n, n)?, 1.0);
         Ok(())
     }
 
@@ -957,12 +967,16 @@ impl<'s> PrefPosterior<'s> {
             q[p.loser * n + p.winner] += t;
             q[p.winner * n + p.loser] += t;
         }
-        // Symmetrise the rounding.
-        for j in 0..n {
-            for i in 0..j {
-                let v = 0.5 * (q[j * n + i] + q[i * n + j]);
-                q[j * n + i] = v;
-                q[i * n + j] = v;
+        // Symmetrise the rounding (in tiles: both sides walked in cache).
+        for j0 in (0..n).step_by(TILE) {
+            for i0 in (0..=j0).step_by(TILE) {
+                for j in j0..(j0 + TILE).min(n) {
+                    for i in i0..(i0 + TILE).min(j) {
+                        let v = 0.5 * (q[j * n + i] + q[i * n + j]);
+                        q[j * n + i] = v;
+                        q[i * n + j] = v;
+                    }
+                }
             }
         }
         Ok(())
@@ -1120,16 +1134,34 @@ pub fn predict_workspace_len(n: usize) -> usize {
     4 * n
 }
 
-/// Calls `step(start, end)` for consecutive blocks of [`TRI_BLOCK`] indices
-/// covering `0..n` (the last one shorter).
-fn by_blocks(n: usize, mut step: impl FnMut(usize, usize) -> Result<(), LearnError>) -> Result<(), LearnError> {
-    let mut r0 = 0;
-    while r0 < n {
-        let r1 = (r0 + TRI_BLOCK).min(n);
-        step(r0, r1)?;
-        r0 = r1;
+/// `out ← Cᵀ(C·h)` for the lower-triangular `C` (`n × n`, column-major;
+/// `y` holds `C·h`): axpys and dots over the columns' tails from the
+/// diagonal down, half of two full mat-vecs.
+fn lower_normal_apply(n: usize, c: &[f64], h: &[f64], y: &mut [f64], out: &mut [f64]) {
+    y.iter_mut().for_each(|v| *v = 0.0);
+    for (j, col) in c.chunks_exact(n.max(1)).enumerate().take(n) {
+        crate::linalg::blas::axpy_unchecked(h[j], &col[j..], &mut y[j..]);
     }
-    Ok(())
+    for (j, col) in c.chunks_exact(n.max(1)).enumerate().take(n) {
+        out[j] = crate::linalg::blas::dot_unchecked(&col[j..], &y[j..]);
+    }
+}
+
+/// Side of the square tiles of the O(n²) copies and transposes.
+const TILE: usize = 32;
+
+/// `dst ← srcᵀ` for `n × n` column-major buffers, in [`TILE`] × [`TILE`]
+/// tiles so that both sides are walked within cache lines.
+fn transpose_into(n: usize, src: &[f64], dst: &mut [f64]) {
+    for j0 in (0..n).step_by(TILE) {
+        for i0 in (0..n).step_by(TILE) {
+            for j in j0..(j0 + TILE).min(n) {
+                for i in i0..(i0 + TILE).min(n) {
+                    dst[j * n + i] = src[i * n + j];
+                }
+            }
+        }
+    }
 }
 
 /// `L ← chol(P(K + εI)P)`, `P` the reversal of the item order (or the
@@ -1151,14 +1183,21 @@ pub(crate) fn factor_with_jitter<B: Backend>(
             eps = scale * libm::pow(10.0, -11.0 + step as f64);
         }
         let mut lm = MatMut::from_col_major(l, n, n)?;
-        for j in 0..n {
-            for i in 0..n {
-                *lm.at_mut(i, j) = match (i >= j, reverse) {
-                    (false, _) => 0.0,
-                    (true, true) => k.at(n - 1 - j, n - 1 - i),
-                    (true, false) => k.at(i, j),
-                };
+        // In tiles: the reversed copy reads `k` across its rows.
+        for j0 in (0..n).step_by(TILE) {
+            for i0 in (0..n).step_by(TILE) {
+                for j in j0..(j0 + TILE).min(n) {
+                    for i in i0..(i0 + TILE).min(n) {
+                        *lm.at_mut(i, j) = match (i >= j, reverse) {
+                            (false, _) => 0.0,
+                            (true, true) => k.at(n - 1 - j, n - 1 - i),
+                            (true, false) => k.at(i, j),
+                        };
+                    }
+                }
             }
+        }
+        for j in 0..n {
             *lm.at_mut(j, j) += eps;
         }
         match backend.cholesky_in_place(lm) {

@@ -10,6 +10,7 @@ pub mod eigen;
 pub mod kron;
 pub mod pref;
 pub mod read;
+pub mod timed;
 pub mod train;
 
 /// Benchmarks.

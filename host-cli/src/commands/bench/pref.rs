@@ -53,6 +53,7 @@ use ranklet_core::learn::pref::{fit_workspace_len, EpParams, Likelihood, PrefPos
 use ranklet_core::linalg::rows::Rows;
 use ranklet_core::MatRef;
 
+use super::timed::Timed;
 use crate::cli_values::{self, lib_enum};
 
 /// Arguments of `ranklet bench pref`.
@@ -97,6 +98,11 @@ pub struct PrefBenchArgs {
     /// Write the generated problem to this directory and exit (no timing).
     #[arg(long)]
     pub write_data: Option<PathBuf>,
+    /// Instead of the usual timings, time every backend call of EP (and the
+    /// core code between calls) over `--repeat` fits and print the
+    /// minimum per fit of each (see `commands::bench::timed`).
+    #[arg(long)]
+    pub breakdown: bool,
 }
 
 /// The benchmark problem (see the module docs): features row-major, pairs.
@@ -140,6 +146,64 @@ fn median(mut t: Vec<f64>) -> f64 {
     t[t.len() / 2]
 }
 
+/// `--breakdown`: the kernel once, then `--repeat` EP fits through a
+/// [`Timed`] backend; the JSON line lists each operation (and each stretch
+/// of core code between two calls) with its calls per fit and the minimum
+/// over the fits of its total time per fit.
+fn breakdown(
+    a: &PrefBenchArgs,
+    prior: &XpgpPrior<'_>,
+    theta: &[f64],
+    pairs: &[Pair],
+    lik: Likelihood,
+    ep: &EpParams,
+    be: HostBackend,
+) -> Result<String, String> {
+    let (n, m) = (a.n, a.m);
+    let err = |e: ranklet_core::learn::LearnError| e.to_string();
+    let mut be = Timed::new(be);
+    let mut parts = vec![0.0; prior.parts_len()];
+    let mut pw = vec![0.0; prior.workspace_len()];
+    let mut k = vec![0.0; n * n];
+    prior.build_parts(&mut be, theta, &mut parts, &mut pw).map_err(err)?;
+    prior.combine(theta, &parts, &mut k).map_err(err)?;
+    let kv = MatRef::from_col_major(&k, n, n).map_err(|e| e.to_string())?;
+    let mut storage = vec![0.0; PrefPosterior::storage_len(n, m)];
+    let mut work = vec![0.0; fit_workspace_len(n)];
+    // Per operation: calls per fit and the smallest total of a fit.
+    let mut best: Vec<(String, usize, f64)> = Vec::new();
+    let (mut fit_min, mut rounds, mut log_z) = (f64::INFINITY, 0, 0.0);
+    for _ in 0..a.repeat {
+        be.start();
+        let t0 = Instant::now();
+        let post = PrefPosterior::fit(&mut be, kv, pairs, lik, ep, &mut storage, &mut work).map_err(err)?;
+        let t = t0.elapsed().as_secs_f64();
+        let ops = be.finish();
+        fit_min = fit_min.min(t);
+        rounds = post.iterations();
+        log_z = post.log_evidence();
+        for o in ops {
+            let s = o.total.as_secs_f64();
+            match best.iter_mut().find(|b| b.0 == o.name) {
+                Some(b) => b.2 = b.2.min(s),
+                None => best.push((o.name, o.calls, s)),
+            }
+        }
+    }
+    let mut line = format!(
+        "{{\"n\":{n},\"m\":{m},\"threads\":{},\"backend\":\"{}\",\"repeat\":{},\"ep_rounds\":{rounds},\"log_z\":{log_z},\"fit_min_s\":{fit_min},\"ops\":[",
+        rayon::current_num_threads(),
+        a.backend.name(),
+        a.repeat
+    );
+    for (i, (name, calls, s)) in best.iter().enumerate() {
+        let sep = if i == 0 { "" } else { "," };
+        let _ = write!(line, "{sep}{{\"op\":\"{name}\",\"calls\":{calls},\"min_s\":{s}}}");
+    }
+    line.push_str("]}");
+    Ok(line)
+}
+
 /// Runs the benchmark and returns its JSON line.
 pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
     if a.n < 2 || a.d == 0 || a.repeat == 0 {
@@ -158,6 +222,9 @@ pub fn bench_pref(a: &PrefBenchArgs) -> Result<String, String> {
     let lik = Likelihood::Probit { sigma: a.sigma };
     let ep = EpParams::new(a.damping, a.tol, 1000);
     let mut be = HostBackend::new(a.backend);
+    if a.breakdown {
+        return breakdown(a, &prior, &theta, &pairs, lik, &ep, be);
+    }
 
     let mut parts = vec![0.0; prior.parts_len()];
     let mut pw = vec![0.0; prior.workspace_len()];
