@@ -1036,10 +1036,8 @@ pub struct Scored {
 /// over fixed items (kind 8 or 10) without item names, no items or items
 /// of another attribute dimension for kind 9, only ties.
 pub fn score_prefs(model: &PrefModel<'_>, items: Option<&PrefItems>, path: &Path) -> Result<Scored, CliError> {
-    if matches!(model, PrefModel::Fixed(_) | PrefModel::LowRank(_)) {
-        if model_names(model).is_empty() {
-            return Err(CliError::input("the model has no item names to look the preferences up by"));
-        }
+    if matches!(model, PrefModel::Fixed(_) | PrefModel::LowRank(_)) && model_names(model).is_empty() {
+        return Err(CliError::input("the model has no item names to look the preferences up by"));
     }
     let items = match model {
         PrefModel::Fixed(_) | PrefModel::LowRank(_) => None,
