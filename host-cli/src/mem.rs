@@ -98,6 +98,19 @@ pub fn try_zeros<T: Copy + Default>(len: usize) -> Result<Vec<T>, LinalgError> {
     Ok(v)
 }
 
+/// `len` zeros, or the CLI's error where the allocation fails: the bytes
+/// that could not be had and `way_out`, the caller's advice (a smaller
+/// `--basis`, fewer items…). [`check`] has refused sizes beyond the
+/// memory limit before; this catches what the system still cannot give.
+pub fn zeros<T: Copy + Default>(len: usize, way_out: &str) -> Result<Vec<T>, CliError> {
+    try_zeros(len).map_err(|_| {
+        CliError::failure(format!(
+            "could not allocate {} bytes of workspace; {way_out}",
+            grouped(len as u128 * core::mem::size_of::<T>() as u128)
+        ))
+    })
+}
+
 /// The message of a failed [`try_zeros`] of `f64`s, if `e` is one.
 pub fn alloc_failure(e: &LinalgError) -> Option<CliError> {
     match *e {

@@ -408,8 +408,7 @@ pub fn train<B: Backend>(
         8,
         ITEMS_WAY_OUT,
     )?;
-    let zeros =
-        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
+    let zeros = |len| crate::mem::zeros(len, ITEMS_WAY_OUT);
     let mut storage = zeros(storage_len)?;
     let mut post = PrefPosterior::new(n, m, &mut storage).map_err(fail)?;
     let mut work = zeros(work_len)?;
@@ -612,9 +611,8 @@ pub fn train_sparse<B: Backend>(
         PrefKernel::Auto => None,
     };
     let lik = hyper::start(algo == PrefAlgo::DiffGp, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
-    let zeros =
-        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
     let way_out = "use a smaller --basis M";
+    let zeros = |len| crate::mem::zeros(len, way_out);
     let (piv, zx) = inducing_items(items, &x, theta[1].exp(), m, &fail)?;
     let r = piv.len();
     let prior =
@@ -705,8 +703,7 @@ fn inducing_items(
     )?;
     let mut piv = vec![0usize; m];
     let r = {
-        let mut w = crate::mem::try_zeros(sparse::inducing_workspace_len(n, m))
-            .map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())))?;
+        let mut w = crate::mem::zeros(sparse::inducing_workspace_len(n, m), "use a smaller --basis M")?;
         sparse::choose_inducing(&Kernel::Rbf { gamma }, x, &mut piv, &mut w).map_err(fail)?
     };
     piv.truncate(r);
@@ -764,9 +761,8 @@ fn train_lowrank<B: Backend>(
         PrefKernel::Auto => None,
     };
     let lik = hyper::start(false, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
-    let zeros =
-        |len| crate::mem::try_zeros(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| fail(e.into())));
     let way_out = "use a smaller --basis M or --relation-rank K";
+    let zeros = |len| crate::mem::zeros(len, way_out);
     // Each relation's K smallest Laplacian eigenpairs (held fixed).
     let params = lr::default_eigen_params();
     let mut eig = Vec::with_capacity(rels.len());
@@ -1309,8 +1305,7 @@ pub fn suggest_inductive(
     let way_out = "suggest on fewer items, or a model with a smaller --basis";
     let elems = n.checked_mul(r).and_then(|v| v.checked_add(r.checked_mul(r)?.checked_mul(3)?));
     crate::mem::check(&format!("the projections of {n} items on {r} basis rows"), elems, 8, way_out)?;
-    let zeros =
-        |len| crate::mem::try_zeros::<f64>(len).map_err(|e| crate::mem::alloc_failure(&e).unwrap_or_else(|| bad(e)));
+    let zeros = |len| crate::mem::zeros::<f64>(len, way_out);
     // F = Q·Λ^½ from W = QΛQᵀ (lower triangle read).
     let mut w = zeros(r * r)?;
     let wp = view.w_packed();
