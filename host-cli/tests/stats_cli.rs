@@ -642,8 +642,9 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
         let bytes = fs::read(&cv_model).unwrap();
         let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
         // Separate fits on the other folds' pairs, evaluated on the fold's.
-        let mut want = vec![vec![0.0; k]; grid.len()];
-        for f in 0..k {
+        // want[f][λ]: fold f's held-out objective of the fit without it.
+        let mut want = vec![vec![0.0; grid.len()]; k];
+        for (f, want_f) in want.iter_mut().enumerate() {
             let others = dir.input(&format!("{tag}not{f}.pairs"), pairs_text(&|i| fold[i] != f, 0));
             for (li, l) in grid.iter().enumerate() {
                 let m = dir.out("sep.rkl");
@@ -661,18 +662,18 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
                         (pm - score(pw) + score(pl)).powi(2)
                     })
                     .collect();
-                want[li][f] = held.iter().sum::<f64>() / held.len() as f64;
+                want_f[li] = held.iter().sum::<f64>() / held.len() as f64;
             }
         }
         for (li, l) in grid.iter().enumerate() {
             let (gl, got) = &table[li];
             assert_eq!(gl, l);
-            for f in 0..k {
-                let (g, w) = (got[f], want[li][f]);
+            let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
+            for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
                 assert!((g - w).abs() <= 1e-10 * w.abs(), "{tag} λ {l} fold {f}: one pass {g} vs separate {w}");
             }
-            let mean = want[li].iter().sum::<f64>() / k as f64;
-            let std = (want[li].iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64).sqrt();
+            let mean = col.iter().sum::<f64>() / k as f64;
+            let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64).sqrt();
             let line = view.metadata_get(&format!("cv.{li}")).unwrap();
             let field = |name: &str| -> f64 {
                 let v = line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap();
@@ -692,5 +693,104 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
         assert_close(&weights(&cv_model).0, &weights(&m).0, &format!("{tag}: chosen λ {chosen}"));
         fs::remove_file(&m).unwrap();
         fs::remove_file(&cv_model).unwrap();
+    }
+}
+
+/// The spec's check at the command line: the one-pass 5-fold × 10-λ table
+/// of `train --from-stats` over shards cut mid-query equals five separate
+/// fits, `ranklet train --data` on the rows outside each fold (a query's
+/// fold is `splitmix64(qid XOR seed) mod 5`, written here from its
+/// definition), evaluated here on the fold's rows by the held-out RankRLS
+/// objective (per query, the squared residuals about their mean, over the
+/// fold's rows): to 1e-10 relative per fold and λ (the library's table on
+/// the same shards), and in mean and std (the model's full-precision
+/// `cv.i` metadata, through the binary).
+#[test]
+fn one_pass_five_fold_ten_lambda_table_equals_separate_fold_fits() {
+    use ranklet::family::ls_stats::{fit_merged, merge_files};
+    use ranklet::hostbackend::{BackendChoice, HostBackend};
+    use ranklet_core::graph::QueryWeight;
+    use ranklet_core::learn::ls_stats::Target;
+
+    let dir = Scratch::new("stats-cv5x10");
+    let lines = letor(false);
+    let (_, parts) = shards(&dir, &lines);
+    let (k, seed) = (5usize, 9u64);
+    let grid = [0.001, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0];
+    let grid_arg = grid.map(|l| l.to_string()).join(",");
+    let rks = stats(&dir, &parts, &["--cv", "5", "--seed", "9"]);
+    let rows: Vec<(f64, u64, Vec<f64>)> = lines
+        .iter()
+        .map(|l| {
+            let mut it = l.split_whitespace();
+            let y: f64 = it.next().unwrap().parse().unwrap();
+            let q: u64 = it.next().unwrap().trim_start_matches("qid:").parse().unwrap();
+            let mut x = vec![0.0; 9];
+            for f in it {
+                let (j, v) = f.split_once(':').unwrap();
+                x[j.parse::<usize>().unwrap() - 1] = v.parse().unwrap();
+            }
+            (y, q, x)
+        })
+        .collect();
+    let fold: Vec<usize> = rows.iter().map(|r| splitmix_fold(r.1, seed, k)).collect();
+    let merged = merge_files(&rks).unwrap();
+    let mut be = HostBackend::new(BackendChoice::Faer);
+    let fit = fit_merged(&mut be, &merged, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
+    let (_, table) = fit.cv.as_ref().unwrap();
+    let cv_model = dir.out("cv.rkl");
+    let run = train(
+        &dir,
+        &from_stats(&rks),
+        &["--algo", "rankrls", "--cv", "5", "--lambda", &grid_arg, "--precision", "f64"],
+        &cv_model,
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let bytes = fs::read(&cv_model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    // want[f][λ]: fold f's held-out objective of the fit without it.
+    let mut want = vec![vec![0.0; grid.len()]; k];
+    for (f, want_f) in want.iter_mut().enumerate() {
+        let text: String = (0..lines.len()).filter(|&i| fold[i] != f).map(|i| format!("{}\n", lines[i])).collect();
+        let others = dir.input(&format!("not{f}.light"), text);
+        for (li, l) in grid.iter().enumerate() {
+            let m = dir.out("sep.rkl");
+            let input = [OsString::from("--data"), os(&others)];
+            let extra = ["--algo", "rankrls", "--num-features", "9", "--lambda", &l.to_string(), "--precision", "f64"];
+            let run = train(&dir, &input, &extra, &m);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let w = weights(&m).0;
+            fs::remove_file(&m).unwrap();
+            // Residuals of the fold's rows, grouped by query.
+            let mut by_q: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+            for (_, (y, q, x)) in rows.iter().enumerate().filter(|&(i, _)| fold[i] == f) {
+                by_q.entry(*q).or_default().push(y - x.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>());
+            }
+            let n: usize = by_q.values().map(Vec::len).sum();
+            let total: f64 = by_q
+                .values()
+                .map(|r| {
+                    let mean = r.iter().sum::<f64>() / r.len() as f64;
+                    r.iter().map(|v| (v - mean).powi(2)).sum::<f64>()
+                })
+                .sum();
+            want_f[li] = total / n as f64;
+        }
+    }
+    for (li, l) in grid.iter().enumerate() {
+        let (gl, got) = &table[li];
+        assert_eq!((gl, got.len()), (l, k));
+        let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
+        for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
+            assert!((g - w).abs() <= 1e-10 * w.abs(), "λ {l} fold {f}: one pass {g} vs separate {w}");
+        }
+        let mean = col.iter().sum::<f64>() / k as f64;
+        let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64).sqrt();
+        let line = view.metadata_get(&format!("cv.{li}")).unwrap();
+        let field = |name: &str| -> f64 {
+            line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap().parse().unwrap()
+        };
+        assert!((field("mean=") - mean).abs() <= 1e-10 * mean, "λ {l}: {line} vs mean {mean}");
+        assert!((field("std=") - std).abs() <= 1e-10 * mean, "λ {l}: {line} vs std {std}");
     }
 }
