@@ -529,6 +529,38 @@ fn pair_hash(w: &[f64], l: &[f64], m: f64) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
+/// A one-pass CV table against separate fits, `want[f][λ]` being fold f's
+/// held-out objective of the fit without fold f: `table` (the library's,
+/// per λ the folds' values) to 1e-10 relative per fold and λ, and the
+/// model's full-precision `cv.i` metadata (`view`) in λ, mean and std (the
+/// std to 1e-10 of the mean: a spread of values of that size).
+fn assert_cv_equals_separate_fits(
+    table: &[(f64, Vec<f64>)],
+    grid: &[f64],
+    want: &[Vec<f64>],
+    view: &ranklet_core::format::ModelView<'_>,
+    tag: &str,
+) {
+    assert_eq!(table.len(), grid.len(), "{tag}");
+    let k = want.len() as f64;
+    for (li, ((gl, got), l)) in table.iter().zip(grid).enumerate() {
+        let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
+        assert_eq!((gl, got.len()), (l, col.len()), "{tag}");
+        for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
+            assert!((g - w).abs() <= 1e-10 * w.abs(), "{tag} λ {l} fold {f}: one pass {g} vs separate {w}");
+        }
+        let mean = col.iter().sum::<f64>() / k;
+        let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k).sqrt();
+        let line = view.metadata_get(&format!("cv.{li}")).unwrap();
+        let field = |name: &str| -> f64 {
+            line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap().parse().unwrap()
+        };
+        assert_eq!(field("lambda="), *l, "{tag}: {line}");
+        assert!((field("mean=") - mean).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs mean {mean}");
+        assert!((field("std=") - std).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs std {std}");
+    }
+}
+
 /// `ranklet stats --pairs --cv K`: a pair's fold is its winner's query's
 /// (pairs inside a query, and pairs across two queries — rows 37 apart —
 /// with the winner's), or, rows without qids, that of a hash of the pair's
@@ -665,24 +697,7 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
                 want_f[li] = held.iter().sum::<f64>() / held.len() as f64;
             }
         }
-        for (li, l) in grid.iter().enumerate() {
-            let (gl, got) = &table[li];
-            assert_eq!(gl, l);
-            let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
-            for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
-                assert!((g - w).abs() <= 1e-10 * w.abs(), "{tag} λ {l} fold {f}: one pass {g} vs separate {w}");
-            }
-            let mean = col.iter().sum::<f64>() / k as f64;
-            let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64).sqrt();
-            let line = view.metadata_get(&format!("cv.{li}")).unwrap();
-            let field = |name: &str| -> f64 {
-                let v = line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap();
-                v.parse().unwrap()
-            };
-            assert_eq!(field("lambda="), *l, "{line}");
-            assert!((field("mean=") - mean).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs mean {mean}");
-            assert!((field("std=") - std).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs std {std}");
-        }
+        assert_cv_equals_separate_fits(table, &grid, &want, &view, tag);
         // The chosen λ's model: the fit on every pair.
         let every = dir.input(&format!("{tag}all.pairs"), pairs_text(&|_| true, 0));
         let m = dir.out("every.rkl");
@@ -777,20 +792,5 @@ fn one_pass_five_fold_ten_lambda_table_equals_separate_fold_fits() {
             want_f[li] = total / n as f64;
         }
     }
-    for (li, l) in grid.iter().enumerate() {
-        let (gl, got) = &table[li];
-        assert_eq!((gl, got.len()), (l, k));
-        let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
-        for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
-            assert!((g - w).abs() <= 1e-10 * w.abs(), "λ {l} fold {f}: one pass {g} vs separate {w}");
-        }
-        let mean = col.iter().sum::<f64>() / k as f64;
-        let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k as f64).sqrt();
-        let line = view.metadata_get(&format!("cv.{li}")).unwrap();
-        let field = |name: &str| -> f64 {
-            line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap().parse().unwrap()
-        };
-        assert!((field("mean=") - mean).abs() <= 1e-10 * mean, "λ {l}: {line} vs mean {mean}");
-        assert!((field("std=") - std).abs() <= 1e-10 * mean, "λ {l}: {line} vs std {std}");
-    }
+    assert_cv_equals_separate_fits(table, &grid, &want, &view, "rows");
 }
