@@ -570,8 +570,9 @@ fn assert_cv_equals_separate_fits(
 /// pairs) of `ranklet train --data … --pairs …` fitted on the other folds'
 /// pairs, evaluated here: to 1e-10 relative per fold (through the library,
 /// on the same shards) and in mean and std (the model's full-precision
-/// `cv.i` metadata, through the binary); and the chosen λ's model is the
-/// fit on every pair.
+/// `cv.i` metadata, through the binary); one CSV shard of the same rows and
+/// every pair gives the same table; and the chosen λ's model is the fit on
+/// every pair.
 #[test]
 fn pair_folds_equal_separate_fits_on_the_other_pairs() {
     use ranklet::family::ls_stats::{fit_merged, merge_files};
@@ -661,6 +662,37 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
         let mut be = HostBackend::new(BackendChoice::Faer);
         let fit = fit_merged(&mut be, &merged, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
         let (_, table) = fit.cv.as_ref().unwrap();
+        // The same rows as one CSV shard (read whole; its numeric qids are
+        // the same ids) with every pair: the same folds, the same table.
+        let every = dir.input(&format!("{tag}all.pairs"), pairs_text(&|_| true, 0));
+        let csv: String =
+            std::iter::once(format!("f1,f2,f3,f4,f5,f6,f7,f8,f9,label{}\n", if with_qids { ",query" } else { "" }))
+                .chain(lines.iter().zip(&x).zip(&qids).map(|((l, xi), q)| {
+                    let label = l.split_whitespace().next().unwrap();
+                    let feats = xi.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+                    if with_qids {
+                        format!("{feats},{label},{q}\n")
+                    } else {
+                        format!("{feats},{label}\n")
+                    }
+                }))
+                .collect();
+        let csv = dir.input(&format!("{tag}all.csv"), csv);
+        let csv_rks = dir.input(&format!("{tag}csv.rks"), "");
+        let mut a = args(&["stats", "--label-col", "label", "--cv", "3", "--seed", "7", "--data"]);
+        a.extend([os(&csv), "--pairs".into(), os(&every), "-o".into(), os(&csv_rks)]);
+        if with_qids {
+            a.extend(args(&["--qid-col", "query"]));
+        }
+        let run = ranklet(&dir, a);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let from_csv = merge_files(std::slice::from_ref(&csv_rks)).unwrap();
+        let csv_fit = fit_merged(&mut be, &from_csv, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
+        for ((_, a), (_, b)) in csv_fit.cv.as_ref().unwrap().1.iter().zip(table) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() <= 1e-10 * y.abs(), "{tag}: CSV shard {x} vs SVMlight shards {y}");
+            }
+        }
         let cv_model = dir.out(&format!("{tag}cv.rkl"));
         let run = train(
             &dir,
@@ -699,7 +731,6 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
         }
         assert_cv_equals_separate_fits(table, &grid, &want, &view, tag);
         // The chosen λ's model: the fit on every pair.
-        let every = dir.input(&format!("{tag}all.pairs"), pairs_text(&|_| true, 0));
         let m = dir.out("every.rkl");
         let input = [OsString::from("--data"), os(&all), OsString::from("--pairs"), os(&every)];
         let chosen = fit.lambda.to_string();
