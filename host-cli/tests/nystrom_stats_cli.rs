@@ -186,7 +186,8 @@ fn fewer_landmarks_equal_the_in_memory_basis_fit() {
 /// apart (`--keep-queries`) — all with the whole file's landmarks
 /// (`--landmarks`), merged, give the whole file's model to 1e-10 relative
 /// (sums are compensated; the merge order is the shard order): RankRLS,
-/// RLS and KPCRank, and with `--cv 4` the same table.
+/// RLS and KPCRank, and with `--cv 4` the same table (mean and std of every (λ, p) to
+/// 1e-10 relative, read at full precision from the models' `cv.i` metadata).
 #[test]
 fn shards_in_any_partitioning_equal_the_whole() {
     let dir = Scratch::new("nys-shards");
@@ -225,21 +226,35 @@ fn shards_in_any_partitioning_equal_the_whole() {
             let want = scores(&dir, from_stats(std::slice::from_ref(&map)), &extra, "wh.rkl", &all);
             assert_close(&got, &want, 1e-10, &format!("trial {trial} {extra:?}"));
         }
+        // The table at full precision: the model's `cv.i` metadata (the
+        // printed table has 6 decimals), (mean, std) per (λ, p).
         let table = |files: &[PathBuf]| {
+            let model = dir.root.join("in").join("cv.rkl");
             let mut a = args(&["train", "--algo", "kpcrank", "--cv", "4", "--lambda", "0,1", "--components", "3,6"]);
             a.extend(from_stats(files));
-            a.extend(["-o".into(), os(&dir.root.join("in").join("cv.rkl"))]);
+            a.extend(["-o".into(), os(&model)]);
             let run = run_ok(&dir, a);
-            run.stdout
-                .lines()
-                .skip(2)
-                .map(|l| l.split('\t').skip(1).map(|v| v.parse::<f64>().unwrap()).collect::<Vec<_>>())
+            assert_eq!(run.stdout.lines().skip(2).count(), 4, "{run:?}");
+            let bytes = fs::read(&model).unwrap();
+            let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+            (0..4)
+                .map(|i| {
+                    let line = view.metadata_get(&format!("cv.{i}")).unwrap().to_string();
+                    let field = |k: &str| -> f64 {
+                        line.split_whitespace().find_map(|t| t.strip_prefix(k)).unwrap().parse().unwrap()
+                    };
+                    (line.split(" mean=").next().unwrap().to_string(), [field("mean="), field("std=")])
+                })
                 .collect::<Vec<_>>()
         };
         let (a, b) = (table(&rks), table(std::slice::from_ref(&map)));
-        assert_eq!(a.len(), 4);
-        for (x, y) in a.iter().zip(&b) {
-            assert_close(x, y, 1e-6, "cv table (printed to 6 decimals)");
+        for ((pa, x), (pb, y)) in a.iter().zip(&b) {
+            assert_eq!(pa, pb);
+            // Both relative to the mean: the std is a spread of values of
+            // that size.
+            for (what, g, w) in [("mean", x[0], y[0]), ("std", x[1], y[1])] {
+                assert!((g - w).abs() <= 1e-10 * y[0].abs(), "cv table {pa}: {what} {g} vs {w}");
+            }
         }
     }
 }

@@ -191,3 +191,27 @@ fn a_primal_system_too_large_for_memory_is_solved_by_conjugate_gradient() {
         assert!((u - v).abs() <= 1e-8 * scale, "{wc:?} vs {wd:?}");
     }
 }
+
+/// `ranklet stats --pairs`: the rows that wait for the other row of a
+/// pair are counted from the pairs before any row is summed. Pairs 150 rows
+/// apart keep 150 rows at once (about 112 bytes each here: 3–4 nonzeros at
+/// 12 bytes, plus 64): refused under an 8 kB limit with the count, the row
+/// where it peaks and the way out (exit 1, nothing written); summed under
+/// 1 MB.
+#[test]
+fn stats_pairs_whose_rows_cannot_wait_in_memory_are_refused() {
+    let dir = Scratch::new("pairs-wait");
+    let data = dir.input("q.light", sparse_letor());
+    let pairs = dir.input("far.pairs", (0..150).map(|i| format!("{} {i} 1\n", i + 150)).collect::<String>());
+    let out = dir.out("s.rks");
+    let a: Vec<OsString> =
+        vec!["stats".into(), "--data".into(), os(&data), "--pairs".into(), os(&pairs), "-o".into(), os(&out)];
+    let run = ranklet_limited(&dir, Some("8K"), &a);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for says in ["far.pairs", "up to 150 rows waiting at once", "at row 149", "more shards", "8 192 bytes"] {
+        assert!(run.stderr.contains(says), "{says}: {run:?}");
+    }
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    let run = ranklet_limited(&dir, Some("1M"), &a);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}

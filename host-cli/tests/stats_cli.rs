@@ -413,7 +413,7 @@ fn sparse_rows_equal_train_data() {
 /// earlier one, either side winning, magnitudes other than 1 and 0. A pair
 /// whose row is not in the shard is refused naming the pair and the shard;
 /// pair and row statistics do not merge; pair statistics train rankrls
-/// only.
+/// only. (Their folds: `pair_folds_equal_separate_fits_on_the_other_pairs`.)
 #[test]
 fn pair_shards_equal_train_pairs() {
     let dir = Scratch::new("stats-pairs");
@@ -499,17 +499,329 @@ fn pair_shards_equal_train_pairs() {
     assert_bad_input(&run, &dir, None, None, &["explicit preference pairs", "merge shards of one kind"]);
     let run = train(&dir, &from_stats(&[sa]), &["--algo", "rls", "--lambda", "1"], &dir.out("m.rkl"));
     assert_bad_input(&run, &dir, None, None, &["train --algo rankrls"]);
-    // --pairs with --cv is refused before reading the data.
-    let run = ranklet(
+}
+
+/// `splitmix64(key XOR seed) mod K`, written here from its definition in
+/// `docs/format.md`.
+fn splitmix_fold(key: u64, seed: u64, k: usize) -> usize {
+    let mut z = (key ^ seed).wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    ((z ^ (z >> 31)) % k as u64) as usize
+}
+
+/// A pair's fold key as `docs/scale.md` defines it for rows without qids:
+/// FNV-1a 64 of the winner's then the loser's nonzero (0-based index
+/// `u32`, value `f64` bits) little-endian, separated by `u32::MAX`, then
+/// the magnitude's bits.
+fn pair_hash(w: &[f64], l: &[f64], m: f64) -> u64 {
+    let mut bytes = Vec::new();
+    for (i, row) in [w, l].into_iter().enumerate() {
+        if i == 1 {
+            bytes.extend(u32::MAX.to_le_bytes());
+        }
+        for (j, &v) in row.iter().enumerate().filter(|&(_, &v)| v != 0.0) {
+            bytes.extend((j as u32).to_le_bytes());
+            bytes.extend(v.to_bits().to_le_bytes());
+        }
+    }
+    bytes.extend(m.to_bits().to_le_bytes());
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// A one-pass CV table against separate fits, `want[f][λ]` being fold f's
+/// held-out objective of the fit without fold f: `table` (the library's,
+/// per λ the folds' values) to 1e-10 relative per fold and λ, and the
+/// model's full-precision `cv.i` metadata (`view`) in λ, mean and std (the
+/// std to 1e-10 of the mean: a spread of values of that size).
+fn assert_cv_equals_separate_fits(
+    table: &[(f64, Vec<f64>)],
+    grid: &[f64],
+    want: &[Vec<f64>],
+    view: &ranklet_core::format::ModelView<'_>,
+    tag: &str,
+) {
+    assert_eq!(table.len(), grid.len(), "{tag}");
+    let k = want.len() as f64;
+    for (li, ((gl, got), l)) in table.iter().zip(grid).enumerate() {
+        let col: Vec<f64> = want.iter().map(|w| w[li]).collect();
+        assert_eq!((gl, got.len()), (l, col.len()), "{tag}");
+        for (f, (&g, &w)) in got.iter().zip(&col).enumerate() {
+            assert!((g - w).abs() <= 1e-10 * w.abs(), "{tag} λ {l} fold {f}: one pass {g} vs separate {w}");
+        }
+        let mean = col.iter().sum::<f64>() / k;
+        let std = (col.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / k).sqrt();
+        let line = view.metadata_get(&format!("cv.{li}")).unwrap();
+        let field = |name: &str| -> f64 {
+            line.split_whitespace().find_map(|t| t.strip_prefix(name)).unwrap().parse().unwrap()
+        };
+        assert_eq!(field("lambda="), *l, "{tag}: {line}");
+        assert!((field("mean=") - mean).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs mean {mean}");
+        assert!((field("std=") - std).abs() <= 1e-10 * mean, "{tag} λ {l}: {line} vs std {std}");
+    }
+}
+
+/// `ranklet stats --pairs --cv K`: a pair's fold is its winner's query's
+/// (pairs inside a query, and pairs across two queries — rows 37 apart —
+/// with the winner's), or, rows without qids, that of a hash of the pair's
+/// values. `train --from-stats --cv K --lambda GRID` over two pair shards
+/// (each with the pairs of its own rows) gives, for every fold and λ, the
+/// held-out objective (mean squared `m − f(x_w) + f(x_l)` over the fold's
+/// pairs) of `ranklet train --data … --pairs …` fitted on the other folds'
+/// pairs, evaluated here: to 1e-10 relative per fold (through the library,
+/// on the same shards) and in mean and std (the model's full-precision
+/// `cv.i` metadata, through the binary); one CSV shard of the same rows and
+/// every pair gives the same table; and the chosen λ's model is the fit on
+/// every pair.
+#[test]
+fn pair_folds_equal_separate_fits_on_the_other_pairs() {
+    use ranklet::family::ls_stats::{fit_merged, merge_files};
+    use ranklet::hostbackend::{BackendChoice, HostBackend};
+    use ranklet_core::graph::QueryWeight;
+    use ranklet_core::learn::ls_stats::Target;
+
+    let dir = Scratch::new("stats-pair-cv");
+    let (k, seed, grid) = (3usize, 7u64, [0.01, 0.3, 10.0]);
+    let grid_arg = "0.01,0.3,10";
+    for with_qids in [true, false] {
+        let tag = if with_qids { "q" } else { "n" };
+        let mut lines = letor(false);
+        let mut qids = Vec::new();
+        for l in &mut lines {
+            let q: String = l.split_whitespace().nth(1).unwrap().to_string();
+            qids.push(q.trim_start_matches("qid:").parse::<u64>().unwrap());
+            if !with_qids {
+                *l = l.replacen(&format!(" {q}"), "", 1);
+            }
+        }
+        let x: Vec<Vec<f64>> = lines
+            .iter()
+            .map(|l| {
+                let mut x = vec![0.0; 9];
+                for f in l.split_whitespace().filter(|f| !f.starts_with("qid:")).skip(1) {
+                    let (j, v) = f.split_once(':').unwrap();
+                    x[j.parse::<usize>().unwrap() - 1] = v.parse().unwrap();
+                }
+                x
+            })
+            .collect();
+        let (n, cut) = (lines.len(), lines.len() / 2);
+        let text = |ls: &[String]| ls.iter().map(|l| format!("{l}\n")).collect::<String>();
+        let all = dir.input(&format!("{tag}all.light"), text(&lines));
+        let parts = [
+            dir.input(&format!("{tag}a.light"), text(&lines[..cut])),
+            dir.input(&format!("{tag}b.light"), text(&lines[cut..])),
+        ];
+        // Pairs in global row numbers, each within one half: neighbours
+        // (inside a query but at its ends) and rows 37 apart (across queries),
+        // either side winning.
+        let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+        for (lo, hi) in [(0, cut), (cut, n)] {
+            for i in lo..hi {
+                if i + 1 < hi {
+                    pairs.push((i + 1, i, 1.0 + 0.5 * (i % 3) as f64));
+                }
+                if i + 37 < hi && i % 3 == 0 {
+                    let (w, l) = if i % 2 == 0 { (i, i + 37) } else { (i + 37, i) };
+                    pairs.push((w, l, 0.25 * (i % 7) as f64));
+                }
+            }
+        }
+        let key = |&(w, l, m): &(usize, usize, f64)| if with_qids { qids[w] } else { pair_hash(&x[w], &x[l], m) };
+        let fold: Vec<usize> = pairs.iter().map(|p| splitmix_fold(key(p), seed, k)).collect();
+        for f in 0..k {
+            assert!(fold.iter().filter(|&&g| g == f).count() > 10, "{tag}: fold {f} has too few pairs");
+        }
+        let pairs_text = |sel: &dyn Fn(usize) -> bool, off: usize| {
+            (0..pairs.len())
+                .filter(|&i| sel(i))
+                .map(|i| format!("{} {} {}\n", pairs[i].0 - off, pairs[i].1 - off, pairs[i].2))
+                .collect::<String>()
+        };
+        // The shards, each with its own rows' pairs numbered within it.
+        let shard_files: Vec<PathBuf> = [(0, &parts[0]), (cut, &parts[1])]
+            .iter()
+            .enumerate()
+            .map(|(h, &(off, data))| {
+                let mine = |i: usize| (pairs[i].0 >= cut) == (h == 1);
+                let pf = dir.input(&format!("{tag}{h}.pairs"), pairs_text(&mine, off));
+                let out = dir.input(&format!("{tag}{h}.pairs.rks"), "");
+                let a = [
+                    args(&["stats", "--num-features", "9", "--cv", "3", "--seed", "7", "--data"]),
+                    vec![os(data), "--pairs".into(), os(&pf), "-o".into(), os(&out)],
+                ]
+                .concat();
+                let run = ranklet(&dir, a);
+                assert_eq!(run.code, Some(0), "{run:?}");
+                assert!(run.stderr.contains(" pairs, d = 9, 3 fold(s)"), "{run:?}");
+                out
+            })
+            .collect();
+        // One pass: the library's per-fold table, the binary's model.
+        let merged = merge_files(&shard_files).unwrap();
+        let mut be = HostBackend::new(BackendChoice::Faer);
+        let fit = fit_merged(&mut be, &merged, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
+        let (_, table) = fit.cv.as_ref().unwrap();
+        // The same rows as one CSV shard (read whole; its numeric qids are
+        // the same ids) with every pair: the same folds, the same table.
+        let every = dir.input(&format!("{tag}all.pairs"), pairs_text(&|_| true, 0));
+        let csv: String =
+            std::iter::once(format!("f1,f2,f3,f4,f5,f6,f7,f8,f9,label{}\n", if with_qids { ",query" } else { "" }))
+                .chain(lines.iter().zip(&x).zip(&qids).map(|((l, xi), q)| {
+                    let label = l.split_whitespace().next().unwrap();
+                    let feats = xi.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(",");
+                    if with_qids {
+                        format!("{feats},{label},{q}\n")
+                    } else {
+                        format!("{feats},{label}\n")
+                    }
+                }))
+                .collect();
+        let csv = dir.input(&format!("{tag}all.csv"), csv);
+        let csv_rks = dir.input(&format!("{tag}csv.rks"), "");
+        let mut a = args(&["stats", "--label-col", "label", "--cv", "3", "--seed", "7", "--data"]);
+        a.extend([os(&csv), "--pairs".into(), os(&every), "-o".into(), os(&csv_rks)]);
+        if with_qids {
+            a.extend(args(&["--qid-col", "query"]));
+        }
+        let run = ranklet(&dir, a);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        let from_csv = merge_files(std::slice::from_ref(&csv_rks)).unwrap();
+        let csv_fit = fit_merged(&mut be, &from_csv, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
+        for ((_, a), (_, b)) in csv_fit.cv.as_ref().unwrap().1.iter().zip(table) {
+            for (x, y) in a.iter().zip(b) {
+                assert!((x - y).abs() <= 1e-10 * y.abs(), "{tag}: CSV shard {x} vs SVMlight shards {y}");
+            }
+        }
+        let cv_model = dir.out(&format!("{tag}cv.rkl"));
+        let run = train(
+            &dir,
+            &from_stats(&shard_files),
+            &["--algo", "rankrls", "--cv", "3", "--lambda", grid_arg, "--precision", "f64"],
+            &cv_model,
+        );
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stdout.starts_with("# cross-validation: 3-fold by the winner's query hash (pair statistics)"));
+        assert_eq!(run.stdout.lines().count(), 2 + grid.len(), "{run:?}");
+        let bytes = fs::read(&cv_model).unwrap();
+        let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+        // Separate fits on the other folds' pairs, evaluated on the fold's.
+        // want[f][λ]: fold f's held-out objective of the fit without it.
+        let mut want = vec![vec![0.0; grid.len()]; k];
+        for (f, want_f) in want.iter_mut().enumerate() {
+            let others = dir.input(&format!("{tag}not{f}.pairs"), pairs_text(&|i| fold[i] != f, 0));
+            for (li, l) in grid.iter().enumerate() {
+                let m = dir.out("sep.rkl");
+                let input = [OsString::from("--data"), os(&all), OsString::from("--pairs"), os(&others)];
+                let run =
+                    train(&dir, &input, &["--algo", "rankrls", "--lambda", &l.to_string(), "--precision", "f64"], &m);
+                assert_eq!(run.code, Some(0), "{run:?}");
+                let w = weights(&m).0;
+                fs::remove_file(&m).unwrap();
+                let score = |i: usize| x[i].iter().zip(&w).map(|(a, b)| a * b).sum::<f64>();
+                let held: Vec<f64> = (0..pairs.len())
+                    .filter(|&i| fold[i] == f)
+                    .map(|i| {
+                        let (pw, pl, pm) = pairs[i];
+                        (pm - score(pw) + score(pl)).powi(2)
+                    })
+                    .collect();
+                want_f[li] = held.iter().sum::<f64>() / held.len() as f64;
+            }
+        }
+        assert_cv_equals_separate_fits(table, &grid, &want, &view, tag);
+        // The chosen λ's model: the fit on every pair.
+        let m = dir.out("every.rkl");
+        let input = [OsString::from("--data"), os(&all), OsString::from("--pairs"), os(&every)];
+        let chosen = fit.lambda.to_string();
+        let run = train(&dir, &input, &["--algo", "rankrls", "--lambda", &chosen, "--precision", "f64"], &m);
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert_close(&weights(&cv_model).0, &weights(&m).0, &format!("{tag}: chosen λ {chosen}"));
+        fs::remove_file(&m).unwrap();
+        fs::remove_file(&cv_model).unwrap();
+    }
+}
+
+/// The spec's check at the command line: the one-pass 5-fold × 10-λ table
+/// of `train --from-stats` over shards cut mid-query equals five separate
+/// fits, `ranklet train --data` on the rows outside each fold (a query's
+/// fold is `splitmix64(qid XOR seed) mod 5`, written here from its
+/// definition), evaluated here on the fold's rows by the held-out RankRLS
+/// objective (per query, the squared residuals about their mean, over the
+/// fold's rows): to 1e-10 relative per fold and λ (the library's table on
+/// the same shards), and in mean and std (the model's full-precision
+/// `cv.i` metadata, through the binary).
+#[test]
+fn one_pass_five_fold_ten_lambda_table_equals_separate_fold_fits() {
+    use ranklet::family::ls_stats::{fit_merged, merge_files};
+    use ranklet::hostbackend::{BackendChoice, HostBackend};
+    use ranklet_core::graph::QueryWeight;
+    use ranklet_core::learn::ls_stats::Target;
+
+    let dir = Scratch::new("stats-cv5x10");
+    let lines = letor(false);
+    let (_, parts) = shards(&dir, &lines);
+    let (k, seed) = (5usize, 9u64);
+    let grid = [0.001, 0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0];
+    let grid_arg = grid.map(|l| l.to_string()).join(",");
+    let rks = stats(&dir, &parts, &["--cv", "5", "--seed", "9"]);
+    let rows: Vec<(f64, u64, Vec<f64>)> = lines
+        .iter()
+        .map(|l| {
+            let mut it = l.split_whitespace();
+            let y: f64 = it.next().unwrap().parse().unwrap();
+            let q: u64 = it.next().unwrap().trim_start_matches("qid:").parse().unwrap();
+            let mut x = vec![0.0; 9];
+            for f in it {
+                let (j, v) = f.split_once(':').unwrap();
+                x[j.parse::<usize>().unwrap() - 1] = v.parse().unwrap();
+            }
+            (y, q, x)
+        })
+        .collect();
+    let fold: Vec<usize> = rows.iter().map(|r| splitmix_fold(r.1, seed, k)).collect();
+    let merged = merge_files(&rks).unwrap();
+    let mut be = HostBackend::new(BackendChoice::Faer);
+    let fit = fit_merged(&mut be, &merged, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
+    let (_, table) = fit.cv.as_ref().unwrap();
+    let cv_model = dir.out("cv.rkl");
+    let run = train(
         &dir,
-        [
-            args(&["stats", "--cv", "3", "--data"]),
-            vec![os(&all)],
-            args(&["--pairs"]),
-            vec![os(&pall), "-o".into()],
-            vec![os(&dir.out("y.rks"))],
-        ]
-        .concat(),
+        &from_stats(&rks),
+        &["--algo", "rankrls", "--cv", "5", "--lambda", &grid_arg, "--precision", "f64"],
+        &cv_model,
     );
-    assert_bad_input(&run, &dir, None, None, &["--pairs with --cv"]);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let bytes = fs::read(&cv_model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    // want[f][λ]: fold f's held-out objective of the fit without it.
+    let mut want = vec![vec![0.0; grid.len()]; k];
+    for (f, want_f) in want.iter_mut().enumerate() {
+        let text: String = (0..lines.len()).filter(|&i| fold[i] != f).map(|i| format!("{}\n", lines[i])).collect();
+        let others = dir.input(&format!("not{f}.light"), text);
+        for (li, l) in grid.iter().enumerate() {
+            let m = dir.out("sep.rkl");
+            let input = [OsString::from("--data"), os(&others)];
+            let extra = ["--algo", "rankrls", "--num-features", "9", "--lambda", &l.to_string(), "--precision", "f64"];
+            let run = train(&dir, &input, &extra, &m);
+            assert_eq!(run.code, Some(0), "{run:?}");
+            let w = weights(&m).0;
+            fs::remove_file(&m).unwrap();
+            // Residuals of the fold's rows, grouped by query.
+            let mut by_q: std::collections::BTreeMap<u64, Vec<f64>> = Default::default();
+            for (_, (y, q, x)) in rows.iter().enumerate().filter(|&(i, _)| fold[i] == f) {
+                by_q.entry(*q).or_default().push(y - x.iter().zip(&w).map(|(a, b)| a * b).sum::<f64>());
+            }
+            let n: usize = by_q.values().map(Vec::len).sum();
+            let total: f64 = by_q
+                .values()
+                .map(|r| {
+                    let mean = r.iter().sum::<f64>() / r.len() as f64;
+                    r.iter().map(|v| (v - mean).powi(2)).sum::<f64>()
+                })
+                .sum();
+            want_f[li] = total / n as f64;
+        }
+    }
+    assert_cv_equals_separate_fits(table, &grid, &want, &view, "rows");
 }

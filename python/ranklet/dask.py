@@ -18,10 +18,12 @@ the model is the one ``ranklet train --data`` (or the in-memory
 
 The statistics are pure functions of their partition: a worker lost during
 a fit is replaced and its tasks recomputed by Dask, and the model does not
-change. :class:`KPCRank` maps every partition's rows through one Nyström
-feature map (landmarks chosen on the client from the first rows) before
-their statistics: the model of ``ranklet stats --landmarks`` + ``ranklet
-train --from-stats --algo kpcrank``.
+change. :class:`KPCRank`, and :class:`RLS` / :class:`RankRLS` given a
+kernel (``kernel="rbf"``, …) or ``landmarks``, map every partition's rows
+through one Nyström feature map (landmarks chosen on the client from the
+first rows) before their statistics: the reduced-basis model of ``ranklet
+stats --landmarks`` + ``ranklet train --from-stats --algo kpcrank`` (or
+``rls``, ``rankrls``).
 """
 
 import json
@@ -150,17 +152,31 @@ def _score(block, model):
     return _ranklet.score(model, np.require(block, requirements="A"), None, None)
 
 
+# The fitted attributes set from a solver's info: ``(attribute, key,
+# conversion)``; those of the other kind are removed by a refit.
+_LINEAR_INFO = (("coef_", "coef", np.asarray), ("alpha_", "lambda", None))
+_NYSTROM_INFO = (("alpha_", "lambda", None), ("nystrom_map_", "map", None))
+_NYSTROM_ATTRS = ("landmarks_", "n_basis_", "nystrom_map_")
+
+
 class _StatsLearner(ModelBytes, BaseEstimator):
     """What the learners on Dask share: the partitions' statistics, the
-    reduction, the solve, prediction and the model's bytes. A learner
-    differs in ``_algo``, the extension's solver of the merged statistics
-    (``_solver``, with the further arguments ``_solver_options``) and the
-    fitted attributes it sets from the solver's info (``_info``:
-    ``(attribute, key, conversion)``)."""
+    reduction, the solve, prediction and the model's bytes, and the Nyström
+    feature map (:meth:`_map_opts`) when the learner has one
+    (:meth:`_nystrom`). A learner differs in ``_algo``, the extension's
+    solver of the merged statistics (linear, or Nyström), its further
+    arguments (:meth:`_solver_options`) and the fitted attributes it sets
+    from the solver's info (:meth:`_info`)."""
 
     _algo = None
-    _solver = staticmethod(_ranklet.fit_stats_py)
-    _info = (("coef_", "coef", np.asarray), ("alpha_", "lambda", None))
+
+    def _nystrom(self):
+        """Whether the rows go through a Nyström feature map: a kernel other
+        than ``linear``, or ``landmarks`` given."""
+        return getattr(self, "landmarks", None) is not None or getattr(self, "kernel", "linear") != "linear"
+
+    def _info(self):
+        return _NYSTROM_INFO if self._nystrom() else _LINEAR_INFO
 
     def _inputs(self, X, y, qid):
         """The per-partition delayed ``(x, y, qid)`` and the feature columns
@@ -245,8 +261,11 @@ class _StatsLearner(ModelBytes, BaseEstimator):
         names = None if columns is None else [str(c) for c in columns]
         meta = [] if names is None else [("feature_names", json.dumps(names))]
         model, table, info = self._solve(merged, f"dask: {name}", weight, lambdas, cv, meta)
-        # The fitted state, set only once everything succeeded.
-        self.__dict__.pop("feature_names_in_", None)
+        # The fitted state, set only once everything succeeded (and none
+        # left of a fit of the other kind).
+        stale = ("coef_",) if self._nystrom() else _NYSTROM_ATTRS
+        for attr in ("feature_names_in_", "cv_results_", "best_index_", "cv_scheme_", "metric_", *stale):
+            self.__dict__.pop(attr, None)
         if names is not None:
             self.feature_names_in_ = np.asarray(names, dtype=object)
         self.stats_ = merged
@@ -265,16 +284,45 @@ class _StatsLearner(ModelBytes, BaseEstimator):
             raise ValueError("a grid of alpha values needs cv=K to choose among them")
 
     def _map_opts(self, dask, client, parts, d, columns):
-        """Further options of the partitions' statistics (none: the raw
-        features)."""
-        return {}
+        """Further options of the partitions' statistics: none for the raw
+        features; with a Nyström map, its ``.rks`` bytes (``landmarks``:
+        the given file, else landmarks chosen here, on the client, by the
+        pivoted Cholesky ``ranklet stats --basis`` runs, from the first
+        ``sample`` rows of the collection, read partition by partition from
+        the first). Sets ``landmarks_`` and ``n_basis_``."""
+        if not self._nystrom():
+            return {}
+        if self.landmarks is not None:
+            lm = _read_landmarks(self.landmarks)
+            m = None
+        else:
+            if int(self.n_basis) < 1 or int(self.sample) < 1:
+                raise ValueError(f"n_basis and sample must be at least 1, got {self.n_basis} and {self.sample}")
+            spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, d)
+            take = dask.delayed(_sample_rows, pure=True)
+            rows, have = [], 0
+            for i, (x, yy, q) in enumerate(parts):
+                if have >= int(self.sample):
+                    break
+                block = client.compute(take(x, yy, q, i, columns)).result()
+                rows.append(block[: int(self.sample) - have])
+                have += len(rows[-1])
+            lm, m = _ranklet.nystrom_landmarks(
+                np.ascontiguousarray(np.concatenate(rows)), kernel=spec, m=int(self.n_basis)
+            )
+        self.landmarks_ = lm
+        self.n_basis_ = m
+        # One key of the graph holds the map; every partition's task reads it.
+        return {"landmarks": dask.delayed(lm, name="ranklet-landmarks-" + dask.base.tokenize(lm))}
 
     def _solver_options(self):
-        """Further arguments of the solver (none: RLS, RankRLS)."""
-        return {}
+        """Further arguments of the solver: none for linear RLS and
+        RankRLS, no components for them on Nyström features."""
+        return {"components": []} if self._nystrom() else {}
 
     def _solve(self, merged, source, weight, lambdas, cv, meta):
-        return self._solver(
+        solver = _ranklet.fit_nystrom_stats_py if self._nystrom() else _ranklet.fit_stats_py
+        return solver(
             merged,
             source=source,
             algo=self._algo,
@@ -287,7 +335,7 @@ class _StatsLearner(ModelBytes, BaseEstimator):
         )
 
     def _set_info(self, info):
-        for attr, key, conv in self._info:
+        for attr, key, conv in self._info():
             setattr(self, attr, info[key] if conv is None else conv(info[key]))
 
     def _set_cv(self, table):
@@ -334,6 +382,35 @@ class _StatsLearner(ModelBytes, BaseEstimator):
         return super().to_bytes()
 
 
+_MAP_DOC = """
+    kernel : {'linear', 'rbf', 'poly'}, default=KERNEL
+        The kernel of the Nyström feature map.NOMAP
+    gamma : float or None, default=None
+        Kernel width (RBF) or scale (poly); ``None``: ``1 / n_features``.
+    degree, coef0 : polynomial kernel ``(gamma·xᵀz + coef0)^degree``.
+    n_basis : int, default=100
+        At most this many landmarks (fewer when the sample's kernel matrix
+        has a lower numerical rank).
+    sample : int, default=10000
+        Rows the landmarks are chosen from: the first ``sample`` rows of
+        the collection (see :class:`KPCRank`).
+    landmarks : bytes or path, default=None
+        A Nyström ``.rks`` whose map to use instead of choosing landmarks
+        (``kernel``, ``gamma``, ``n_basis`` and ``sample`` are then unused)."""
+
+_NOMAP = """ With ``'linear'`` (and no
+        ``landmarks``) there is none: the linear model of the raw features,
+        solved in the primal (``ranklet stats`` without ``--kernel``); any
+        other kernel gives the reduced-basis kernel model of ``ranklet stats
+        --kernel K --basis M`` + ``ranklet train --from-stats``, whose
+        fitted attributes are ``landmarks_`` (the map's ``.rks`` bytes),
+        ``n_basis_`` and ``nystrom_map_`` instead of ``coef_``."""
+
+
+def _map_doc(kernel, nomap):
+    return _MAP_DOC.replace("KERNEL", kernel).replace("NOMAP", nomap)
+
+
 _PARAMS_DOC = """
     cv : int or None, default=None
         Keep per-fold statistics for K-fold cross-validation by query (a
@@ -366,12 +443,29 @@ class RLS(_StatsLearner):
     ----------
     alpha : float or list of float, default=1.0
         The ridge λ, or a grid of them (with ``cv``)."""
+        + _map_doc("'linear'", _NOMAP)
         + _PARAMS_DOC
     )
 
     _algo = "rls"
 
-    def __init__(self, alpha=1.0, *, cv=None, random_state=1, keep_queries=False, split_every=8, precision="f32"):
+    def __init__(
+        self,
+        alpha=1.0,
+        *,
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        n_basis=100,
+        sample=10000,
+        landmarks=None,
+        cv=None,
+        random_state=1,
+        keep_queries=False,
+        split_every=8,
+        precision="f32",
+    ):
         _store(self, locals())
 
 
@@ -388,6 +482,7 @@ class RankRLS(_StatsLearner):
         The ridge λ, or a grid of them (with ``cv``).
     query_weight : {'equal', 'pairs'}, default='equal'
         Each query counts equally, or each pair."""
+        + _map_doc("'linear'", _NOMAP)
         + _PARAMS_DOC
     )
 
@@ -398,6 +493,13 @@ class RankRLS(_StatsLearner):
         alpha=1.0,
         *,
         query_weight="equal",
+        kernel="linear",
+        gamma=None,
+        degree=3,
+        coef0=1.0,
+        n_basis=100,
+        sample=10000,
+        landmarks=None,
         cv=None,
         random_state=1,
         keep_queries=False,
@@ -444,22 +546,9 @@ class KPCRank(_StatsLearner):
         Principal components kept, or a grid of them (with ``cv``).
     alpha : float or list of float, default=0.0
         The ridge λ on the components, or a grid (with ``cv``).
-    kernel : {'rbf', 'poly', 'linear'}, default='rbf'
-        The kernel of the feature map.
-    gamma : float or None, default=None
-        Kernel width (RBF) or scale (poly); ``None``: ``1 / n_features``.
-    degree, coef0 : polynomial kernel ``(gamma·xᵀz + coef0)^degree``.
-    n_basis : int, default=100
-        At most this many landmarks (fewer when the sample's kernel matrix
-        has a lower numerical rank).
-    sample : int, default=10000
-        Rows the landmarks are chosen from (see above).
-    landmarks : bytes or path, default=None
-        A Nyström ``.rks`` whose map to use instead of choosing landmarks
-        (``kernel``, ``gamma``, ``n_basis`` and ``sample`` are then unused).
     query_weight : {'equal', 'pairs'}, default='equal'
         Each query counts equally, or each pair."""
-    __doc__ += _PARAMS_DOC
+    __doc__ += _map_doc("'rbf'", "") + _PARAMS_DOC
 
     _algo = "kpcrank"
 
@@ -494,32 +583,11 @@ class KPCRank(_StatsLearner):
         if len(lambdas) * len(self._components()) > 1 and cv is None:
             raise ValueError("a grid of alpha or n_components values needs cv=K to choose among them")
 
-    def _map_opts(self, dask, client, parts, d, columns):
-        if self.landmarks is not None:
-            lm = _read_landmarks(self.landmarks)
-            m = None
-        else:
-            if int(self.n_basis) < 1 or int(self.sample) < 1:
-                raise ValueError(f"n_basis and sample must be at least 1, got {self.n_basis} and {self.sample}")
-            spec = _kernel_spec(self.kernel, self.gamma, self.degree, self.coef0, d)
-            take = dask.delayed(_sample_rows, pure=True)
-            rows, have = [], 0
-            for i, (x, yy, q) in enumerate(parts):
-                if have >= int(self.sample):
-                    break
-                block = client.compute(take(x, yy, q, i, columns)).result()
-                rows.append(block[: int(self.sample) - have])
-                have += len(rows[-1])
-            lm, m = _ranklet.nystrom_landmarks(
-                np.ascontiguousarray(np.concatenate(rows)), kernel=spec, m=int(self.n_basis)
-            )
-        self.landmarks_ = lm
-        self.n_basis_ = m
-        # One key of the graph holds the map; every partition's task reads it.
-        return {"landmarks": dask.delayed(lm, name="ranklet-landmarks-" + dask.base.tokenize(lm))}
+    def _nystrom(self):
+        return True
 
-    _solver = staticmethod(_ranklet.fit_nystrom_stats_py)
-    _info = (("alpha_", "lambda", None), ("n_components_", "components", None), ("nystrom_map_", "map", None))
+    def _info(self):
+        return (*_NYSTROM_INFO, ("n_components_", "components", None))
 
     def _solver_options(self):
         return {"components": self._components()}

@@ -54,8 +54,10 @@ pub struct StatsArgs {
     /// across this shard's --data files) instead of queries: the normal
     /// equations of Σ (f(x_winner) − f(x_loser) − magnitude)², which
     /// `ranklet train --from-stats --algo rankrls` solves. Both rows of a
-    /// pair must be in this shard. Without --cv, --keep-queries, --kernel
-    /// and --landmarks.
+    /// pair must be in this shard. With --cv K a pair's fold is its winner
+    /// row's query's (splitmix64(qid XOR seed) mod K, as rows'), or, for
+    /// rows without qids, that of a hash of the pair's values. Without
+    /// --keep-queries, --kernel and --landmarks.
     #[arg(long, value_name = "PAIRS", conflicts_with_all = ["keep_queries", "kernel", "landmarks"], help_heading = heading::ROWS)]
     pub pairs: Option<PathBuf>,
     /// Seed of the fold assignment (and of the landmark sample).
@@ -122,12 +124,6 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(k) if (2..=u16::MAX as usize).contains(&k) => k,
         Some(k) => return Err(CliError::input(format!("--cv {k}: a number of folds from 2 to 65535"))),
     };
-    if a.pairs.is_some() && folds > 1 {
-        return Err(CliError::input(
-            "--pairs with --cv: folds of explicit pairs are not defined for statistics; compute the pair statistics \
-             without --cv (and choose λ on held-out pairs)",
-        ));
-    }
     let pairs = match &a.pairs {
         Some(p) => {
             // Row numbers are checked against the shard's rows once they
@@ -190,7 +186,7 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(summer) if csv > 0 => {
             let sets: Vec<&ranklet::data::Dataset> = datasets.iter().collect();
             let name = a.data.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
-            Shard::pairs_from_datasets(&mut backend, &sets, &name, a.query_weight.to_core(), a.seed, summer)?
+            Shard::pairs_from_datasets(&mut backend, &sets, &name, a.query_weight.to_core(), folds, a.seed, summer)?
         }
         None if csv > 0 => {
             let mut all: Option<Shard> = None;
@@ -228,11 +224,12 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
     write_atomic(&a.output, &bytes)?;
     if shard.content == StatsContent::Pairs {
         eprintln!(
-            "wrote {} ({} bytes: {} pairs, d = {})",
+            "wrote {} ({} bytes: {} pairs, d = {}, {} fold(s))",
             a.output.display(),
             bytes.len(),
             shard.rows(),
-            shard.shape.d
+            shard.shape.d,
+            folds
         );
         return Ok(());
     }

@@ -216,13 +216,20 @@ impl Shard {
     /// Adds the difference rows `x_winner − x_loser` of explicit pairs
     /// (`x` row-major `pairs × d`, raw features) with their magnitudes `m`
     /// as labels to the totals of pair statistics
-    /// ([`StatsContent::Pairs`]); no query records are kept.
+    /// ([`StatsContent::Pairs`]), each to the fold of its key in `keys`
+    /// ([`pair_key`]); no query records are kept.
     ///
     /// # Errors
     /// As [`ls_stats::accumulate`]; nothing is added.
-    pub fn add_difference_rows<B: Backend>(&mut self, backend: &mut B, x: &[f64], m: &[f64]) -> Result<(), LearnError> {
+    pub fn add_difference_rows<B: Backend>(
+        &mut self,
+        backend: &mut B,
+        x: &[f64],
+        m: &[f64],
+        keys: &[u64],
+    ) -> Result<(), LearnError> {
         let n = m.len();
-        let (qids, slots) = (vec![0u64; n], vec![0usize; n]);
+        let slots = vec![0usize; n];
         let mut discard = vec![0.0; 2 * self.shape.query_len()];
         self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, n).max(self.work.len()), 0.0);
         ls_stats::accumulate(
@@ -230,7 +237,7 @@ impl Shard {
             &self.shape,
             self.seed,
             x,
-            &ls_stats::RowBlock { y: m, qids: &qids, slots: &slots },
+            &ls_stats::RowBlock { y: m, qids: keys, slots: &slots },
             ls_stats::StatsMut { totals: &mut self.totals, queries: &mut discard },
             &mut self.work,
         )
@@ -501,11 +508,16 @@ impl Shard {
         let m = 2 * s.total_len();
         for (k, rec) in self.totals.chunks_exact(m).enumerate() {
             if s.folds > 1 && ls_stats::value(rec, N) < 1.0 {
+                let by = match self.content {
+                    StatsContent::Pairs => format!(
+                        "folds of pairs are by the winner's query, or a hash of the pair without qids: {} pairs",
+                        self.rows()
+                    ),
+                    _ => format!("folds are by query: {} queries", self.qids.len() + self.sealed_qids.len()),
+                };
                 return Err(CliError::input(format!(
-                    "{}: fold {k} of {} has no rows (folds are by query: {} queries); use fewer --cv folds",
-                    self.source,
-                    s.folds,
-                    self.qids.len() + self.sealed_qids.len()
+                    "{}: fold {k} of {} has no rows ({by}); use fewer --cv folds",
+                    self.source, s.folds
                 )));
             }
         }
@@ -711,6 +723,10 @@ impl Piece {
 /// magnitude) is formed when its later row arrives, its earlier row kept
 /// (sparse) until its last pair is done — so any pair within the shard is
 /// summed exactly, with memory for the rows that still wait for a partner.
+///
+/// Each pair has a fold key ([`pair_key`]): its winner's qid, or without
+/// one a hash of the pair's values; its fold is
+/// [`ls_stats::fold_of`] that key, as a row's is of its qid.
 pub struct PairSummer {
     pairs: Vec<Pair>,
     /// Pair indices by their later row (then file order).
@@ -718,18 +734,60 @@ pub struct PairSummer {
     /// The next pair of `order` to complete.
     next: usize,
     /// Rows that are the earlier row of some pair: how many of those pairs
-    /// are still to complete.
-    wanted: HashMap<usize, usize>,
-    /// The earlier rows kept, sparse.
-    kept: HashMap<usize, (Vec<u32>, Vec<f64>)>,
+    /// are still to complete, and the later row of the last.
+    wanted: HashMap<usize, (usize, usize)>,
+    /// The earlier rows kept, sparse, with their qids.
+    kept: HashMap<usize, KeptRow>,
     /// Rows seen so far.
     rows: usize,
     /// The pairs file, for messages.
     name: String,
-    /// The difference rows formed since the last flush (dense) and their
-    /// labels.
+    /// The difference rows formed since the last flush (dense), their
+    /// labels and fold keys.
     diffs: Vec<f64>,
     targets: Vec<f64>,
+    keys: Vec<u64>,
+    /// The most rows kept at once, and the row at which that happens
+    /// (known from the pairs before any row is read).
+    peak: (usize, usize),
+    /// Whether the kept rows' memory was checked ([`PairSummer::check_memory`]).
+    checked: bool,
+}
+
+/// A row kept until its last pair is done: columns, values, qid.
+type KeptRow = (Vec<u32>, Vec<f64>, Option<u64>);
+
+/// The fold key of a pair (its fold is [`ls_stats::fold_of`] the key): the
+/// winner row's qid when it has one — so a pair within a query is in that
+/// query's fold, the fold its rows have in row statistics, and a query's
+/// pairs are held out together —, else (rows without qids) the FNV-1a 64
+/// hash of the pair's values: for the winner then the loser, each nonzero
+/// feature as its 0-based index (`u32`) and value (`f64` bits), both
+/// little-endian, the rows separated by the index `u32::MAX`, then the
+/// magnitude's bits. Both depend on the pair alone, never on its shard or
+/// its place in a pairs file, so the folds are the same however the data
+/// is cut.
+pub fn pair_key(winner: (&[u32], &[f64], Option<u64>), loser: (&[u32], &[f64]), magnitude: f64) -> u64 {
+    if let Some(q) = winner.2 {
+        return q;
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for (i, (cols, vals)) in [(winner.0, winner.1), loser].into_iter().enumerate() {
+        if i == 1 {
+            eat(&u32::MAX.to_le_bytes());
+        }
+        for (&c, &v) in cols.iter().zip(vals).filter(|&(_, &v)| v != 0.0) {
+            eat(&c.to_le_bytes());
+            eat(&v.to_bits().to_le_bytes());
+        }
+    }
+    eat(&magnitude.to_bits().to_le_bytes());
+    h
 }
 
 impl PairSummer {
@@ -739,9 +797,25 @@ impl PairSummer {
         let later = |p: &Pair| p.winner.max(p.loser);
         let mut order: Vec<usize> = (0..pairs.len()).collect();
         order.sort_by_key(|&k| (later(&pairs[k]), k));
-        let mut wanted = HashMap::new();
+        let mut wanted: HashMap<usize, (usize, usize)> = HashMap::new();
         for p in &pairs {
-            *wanted.entry(p.winner.min(p.loser)).or_insert(0usize) += 1;
+            let w = wanted.entry(p.winner.min(p.loser)).or_insert((0, 0));
+            *w = (w.0 + 1, w.1.max(later(p)));
+        }
+        // Each earlier row is kept from its arrival until the later row of
+        // its last pair (dropped there, before that row is kept itself):
+        // events `2·row + 1` (kept) and `2·row` (dropped), in order
+        // (saturated for rows past usize::MAX / 2, which no shard has: such
+        // pairs are refused once the rows have streamed by).
+        let ev = |row: usize, kept: bool| row.saturating_mul(2).saturating_add(usize::from(kept));
+        let mut events: Vec<usize> = wanted.iter().flat_map(|(&e, &(_, l))| [ev(e, true), ev(l, false)]).collect();
+        events.sort_unstable();
+        let (mut now, mut peak) = (0usize, (0usize, 0usize));
+        for e in events {
+            now = if e % 2 == 1 { now + 1 } else { now.saturating_sub(1) };
+            if now > peak.0 {
+                peak = (now, e / 2);
+            }
         }
         PairSummer {
             pairs,
@@ -753,13 +827,46 @@ impl PairSummer {
             name,
             diffs: Vec::new(),
             targets: Vec::new(),
+            keys: Vec::new(),
+            peak,
+            checked: false,
         }
     }
 
-    /// Takes the next row (0-based columns, increasing, all `< d`): the
-    /// difference rows (`d` features) of the pairs it completes are added
-    /// to the pending ones.
-    fn row(&mut self, cols: &[u32], vals: &[f64], d: usize) {
+    /// Refuses, before the rows are summed, pairs whose earlier rows would
+    /// not fit in memory while they wait for their partners: the most rows
+    /// kept at once ([`PairSummer::new`] counts them from the pairs) times
+    /// a kept row's bytes — its nonzeros at 12 bytes (`u32` index, `f64`
+    /// value), estimated by the first block's mean `nnz` per row, plus 64
+    /// bytes of bookkeeping — against [`crate::mem::limit_bytes`]. Checked
+    /// once, at the first block (`rows`, `nnz`).
+    ///
+    /// # Errors
+    /// The refusal ([`crate::mem::check`]), naming the pairs file, the rows
+    /// kept, the row where they peak, and the way out.
+    fn check_memory(&mut self, rows: usize, nnz: usize) -> Result<(), CliError> {
+        if self.checked || rows == 0 {
+            return Ok(());
+        }
+        self.checked = true;
+        let per_row = nnz.div_ceil(rows) * 12 + 64;
+        crate::mem::check(
+            &format!(
+                "{}: up to {} rows waiting at once for the other row of a pair (the most at row {}, numbered \
+                 across the shard's data; each is kept until its last pair is summed, ~{per_row} bytes each)",
+                self.name, self.peak.0, self.peak.1
+            ),
+            Some(self.peak.0),
+            per_row,
+            "put the two rows of each pair near each other (pairs within queries, each query's rows on consecutive \
+             lines), or cut the data into more shards, each with the pairs of its own rows",
+        )
+    }
+
+    /// Takes the next row (0-based columns, increasing, all `< d`; its
+    /// qid, if any): the difference rows (`d` features) of the pairs it
+    /// completes are added to the pending ones, with their fold keys.
+    fn row(&mut self, cols: &[u32], vals: &[f64], qid: Option<u64>, d: usize) {
         let i = self.rows;
         self.rows += 1;
         while let Some(&k) = self.order.get(self.next) {
@@ -778,13 +885,16 @@ impl PairSummer {
             for (&c, &v) in cols.iter().zip(vals) {
                 dst[c as usize] += sign * v;
             }
-            if let Some((oc, ov)) = self.kept.get(&other) {
-                for (&c, &v) in oc.iter().zip(ov) {
-                    dst[c as usize] -= sign * v;
-                }
+            let empty: KeptRow = (Vec::new(), Vec::new(), None);
+            let (oc, ov, oq) = self.kept.get(&other).unwrap_or(&empty);
+            for (&c, &v) in oc.iter().zip(ov) {
+                dst[c as usize] -= sign * v;
             }
+            let (mine, theirs) = ((cols, vals, qid), (&oc[..], &ov[..], *oq));
+            let (w, l) = if p.winner == i { (mine, theirs) } else { (theirs, mine) };
+            self.keys.push(pair_key(w, (l.0, l.1), p.magnitude));
             self.targets.push(p.magnitude);
-            if let Some(n) = self.wanted.get_mut(&other) {
+            if let Some((n, _)) = self.wanted.get_mut(&other) {
                 *n -= 1;
                 if *n == 0 {
                     self.wanted.remove(&other);
@@ -793,17 +903,18 @@ impl PairSummer {
             }
         }
         if self.wanted.contains_key(&i) {
-            self.kept.insert(i, (cols.to_vec(), vals.to_vec()));
+            self.kept.insert(i, (cols.to_vec(), vals.to_vec(), qid));
         }
     }
 
     /// Adds the pending difference rows to `shard`.
     fn flush<B: Backend>(&mut self, shard: &mut Shard, backend: &mut B) -> Result<(), LearnError> {
         if !self.targets.is_empty() {
-            shard.add_difference_rows(backend, &self.diffs, &self.targets)?;
+            shard.add_difference_rows(backend, &self.diffs, &self.targets, &self.keys)?;
         }
         self.diffs.clear();
         self.targets.clear();
+        self.keys.clear();
         Ok(())
     }
 
@@ -873,11 +984,12 @@ impl Acc<'_> {
         let (rows, nnz) = block.rows().fold((0usize, 0usize), |(r, z), row| (r + 1, z + row.cols.len()));
         let sparse = self.shard.map.is_none() && nnz.saturating_mul(4) < rows.saturating_mul(d);
         if let Some(ps) = &mut self.pairs {
+            ps.check_memory(rows, nnz)?;
             for row in block.rows() {
                 if let Some(&c) = row.cols.last().filter(|&&c| c as usize >= d) {
                     return Err(CliError::input(format!("{name}: feature index {} beyond d = {d}", c + 1)));
                 }
-                ps.row(row.cols, row.vals, d);
+                ps.row(row.cols, row.vals, row.query.and_then(|q| block.qid(q)), d);
             }
             return ps.flush(&mut self.shard, self.backend).map_err(|e| CliError::input(format!("{name}: {e}")));
         }
@@ -990,9 +1102,9 @@ impl Shard {
         map: Option<NystromSpec>,
         pairs: Option<PairSummer>,
     ) -> Result<Shard, CliError> {
-        if pairs.is_some() && (map.is_some() || folds > 1 || keep_queries) {
+        if pairs.is_some() && (map.is_some() || keep_queries) {
             return Err(CliError::input(
-                "--pairs: statistics of explicit pairs are of the raw features, without --cv and --keep-queries",
+                "--pairs: statistics of explicit pairs are of the raw features, without --keep-queries",
             ));
         }
         let source = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(",");
@@ -1120,27 +1232,35 @@ impl Shard {
 
     /// Pair statistics ([`StatsContent::Pairs`]) of data sets read whole
     /// (CSV), their rows numbered from 0 across them in order, as
-    /// [`Shard::from_svmlight_mapped`] sums them from SVMlight files.
+    /// [`Shard::from_svmlight_mapped`] sums them from SVMlight files; with
+    /// `folds > 1`, each pair in the fold of its [`pair_key`] (a CSV qid
+    /// counts as [`csv_qid`]).
     ///
     /// # Errors
     /// A pair with a row beyond the data sets' ([`PairSummer`]'s error);
     /// statistics too large for memory.
+    #[allow(clippy::too_many_arguments)]
     pub fn pairs_from_datasets<B: Backend>(
         backend: &mut B,
         sets: &[&crate::data::Dataset],
         name: &str,
         weight: QueryWeight,
+        folds: usize,
         seed: u64,
         mut pairs: PairSummer,
     ) -> Result<Shard, CliError> {
         let d = sets.iter().map(|ds| ds.n_features()).max().unwrap_or(1).max(1);
-        let mut shard = Shard::new(StatsShape { d, folds: 1, weight }, seed, name.to_string())?;
+        let mut shard = Shard::new(StatsShape { d, folds, weight }, seed, name.to_string())?;
         shard.content = StatsContent::Pairs;
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
+        if let Some(ds) = sets.first() {
+            let rows = ds.n_rows().min(4096);
+            pairs.check_memory(rows, (0..rows).map(|i| ds.row(i).0.len()).sum())?;
+        }
         for ds in sets {
             for i in 0..ds.n_rows() {
                 let (c, v) = ds.row(i);
-                pairs.row(c, v, d);
+                pairs.row(c, v, ds.qid_of_row(i).map(csv_qid), d);
                 if pairs.targets.len() >= 4096 {
                     pairs.flush(&mut shard, backend).map_err(err)?;
                 }
@@ -1174,9 +1294,21 @@ pub struct FromStats {
     pub queries: usize,
     /// With folds: the grid and each λ's held-out objective per fold.
     pub cv: Option<CvTable>,
+    /// Statistics of explicit pairs (folds by the winner's query, the
+    /// objective per pair).
+    pub pairs: bool,
 }
 
 impl FromStats {
+    /// How the folds were drawn, and what the objective is per.
+    fn scheme(&self) -> (&'static str, &'static str) {
+        if self.pairs {
+            ("by the winner's query hash (pair statistics)", "(m − f(x_w) + f(x_l))² per pair")
+        } else {
+            ("by query hash (statistics)", "(s−Xw)ᵀL(s−Xw) per row")
+        }
+    }
+
     fn mean_std(v: &[f64]) -> (f64, f64) {
         let n = v.len() as f64;
         let mean = v.iter().sum::<f64>() / n;
@@ -1186,7 +1318,7 @@ impl FromStats {
     /// The metadata lines of the cross-validation (empty without).
     pub fn cv_meta(&self) -> String {
         let Some((k, rows)) = &self.cv else { return String::new() };
-        let mut m = format!("cv={k}-fold by query hash (statistics)\ncv_metric=objective\n");
+        let mut m = format!("cv={k}-fold {}\ncv_metric=objective\n", self.scheme().0);
         for (i, (l, v)) in rows.iter().enumerate() {
             let (mean, std) = Self::mean_std(v);
             m.push_str(&format!("cv.{i}=lambda={l} mean={mean} std={std}\n"));
@@ -1198,7 +1330,8 @@ impl FromStats {
     /// each (empty without).
     pub fn cv_table(&self) -> String {
         let Some((k, rows)) = &self.cv else { return String::new() };
-        let mut t = format!("# cross-validation: {k}-fold by query hash (statistics), metric objective (held-out (s−Xw)ᵀL(s−Xw) per row)\n");
+        let (by, per) = self.scheme();
+        let mut t = format!("# cross-validation: {k}-fold {by}, metric objective (held-out {per})\n");
         t.push_str("lambda\tmean\tstd\n");
         for (l, v) in rows {
             let (mean, std) = Self::mean_std(v);
@@ -1298,6 +1431,7 @@ pub fn fit_merged<B: Backend>(
         rows: all.rows(),
         queries: all.qids.len() + all.sealed_qids.len(),
         cv,
+        pairs,
     })
 }
 
@@ -1410,7 +1544,9 @@ mod tests {
         let ds = crate::data::svmlight::parse_svmlight_str(text, "t", &SvmlightOptions::default()).unwrap();
         let mut be = HostBackend::new(BackendChoice::Portable);
         let summer = PairSummer::new(pairs.clone(), "p".into());
-        let s = Shard::pairs_from_datasets(&mut be, &[&ds], "t", QueryWeight::Equal, 1, summer).unwrap();
+        // Rows 0 (until row 3) and 1 (until row 2) wait at once from row 1.
+        assert_eq!(summer.peak, (2, 1));
+        let s = Shard::pairs_from_datasets(&mut be, &[&ds], "t", QueryWeight::Equal, 1, 1, summer).unwrap();
         assert_eq!((s.content, s.qids.len(), s.sealed_qids.len()), (StatsContent::Pairs, 0, 0));
         let (mut sxx, mut sxy, mut syy) = ([[0.0; 3]; 3], [0.0; 3], 0.0);
         for p in &pairs {
@@ -1442,7 +1578,7 @@ mod tests {
         assert!(e.contains("pairs") && e.contains("r"), "{e}");
         // A pair beyond the shard's rows.
         let far = PairSummer::new(vec![Pair { winner: 1, loser: 7, magnitude: 1.0 }], "p.pairs".into());
-        let e = Shard::pairs_from_datasets(&mut be, &[&ds], "t.light", QueryWeight::Equal, 1, far).unwrap_err();
+        let e = Shard::pairs_from_datasets(&mut be, &[&ds], "t.light", QueryWeight::Equal, 1, 1, far).unwrap_err();
         let e = e.to_string();
         assert!(e.contains("p.pairs") && e.contains("pair 1") && e.contains("row 7") && e.contains("t.light"), "{e}");
     }
