@@ -756,6 +756,13 @@ impl<'s> SparsePosterior<'s> {
         self.st.resid
     }
 
+    /// The residual variances, for a caller that adds prior variance the
+    /// features do not carry (the low-rank XPGP's residual constant at the
+    /// items in no preference); after the attribute block is set.
+    pub(crate) fn residual_variances_mut(&mut self) -> &mut [f64] {
+        self.st.resid
+    }
+
     /// Mean and variance of `f(x¹) − f(x²)` for two new inputs from their
     /// prior terms `new`: cross-kernel columns `k1 = a·k(Z, x¹)`, `k2`
     /// (`m` each) and prior values `k11`, `k22`, `k12` (module docs'
