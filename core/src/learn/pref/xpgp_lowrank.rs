@@ -141,7 +141,7 @@
 //! at the starting hyperparameters (the eigenvectors do not depend on
 //! `b_r`, `ι_r` at all).
 
-use super::hyper::{minimize_until, minimize_workspace_len, OptParams, OptReport};
+use super::hyper::{search_evidence, OptParams, OptReport};
 use super::sparse::{
     fit_workspace_len_features, gradient_workspace_len_features, SparsePosterior, SparsePrior, PAIR_BLOCK,
 };
@@ -827,7 +827,7 @@ pub fn evidence_gradient<B: Backend>(
 /// ends the search, `post` then not refitted at `θ`). Leaves the best `θ`
 /// in `theta` and, unless stopped, its posterior in `post`. `work` holds
 /// [`evidence_workspace_len`] plus
-/// [`minimize_workspace_len`]`(θ.len(), opt.memory)`.
+/// [`super::hyper::minimize_workspace_len`]`(θ.len(), opt.memory)`.
 ///
 /// # Errors
 /// Those of [`evidence_gradient`] at the starting point, shapes, bounds.
@@ -840,35 +840,19 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     opt: &OptParams,
     post: &mut SparsePosterior<'_>,
     work: &mut [f64],
-    mut stop: S,
+    stop: S,
 ) -> Result<OptReport, LearnError> {
-    let need = minimize_workspace_len(theta.len(), opt.memory.max(1));
-    if work.len() < need {
-        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
-    }
-    let (owork, ework) = work.split_at_mut(need);
-    let mut stopped = false;
-    let report = minimize_until(
-        |th, g| {
-            let v = evidence_gradient(backend, problem, th, post, g, ework)?;
-            g.iter_mut().for_each(|x| *x = -*x);
-            Ok(-v)
-        },
+    search_evidence(
         theta,
-        lo,
-        hi,
+        (lo, hi),
         opt,
-        owork,
-        |it| {
-            stopped = stop(it);
-            stopped
+        work,
+        |th, g, w| match g {
+            Some(g) => evidence_gradient(backend, problem, th, post, g, w),
+            None => refit_at(backend, problem, th, post, w).map(|()| 0.0),
         },
-    )?;
-    if stopped {
-        return Ok(report);
-    }
-    refit_at(backend, problem, theta, post, ework)?;
-    Ok(report)
+        stop,
+    )
 }
 
 /// [`fit_hyper_until`] without cancellation.
