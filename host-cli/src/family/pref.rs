@@ -873,7 +873,7 @@ fn train_lowrank<B: Backend>(
     let re: Vec<lr::RelationEigen<'_>> =
         eig.iter().map(|(v, u, dm)| lr::RelationEigen { vals: v, vecs: u, dropped_mean: *dm }).collect();
     let prior = lr::LowRankPrior { n, attr, relations: &re, residual_items: &judged };
-    let pf = prior.p();
+    let (pf, u_res) = (prior.p(), prior.u());
     let ep = EpParams::default();
     let opt = OptParams::default();
     let storage_len = lr::storage_len(&prior, np);
@@ -881,8 +881,8 @@ fn train_lowrank<B: Backend>(
     crate::mem::check(
         &format!(
             "the low-rank posterior and evidence workspace over {n} items, {pf} features{} and {np} preferences",
-            if prior.u() > 0 {
-                format!(" ({} of them the relations' residual on the judged items)", prior.u())
+            if u_res > 0 {
+                format!(" ({u_res} of them the relations' residual on the judged items)")
             } else {
                 String::new()
             }
@@ -914,17 +914,13 @@ fn train_lowrank<B: Backend>(
     let (summary, sigma) = fitted.describe(
         &format!(
             " (low-rank: {r} inducing items, relation rank {k}{})",
-            if prior.u() > 0 {
-                format!(", relation residual constant on {} judged items", prior.u())
-            } else {
-                String::new()
-            }
+            if u_res > 0 { format!(", relation residual constant on {u_res} judged items") } else { String::new() }
         ),
         &format!(
             "approximation=low-rank XPGP: sparse EP on the attribute kernel's DTC features (inducing items by \
              pivoted Cholesky) and each relation's smallest Laplacian eigenpairs (Lanczos), both held fixed\n\
              inducing_points={r}\nbasis_requested={basis}\nfeatures={pf}\n{rel_meta}{}",
-            residual_meta(&theta, residual, &re, prior.u())
+            residual_meta(&theta, residual, &re, u_res)
         ),
         meta,
     );
