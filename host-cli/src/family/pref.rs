@@ -810,7 +810,7 @@ fn train_lowrank<B: Backend>(
     let way_out = match residual {
         RelationResidual::None => "use a smaller --basis M or --relation-rank K",
         RelationResidual::Constant => {
-            "use a smaller --basis M or --relation-rank K, or --relation-residual none (one feature fewer per judged item)"
+            "use a smaller --basis M or --relation-rank K, or --relation-residual none (no feature per judged item)"
         }
     };
     let zeros = |len| crate::mem::zeros(len, way_out);
