@@ -29,15 +29,19 @@ quality 3-8).
   ties dropped by the learner (the default), and ties kept as two opposite
   judgements (`--ties both`).
 
-- Low-rank XPGP (`--lowrank M:K[,M:K…]`): only the relevance-feedback
-  part, xpgp dense against `xpgp --basis M --relation-rank K` (the
-  relation through its K smallest Laplacian eigenpairs, the attributes
-  through M inducing wines) on the same draws; prints a markdown table
-  (and writes it to DIR/lowrank.md), nothing else.
+- Low-rank XPGP (`--lowrank M:K[:c][,M:K[:c]…]`): only the
+  relevance-feedback part, xpgp dense against `xpgp --basis M
+  --relation-rank K` (the relation through its K smallest Laplacian
+  eigenpairs, the attributes through M inducing wines; `:c` adds
+  `--relation-residual constant`, the dropped spectrum as one constant)
+  on the same draws; prints a markdown table (and writes it to
+  DIR/lowrank.md, and each finished (query, draw) to DIR/lowrank.jsonl),
+  nothing else.
 
-Usage: python3 experiments/pref_wine.py [--reps R] [--out DIR] [--lowrank M:K,...]"""
+Usage: python3 experiments/pref_wine.py [--reps R] [--out DIR] [--lowrank M:K[:c],...]"""
 
 import argparse
+import json
 import os
 import time
 
@@ -140,8 +144,15 @@ def lowrank_main(a):
     """Dense xpgp against `--basis M --relation-rank K` on the draws of the
     relevance-feedback part (same seeds)."""
     t0 = time.time()
-    specs = [tuple(int(t) for t in s.split(":")) for s in a.lowrank.split(",")]
-    arms = ["xpgp"] + [f"xpgp M={m_} K={k_}" for m_, k_ in specs]
+    specs = []
+    for s in a.lowrank.split(","):
+        t = s.split(":")
+        if len(t) not in (2, 3) or (len(t) == 3 and t[2] != "c"):
+            raise SystemExit(f"--lowrank: {s!r} is not M:K or M:K:c")
+        specs.append((int(t[0]), int(t[1]), len(t) == 3))
+    arms = ["xpgp"] + [f"xpgp M={m_} K={k_}" + (" +const" if c_ else "") for m_, k_, c_ in specs]
+    os.makedirs(a.out, exist_ok=True)
+    log = open(f"{a.out}/lowrank.jsonl", "a")
     x, y = load()
     perm = np.random.default_rng(7).permutation(len(y))
     res = {}
@@ -158,10 +169,14 @@ def lowrank_main(a):
                 tag = f"r{rep}_m{m}"
                 v, _ = gp_eval("xpgp", d, known, test, tag)
                 res.setdefault(("xpgp", m), []).append(v)
-                for (mb, kr), arm in zip(specs, arms[1:]):
-                    v, _ = gp_eval("xpgp", d, known, test, f"{tag}_lr{mb}_{kr}",
-                                   ["--basis", str(mb), "--relation-rank", str(kr)])
+                for (mb, kr, cst), arm in zip(specs, arms[1:]):
+                    extra = ["--relation-residual", "constant"] if cst else []
+                    v, _ = gp_eval("xpgp", d, known, test, f"{tag}_lr{mb}_{kr}{'c' if cst else ''}",
+                                   ["--basis", str(mb), "--relation-rank", str(kr)] + extra)
                     res.setdefault((arm, m), []).append(v)
+            log.write(json.dumps({"query": q, "rep": rep, "pairerror": {
+                f"{l}@{m}": res[(l, m)][-1]["pairerror"] for l in arms for m in SIZES}}) + "\n")
+            log.flush()
             C.log(f"query {q} rep {rep}: " + "  ".join(
                 f"{k[0]}@{k[1]} {v[-1]['pairerror']:.3f}" for k, v in res.items() if k[1] in (25, 150)))
     lines = [

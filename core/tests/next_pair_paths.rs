@@ -99,15 +99,21 @@ fn equal_ratios_go_to_the_larger_variance_then_the_smaller_pair() {
     }
 }
 
-#[test]
-fn random_posteriors_ask_the_same_question() {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut uniform = || {
+/// Uniform numbers in `[0, 1)` by xorshift from `seed`.
+fn rng(seed: u64) -> impl FnMut() -> f64 {
+    let mut state = seed;
+    move || {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        (state >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    };
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+#[test]
+fn random_posteriors_ask_the_same_question() {
+    let mut next = rng(0x9e37_79b9_7f4a_7c15);
+    let mut uniform = || next() * 2.0 - 1.0;
     for case in 0..20 {
         let (d, n) = (2 + case % 4, 3 + case % 7);
         let mut storage = vec![0.0; OnlineRankRls::<f64>::storage_len(d)];
@@ -129,4 +135,76 @@ fn random_posteriors_ask_the_same_question() {
             assert!((or - r).abs() <= 1e-8 * r, "case {case}: {r} vs {or}");
         }
     }
+}
+
+/// `select_pairs_lowrank` (a kind-10 posterior `CCᵀ + diag(r)`, screened
+/// search, factor updated between picks) against `select_pairs_cov` on the
+/// same posterior assembled densely with every pair a candidate (each pick
+/// scores all pairs): the same pairs in the same order, their variances and
+/// mean differences to 1e-9 relative (an eigendecomposition against a
+/// factor update: rounding near 1e-13). Items with and without a diagonal
+/// variance, both likelihoods, more picks than the factor's rank; a
+/// posterior with a single pair left, and none.
+#[test]
+fn lowrank_picks_are_the_dense_picks_of_every_pair() {
+    use ranklet_core::learn::pref::active::{select_lowrank_workspace_len, select_pairs_lowrank, PairPick};
+    let mut next = rng(0x2545_f491_4f6c_dd1d);
+    for (n, p, k) in [(9, 2, 6), (24, 3, 10), (40, 5, 12)] {
+        let mean: Vec<f64> = (0..n).map(|_| 2.0 * next() - 1.0).collect();
+        let c: Vec<f64> = (0..n * p).map(|_| next() - 0.5).collect();
+        let r: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { 0.0 } else { 0.2 * next() }).collect();
+        let mut cov = Vec::new();
+        for i in 0..n {
+            for j in 0..=i {
+                let cc: f64 = (0..p).map(|t| c[i * p + t] * c[j * p + t]).sum();
+                cov.push(cc + if i == j { r[i] } else { 0.0 });
+            }
+        }
+        let cands: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
+        for lik in [Likelihood::Probit { sigma: 0.3 }, Likelihood::Gaussian { noise: 0.4 }] {
+            let mut bw = vec![0.0; Portable::workspace_len(n)];
+            let mut be = Portable::new(&mut bw);
+            let mut want = vec![Pick::default(); k];
+            let mut work = vec![0.0; select_cov_workspace_len(n)];
+            let got_w = select_pairs_cov(&mut be, &mean, &cov, lik, &cands, &mut want, &mut work).unwrap();
+            let mut got = vec![PairPick::default(); k];
+            let mut work = vec![0.0; select_lowrank_workspace_len(n, p, k)];
+            let mut order = vec![0u32; n];
+            let got_l = select_pairs_lowrank(&mean, &c, p, &r, lik, &mut got, &mut work, &mut order).unwrap();
+            assert_eq!(got_l, got_w, "n = {n}, {lik:?}");
+            assert_eq!(got_l, k);
+            for (t, (g, w)) in got.iter().zip(&want).enumerate() {
+                let (wi, wj) = cands[w.candidate];
+                assert_eq!((g.i, g.j), (wi, wj), "n = {n}, {lik:?}, pick {t}");
+                assert!((g.var - w.var).abs() <= 1e-9 * w.var, "pick {t}: variance {} vs {}", g.var, w.var);
+                let scale = w.mean_diff.abs().max(1e-3);
+                assert!(
+                    (g.mean_diff - w.mean_diff).abs() <= 1e-9 * scale,
+                    "pick {t}: mean {} vs {}",
+                    g.mean_diff,
+                    w.mean_diff
+                );
+            }
+        }
+    }
+    // Two items: one pair, then none left; a certain posterior: none.
+    let lik = Likelihood::Probit { sigma: 1.0 };
+    let mut got = [PairPick::default(); 3];
+    let mut work = vec![0.0; select_lowrank_workspace_len(2, 1, 3)];
+    let mut order = [0u32; 2];
+    let n =
+        select_pairs_lowrank(&[0.5, 0.0], &[1.0, 0.0], 1, &[0.0, 0.5], lik, &mut got, &mut work, &mut order).unwrap();
+    assert_eq!(n, 1);
+    assert_eq!((got[0].i, got[0].j), (0, 1));
+    assert!((got[0].var - 1.5).abs() <= 1e-15 && (got[0].mean_diff - 0.5).abs() <= 1e-15);
+    let n =
+        select_pairs_lowrank(&[0.5, 0.0], &[1.0, 1.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order).unwrap();
+    assert_eq!(n, 0);
+    // Shapes and values.
+    assert!(select_pairs_lowrank(&[0.5, 0.0], &[1.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order).is_err());
+    assert!(
+        select_pairs_lowrank(&[0.5, 0.0], &[1.0, 0.0], 1, &[0.0, -1.0], lik, &mut got, &mut work, &mut order).is_err()
+    );
+    assert!(select_pairs_lowrank(&[0.5, f64::NAN], &[1.0, 0.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order)
+        .is_err());
 }

@@ -113,6 +113,17 @@ fn eigs(n: usize, rels: &[Relation<'_>], k: usize) -> Vec<(Vec<f64>, Vec<f64>, R
         .collect()
 }
 
+/// The preferences for `lik`: as they are for the probit, with distinct
+/// magnitudes (observed differences) for the Gaussian likelihood.
+fn for_likelihood(pairs: &[Pair], lik: Likelihood) -> Vec<Pair> {
+    match lik {
+        Likelihood::Gaussian { .. } => {
+            pairs.iter().enumerate().map(|(s, p)| Pair { magnitude: 0.3 + 0.1 * s as f64, ..*p }).collect()
+        }
+        _ => pairs.to_vec(),
+    }
+}
+
 struct Fit {
     mean: Vec<f64>,
     var: Vec<f64>,
@@ -179,28 +190,103 @@ fn every_item_inducing_and_every_eigenpair_is_the_dense_xpgp() {
     let e = eigs(n, &rels, n);
     assert_eq!(e[0].2.components, 2);
     assert_eq!(e[1].2.components, 4);
-    let re: Vec<RelationEigen<'_>> = e.iter().map(|(v, u, _)| RelationEigen { vals: v, vecs: u }).collect();
+    let re: Vec<RelationEigen<'_>> =
+        e.iter().map(|(v, u, _)| RelationEigen { vals: v, vecs: u, dropped_mean: None }).collect();
     let theta = [0.8f64.ln(), 0.5f64.ln(), 0.7f64.ln(), 1.5f64.ln(), 0.9f64.ln(), 0.6f64.ln(), 1.3f64.ln()];
     for lik in [Likelihood::Probit { sigma: 0.7 }, Likelihood::Gaussian { noise: 0.7 }] {
-        let pairs: Vec<Pair> = match lik {
-            Likelihood::Gaussian { .. } => {
-                pairs.iter().enumerate().map(|(s, p)| Pair { magnitude: 0.3 + 0.1 * s as f64, ..*p }).collect()
-            }
-            _ => pairs.clone(),
-        };
+        let pairs = for_likelihood(&pairs, lik);
         // Attributes and both relations.
         let want = dense_fit(Some(rows(&x, n, d)), n, &rels, &pairs, lik, &theta);
-        let prior =
-            LowRankPrior { n, attr: Some(SparsePrior { x: rows(&x, n, d), z: rows(&x, n, d) }), relations: &re };
+        let prior = LowRankPrior {
+            n,
+            attr: Some(SparsePrior { x: rows(&x, n, d), z: rows(&x, n, d) }),
+            relations: &re,
+            residual_items: &[],
+        };
         assert_eq!(prior.p(), 3 * n);
         let got = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
         assert_same(&got, &want, 1e-8, &format!("{lik:?}, attributes + relations"));
+        // A residual asked for with k = n: nothing is dropped (n − k = 0),
+        // no constant, no residual feature, the same fit.
+        assert!(e.iter().all(|(v, _, info)| lr::dropped_mean(n, info.trace, v).is_none()));
+        let mut judged = vec![0usize; n];
+        let u = lr::judged_items(n, &pairs, &mut judged).unwrap();
+        let prior = LowRankPrior { residual_items: &judged[..u], ..prior };
+        assert_eq!(prior.p(), 3 * n);
+        let got = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
+        assert_same(&got, &want, 1e-8, &format!("{lik:?}, k = n with a residual"));
         // Relations only (θ[0..2] ignored, their gradient 0).
         let want = dense_fit(None, n, &rels, &pairs, lik, &theta);
-        let prior = LowRankPrior { n, attr: None, relations: &re };
+        let prior = LowRankPrior { n, attr: None, relations: &re, residual_items: &[] };
         let got = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
         assert_same(&got, &want, 1e-8, &format!("{lik:?}, relations only"));
         assert_eq!(&got.grad[..2], &[0.0, 0.0]);
+    }
+}
+
+/// A relation whose dropped spectrum is exactly flat: the complete graph
+/// on 10 items (Laplacian eigenvalues 0 once and 10 nine times) at `k = 1`,
+/// and two disjoint complete graphs of 5 (0 twice, 5 eight times) at
+/// `k = 2`; both kept parts are null spaces (union–find), so the test needs
+/// no Lanczos. The constant then is the repeated eigenvalue, `K̂_r = K_r`,
+/// and the low-rank fit is the dense XPGP's to 1e-8 (as the `k = n` test:
+/// the same prior, different formulas), at the two items in no preference
+/// too (whose variance the constant reaches only through the residual
+/// variances). Without the constant the same ranks differ visibly.
+#[test]
+fn a_flat_dropped_spectrum_with_its_constant_is_the_dense_xpgp() {
+    let (n, d) = (10, 2);
+    let complete: Vec<(usize, usize, f64)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j, 1.0))).collect();
+    let cliques: Vec<(usize, usize, f64)> = complete.iter().copied().filter(|&(i, j, _)| i / 5 == j / 5).collect();
+    let rels = [Relation::Edges(&complete), Relation::Edges(&cliques)];
+    let e: Vec<_> = [(rels[0], 1), (rels[1], 2)].iter().map(|&(rel, k)| eigs(n, &[rel], k).remove(0)).collect();
+    let means: Vec<f64> = e.iter().map(|(v, _, info)| lr::dropped_mean(n, info.trace, v).unwrap()).collect();
+    assert!((means[0] - 10.0).abs() <= 1e-12 * 10.0, "{means:?}");
+    assert!((means[1] - 5.0).abs() <= 1e-12 * 5.0, "{means:?}");
+    let mut rnd = rng(0x5851_f42d_4c95_7f2d);
+    let x: Vec<f64> = (0..n * d).map(|_| 2.0 * rnd() - 1.0).collect();
+    // Items 8 and 9 in no preference; a contradiction between 2 and 3.
+    let pairs: Vec<Pair> = [(0, 1), (1, 2), (2, 3), (3, 2), (4, 5), (6, 0), (7, 4), (5, 6), (1, 7), (2, 6)]
+        .iter()
+        .map(|&(w, l)| Pair { winner: w, loser: l, magnitude: 1.0 })
+        .collect();
+    let mut judged = vec![0usize; n];
+    let u = lr::judged_items(n, &pairs, &mut judged).unwrap();
+    assert_eq!(&judged[..u], &[0, 1, 2, 3, 4, 5, 6, 7]);
+    let theta = [0.8f64.ln(), 0.5f64.ln(), 0.7f64.ln(), 1.5f64.ln(), 0.4f64.ln(), 0.6f64.ln(), 1.3f64.ln()];
+    for lik in [Likelihood::Probit { sigma: 0.7 }, Likelihood::Gaussian { noise: 0.7 }] {
+        let pairs = for_likelihood(&pairs, lik);
+        for attr in [true, false] {
+            let want = dense_fit(attr.then(|| rows(&x, n, d)), n, &rels, &pairs, lik, &theta);
+            let prior_with = |residual: bool| {
+                let re: Vec<RelationEigen<'_>> = e
+                    .iter()
+                    .zip(&means)
+                    .map(|((v, vecs, _), &mean)| RelationEigen {
+                        vals: v,
+                        vecs,
+                        dropped_mean: residual.then_some(mean),
+                    })
+                    .collect();
+                re
+            };
+            let re = prior_with(true);
+            let prior = LowRankPrior {
+                n,
+                attr: attr.then(|| SparsePrior { x: rows(&x, n, d), z: rows(&x, n, d) }),
+                relations: &re,
+                residual_items: &judged[..u],
+            };
+            assert_eq!(prior.p(), if attr { n } else { 0 } + 3 + u);
+            let got = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
+            assert_same(&got, &want, 1e-8, &format!("{lik:?}, attributes {attr}, flat dropped spectrum"));
+            // The plain truncation of the same ranks is another prior.
+            let re = prior_with(false);
+            let prior = LowRankPrior { relations: &re, ..prior };
+            let plain = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
+            let gap = plain.var.iter().zip(&want.var).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            assert!(gap > 1e-2, "{lik:?}, attributes {attr}: the truncation is as close ({gap})");
+        }
     }
 }
 
@@ -244,18 +330,32 @@ fn lowrank_gradient_is_central_differences() {
     let rels = [Relation::Edges(&edges)];
     let e = eigs(n, &rels, k);
     assert_eq!(e[0].2.components, 2);
-    let re: Vec<RelationEigen<'_>> = e.iter().map(|(v, u, _)| RelationEigen { vals: v, vecs: u }).collect();
     // Inducing inputs: every 7th item.
     let z: Vec<f64> = (0..m).flat_map(|j| x[7 * j * d..(7 * j + 1) * d].to_vec()).collect();
     let theta = [0.8f64.ln(), 0.5f64.ln(), 1.0f64.ln(), 1.5f64.ln(), 0.9f64.ln()];
-    for attr in [true, false] {
+    // Only the first 40 preferences, so that some items are in none.
+    let pairs = &pairs[..40];
+    let mut judged = vec![0usize; n];
+    let u = lr::judged_items(n, pairs, &mut judged).unwrap();
+    assert!(u < n, "every item judged: the test would not reach the unjudged path");
+    for (attr, residual) in [(true, false), (false, false), (true, true), (false, true)] {
+        let re: Vec<RelationEigen<'_>> = e
+            .iter()
+            .map(|(v, vecs, info)| RelationEigen {
+                vals: v,
+                vecs,
+                dropped_mean: if residual { lr::dropped_mean(n, info.trace, v) } else { None },
+            })
+            .collect();
         let prior = LowRankPrior {
             n,
             attr: attr.then(|| SparsePrior { x: rows(&x, n, d), z: rows(&z, m, d) }),
             relations: &re,
+            residual_items: &judged[..u],
         };
+        assert_eq!(prior.p(), if attr { m } else { 0 } + k + if residual { u } else { 0 });
         let lik = Likelihood::Probit { sigma: 1.0 };
-        let problem = LowRankProblem { prior: &prior, pairs: &pairs, lik, ep: tight() };
+        let problem = LowRankProblem { prior: &prior, pairs, lik, ep: tight() };
         let mut bw = vec![0.0; Portable::workspace_len(prior.p())];
         let mut be = Portable::new(&mut bw);
         let mut storage = vec![0.0; lr::storage_len(&prior, pairs.len())];
@@ -277,7 +377,7 @@ fn lowrank_gradient_is_central_differences() {
             let fd = (at(h) - at(-h)) / (2.0 * h);
             assert!(
                 (grad[i] - fd).abs() <= 1e-5 * fd.abs().max(1e-2),
-                "attributes {attr}: gradient[{i}] = {} vs central difference {fd}",
+                "attributes {attr}, residual {residual}: gradient[{i}] = {} vs central difference {fd}",
                 grad[i]
             );
         }
@@ -318,6 +418,16 @@ fn check_eigen(n: usize, rel: &Relation<'_>, k: usize, lanczos: bool) -> Relatio
     let e = eigs(n, &[*rel], k);
     let (vals, vecs, info) = &e[0];
     assert_eq!(info.lanczos.basis > 0, lanczos, "{info:?}");
+    // tr Δ and the mean of the dropped eigenvalues against the dense ones.
+    let tr: f64 = all.iter().sum();
+    assert!((info.trace - tr).abs() <= 1e-10 * norm * n as f64, "trace {} vs {tr}", info.trace);
+    match lr::dropped_mean(n, info.trace, vals) {
+        None => assert_eq!(k, n),
+        Some(mean) => {
+            let want = all[k..].iter().sum::<f64>() / (n - k) as f64;
+            assert!((mean - want).abs() <= 1e-9 * norm, "dropped mean {mean} vs {want}");
+        }
+    }
     for i in 0..k {
         assert!((vals[i] - all[i]).abs() <= 1e-9 * norm, "λ[{i}] = {} vs dense {}", vals[i], all[i]);
         let v = &vecs[i * n..(i + 1) * n];
@@ -412,12 +522,14 @@ fn hostile_relations_and_inputs_give_a_posterior_or_a_clear_error() {
     let lik = Likelihood::Probit { sigma: 0.7 };
     for (k, z, m) in [(1, &x[..d], 1), (n, &x[..], n), (3, &x[..4 * d], 4)] {
         let e = eigs(n, &rels, k);
-        let re: Vec<RelationEigen<'_>> = e.iter().map(|(v, u, _)| RelationEigen { vals: v, vecs: u }).collect();
+        let re: Vec<RelationEigen<'_>> =
+            e.iter().map(|(v, u, _)| RelationEigen { vals: v, vecs: u, dropped_mean: None }).collect();
         for attr in [true, false] {
             let prior = LowRankPrior {
                 n,
                 attr: attr.then(|| SparsePrior { x: rows(&x, n, d), z: rows(z, m, d) }),
                 relations: &re,
+                residual_items: &[],
             };
             let f = lowrank_fit(&prior, &pairs, lik, &theta).unwrap();
             assert!(f.log_z.is_finite() && f.grad.iter().all(|g| g.is_finite()));
@@ -425,15 +537,49 @@ fn hostile_relations_and_inputs_give_a_posterior_or_a_clear_error() {
         }
     }
     // A prior whose eigenvector block does not match n: a shape error.
-    let bad = [RelationEigen { vals: &[0.0], vecs: &[1.0; 3] }];
-    let prior = LowRankPrior { n, attr: None, relations: &bad };
+    let bad = [RelationEigen { vals: &[0.0], vecs: &[1.0; 3], dropped_mean: None }];
+    let prior = LowRankPrior { n, attr: None, relations: &bad, residual_items: &[] };
     assert!(matches!(
         lowrank_fit(&prior, &pairs, lik, &theta),
         Err(LearnError::Numerics(LinalgError::DimensionMismatch))
     ));
     // A negative eigenvalue is refused.
     let v: Vec<f64> = (0..n).map(|_| (1.0 / n as f64).sqrt()).collect();
-    let bad = [RelationEigen { vals: &[-1.0], vecs: &v }];
-    let prior = LowRankPrior { n, attr: None, relations: &bad };
+    let bad = [RelationEigen { vals: &[-1.0], vecs: &v, dropped_mean: None }];
+    let prior = LowRankPrior { n, attr: None, relations: &bad, residual_items: &[] };
     assert!(lowrank_fit(&prior, &pairs, lik, &theta).is_err());
+
+    // Residual constants: a pair's item without a residual feature, items
+    // out of order or out of range, a dropped mean below a kept eigenvalue
+    // or not finite: shape and value errors, never a wrong fit.
+    let e = eigs(n, &rels, 3);
+    let mean = lr::dropped_mean(n, e[0].2.trace, &e[0].0).unwrap();
+    let with = |m: f64| [RelationEigen { vals: &e[0].0, vecs: &e[0].1, dropped_mean: Some(m) }];
+    let good = with(mean);
+    let mut judged = vec![0usize; n];
+    let u = lr::judged_items(n, &pairs, &mut judged).unwrap();
+    assert_eq!(&judged[..u], &[0, 1, 2, 3, 4, 5]);
+    let prior = LowRankPrior { n, attr: None, relations: &good, residual_items: &judged[..u] };
+    assert!(lowrank_fit(&prior, &pairs, lik, &theta).is_ok());
+    for items in
+        [&[0usize, 1, 2, 3, 4][..], &[0, 2, 1, 3, 4, 5][..], &[0, 1, 2, 3, 4, 5, 10][..], &[0, 1, 1, 2, 3, 4, 5][..]]
+    {
+        let prior = LowRankPrior { residual_items: items, ..prior };
+        assert_eq!(
+            lowrank_fit(&prior, &pairs, lik, &theta).err(),
+            Some(LearnError::Numerics(LinalgError::DimensionMismatch)),
+            "{items:?}"
+        );
+    }
+    for (m, err) in [(-1.0, LinalgError::InvalidParameter), (f64::NAN, LinalgError::NonFinite)] {
+        let bad = with(m);
+        let prior = LowRankPrior { relations: &bad, ..prior };
+        assert_eq!(lowrank_fit(&prior, &pairs, lik, &theta).err(), Some(LearnError::Numerics(err)), "{m}");
+    }
+    let far = [Pair { winner: 0, loser: n, magnitude: 1.0 }];
+    assert_eq!(lr::judged_items(n, &far, &mut judged), Err(LearnError::BadGraph));
+    assert!(matches!(
+        lr::judged_items(n, &pairs, &mut judged[..3]),
+        Err(LearnError::Numerics(LinalgError::DimensionMismatch))
+    ));
 }

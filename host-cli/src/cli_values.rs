@@ -67,6 +67,14 @@ lib_enums! {
         Pairs,
     }
 
+    /// `--relation-residual` ([`ranklet::family::pref::RelationResidual`]).
+    RelationResidual => ranklet::family::pref::RelationResidual {
+        /// Dropped: the plain truncation to the K eigenpairs.
+        None,
+        /// Kept as one constant per relation (one feature per judged item).
+        Constant,
+    }
+
     /// `--format` ([`ranklet::args::DataFormat`]).
     DataFormat => ranklet::args::DataFormat {
         /// SVMlight / LETOR lines `label [qid:q] i:v …`.
@@ -144,6 +152,10 @@ mod tests {
             assert_eq!(name.as_deref(), Some(v.lib().name()), "{v:?}");
         }
         for v in QueryWeight::value_variants() {
+            let name = v.to_possible_value().map(|p| p.get_name().to_string());
+            assert_eq!(name.as_deref(), Some(v.lib().name()), "{v:?}");
+        }
+        for v in RelationResidual::value_variants() {
             let name = v.to_possible_value().map(|p| p.get_name().to_string());
             assert_eq!(name.as_deref(), Some(v.lib().name()), "{v:?}");
         }

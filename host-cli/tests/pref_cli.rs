@@ -675,11 +675,13 @@ fn basis_with_every_item_inducing_is_the_dense_inductive_model() {
 /// maximise the same evidence up to rounding, so the optimiser takes the
 /// same path) and the same evidence; `inspect` shows M, the ranks and the
 /// evidence; `eval` gives the dense model's metrics; `suggest` picks the
-/// brute-force best pair of the rule over all pairs (one pair, with a
-/// note for more). Truncated (M = 3, K = 2) it fits a model
-/// of 3 + 2·2 features. `--relation-rank` 0, without `--basis`, or for a
-/// learner without relations, and `--inductive` with relations, are
-/// refused by name.
+/// brute-force best pair of the rule over all pairs first, and `-k 3` the
+/// dense model's three pairs (each after pretend answers). Truncated
+/// (M = 3, K = 2) it fits a model of 3 + 2·2 features, and with
+/// `--relation-residual constant` 6 more (one per judged item), the
+/// constants shown by `inspect`. `--relation-rank` 0, `--relation-rank` or
+/// `--relation-residual` without `--basis` or for a learner without
+/// relations, and `--inductive` with relations, are refused by name.
 #[test]
 fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
     let dir = Scratch::new("pref-xpgp-basis");
@@ -753,11 +755,23 @@ fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
     for (a, b) in ed_.iter().zip(&el_) {
         assert!((a - b).abs() <= 1e-5, "eval: dense {ed_:?} vs low-rank {el_:?}");
     }
-    let run = ranklet(&dir, strs(&["suggest", "-k", "2", "-m"]).into_iter().chain([os(&model)]));
-    assert_eq!(run.code, Some(0), "{run:?}");
-    assert_eq!(run.stdout.lines().count(), 1, "{run:?}");
-    assert!(run.stderr.contains("1 pair suggested of the 2 asked"), "{run:?}");
-    let got: Vec<&str> = run.stdout.trim_end().split('\t').collect();
+    let suggest = |m: &Path| {
+        let run = ranklet(&dir, strs(&["suggest", "-k", "3", "-m"]).into_iter().chain([os(m)]));
+        assert_eq!(run.code, Some(0), "{run:?}");
+        assert!(run.stderr.is_empty(), "{run:?}");
+        run.stdout
+    };
+    let (sd, sl) = (suggest(&dense), suggest(&model));
+    assert_eq!(sl.lines().count(), 3, "{sl}");
+    for (a, b) in sd.lines().zip(sl.lines()) {
+        let (a, b): (Vec<&str>, Vec<&str>) = (a.split('\t').collect(), b.split('\t').collect());
+        assert_eq!(a[..2], b[..2], "dense\n{sd}low-rank\n{sl}");
+        for t in 2..4 {
+            let (x, y): (f64, f64) = (a[t].parse().unwrap(), b[t].parse().unwrap());
+            assert!((x - y).abs() <= 1e-5 * x.abs().max(1e-3), "dense\n{sd}low-rank\n{sl}");
+        }
+    }
+    let got: Vec<&str> = sl.lines().next().unwrap().split('\t').collect();
     let mean: Vec<f64> = gl.mean().iter().collect();
     let mut best = (0, 0, f64::NEG_INFINITY);
     for i in 0..6 {
@@ -783,6 +797,26 @@ fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
     let meta = view.metadata();
     assert!(meta.contains("inducing_points=3") && meta.contains("features=7"), "{meta}");
     assert!(meta.contains("relation_0_rank=2") && meta.contains("relation_1_rank=2"), "{meta}");
+    assert!(meta.contains("relation_residual=none") && meta.contains("residual_features=0"), "{meta}");
+    // The dropped spectra as constants: one feature per judged item (all 6).
+    std::fs::remove_file(&model).unwrap();
+    let extra = strs(&["--basis", "3", "--relation-rank", "2", "--relation-residual", "constant"]);
+    let run = train(&dir, "xpgp", &items, &prefs, &[rels.clone(), extra].concat());
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let bytes = std::fs::read(&model).unwrap();
+    let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
+    assert_eq!(view.pref_lowrank().map(|g| g.rank()), Some(13));
+    let shown = ranklet(&dir, strs(&["inspect"]).into_iter().chain([os(&model)])).stdout;
+    let want = [
+        "features=13",
+        "relation_residual=constant",
+        "residual_features=6",
+        "relation_0_dropped_mean_laplacian_eigenvalue=",
+        "relation_0_residual_constant=",
+        "relation_1_residual_variance=",
+    ];
+    let missing: Vec<&str> = want.into_iter().filter(|w| !shown.contains(w)).collect();
+    assert!(missing.is_empty(), "{missing:?} missing:\n{shown}");
 
     // Refused by name.
     std::fs::remove_file(&model).unwrap();
@@ -791,13 +825,16 @@ fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
         ("xpgp", [rels.clone(), strs(&["--basis", "3", "--relation-rank", "0"])].concat(), "--relation-rank"),
         ("xpgp", [rels.clone(), strs(&["--basis", "3", "--inductive"])].concat(), "--inductive"),
         ("pref-gp", strs(&["--basis", "3", "--relation-rank", "2"]), "--relation-rank"),
+        ("pref-gp", strs(&["--basis", "3", "--relation-residual", "constant"]), "--relation-residual"),
     ] {
         let run = train(&dir, algo, &items, &prefs, &extra);
         assert_bad_input(&run, &dir, None, None, &[name]);
     }
-    let run = train(&dir, "xpgp", &items, &prefs, &[rels, strs(&["--relation-rank", "2"])].concat());
-    assert_eq!(run.code, Some(2), "{run:?}");
-    assert!(run.stderr.contains("--basis") && run.stdout.is_empty(), "{run:?}");
+    for flags in [strs(&["--relation-rank", "2"]), strs(&["--relation-residual", "constant"])] {
+        let run = train(&dir, "xpgp", &items, &prefs, &[rels.clone(), flags].concat());
+        assert_eq!(run.code, Some(2), "{run:?}");
+        assert!(run.stderr.contains("--basis") && run.stdout.is_empty(), "{run:?}");
+    }
 }
 
 /// `suggest` on a `--basis` model chooses among every pair of `--items`

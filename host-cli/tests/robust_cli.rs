@@ -62,15 +62,20 @@ fn sparse_letor() -> String {
     letor_with(10)
 }
 
-/// As [`sparse_letor`] with `d` features.
-fn letor_with(d: usize) -> String {
-    let mut rng = 0x2545_f491_4f6c_dd1du64;
-    let mut next = || {
+/// 53-bit xorshift numbers from `seed`.
+fn xorshift(seed: u64) -> impl FnMut() -> u64 {
+    let mut rng = seed;
+    move || {
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
         rng >> 11
-    };
+    }
+}
+
+/// As [`sparse_letor`] with `d` features.
+fn letor_with(d: usize) -> String {
+    let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     let mut lines = Vec::new();
     for q in 0..60 {
         for _ in 0..5 {
@@ -213,5 +218,46 @@ fn stats_pairs_whose_rows_cannot_wait_in_memory_are_refused() {
     }
     assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
     let run = ranklet_limited(&dir, Some("1M"), &a);
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
+/// The low-rank xpgp with `--relation-residual constant` (one feature per
+/// judged item: 383 of 400 here) is refused before work under a limit that
+/// the plain truncation of the same ranks fits in, naming the bytes and
+/// `--relation-residual none` as a way out; exit 1, nothing written.
+#[test]
+fn xpgp_relation_residual_beyond_the_memory_limit_is_refused_with_the_way_out() {
+    let dir = Scratch::new("robust-xpgp-residual");
+    let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
+    let n = 400u64;
+    let items: String = (0..n).map(|i| format!("i{i} 1:{} 2:{}\n", next() % 1000, next() % 1000)).collect();
+    let mut prefs = String::new();
+    while prefs.lines().count() < 600 {
+        let (a, b) = (next() % n, next() % n);
+        if a != b {
+            prefs.push_str(&format!("i{a} i{b}\n"));
+        }
+    }
+    let rel: String = (0..n).map(|i| format!("i{i} i{}\n", (i + 1) % n)).collect();
+    let (items, prefs, rel) = (dir.input("items.txt", &items), dir.input("p.txt", &prefs), dir.input("r.txt", &rel));
+    let model = dir.out("m.rkl");
+    let train = |residual: &str| -> Vec<OsString> {
+        let mut v: Vec<OsString> = ["train", "--algo", "xpgp", "--items"].iter().map(OsString::from).collect();
+        v.extend([os(&items), "--prefs".into(), os(&prefs), "--relation".into(), os(&rel), "-o".into(), os(&model)]);
+        v.extend(
+            ["--basis", "10", "--relation-rank", "10", "--relation-residual", residual].iter().map(OsString::from),
+        );
+        v
+    };
+    let run = ranklet_limited(&dir, Some("2M"), &train("constant"));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(
+        run.stderr.contains("of them the relations' residual on the judged items")
+            && run.stderr.contains(" bytes, more than the 2 097 152 bytes")
+            && run.stderr.contains("--relation-residual none"),
+        "{run:?}"
+    );
+    assert!(!model.exists());
+    let run = ranklet_limited(&dir, Some("2M"), &train("none"));
     assert_eq!(run.code, Some(0), "{run:?}");
 }

@@ -118,6 +118,7 @@ class _PrefLearner(ModelBytes, BaseEstimator):
             precision=self.precision,
             basis=None if getattr(self, "basis", None) is None else int(self.basis),
             relation_rank=None if getattr(self, "relation_rank", None) is None else int(self.relation_rank),
+            relation_residual=getattr(self, "relation_residual", "none"),
         )
         for note in notes:
             warnings.warn(note, UserWarning, stacklevel=3)
@@ -225,6 +226,12 @@ class XPGP(_PrefLearner):
         With ``basis``: the number of smallest Laplacian eigenpairs kept
         per relation (``--relation-rank K``; default ``min(basis, n)``):
         the low-rank XPGP, no n × n matrix in the fit.
+    relation_residual : {"none", "constant"}
+        With ``basis``: what becomes of each relation's spectrum beyond the
+        kept eigenpairs (``--relation-residual``): dropped (``"none"``, the
+        default) or kept as one constant per relation (``"constant"``: one
+        more feature per judged item; exact when the dropped spectrum is
+        flat).
 
     >>> import numpy as np, ranklet
     >>> X = np.linspace(0, 1, 6)[:, None]
@@ -236,7 +243,8 @@ class XPGP(_PrefLearner):
 
     _algo = "xpgp"
 
-    def __init__(self, *, gamma=None, basis=None, relation_rank=None, ties="drop", precision="f32"):
+    def __init__(self, *, gamma=None, basis=None, relation_rank=None, relation_residual="none", ties="drop",
+                 precision="f32"):
         _store(self, locals())
 
     def fit(self, X, prefs, ties=None, relations=None, groups=None, n_items=None):

@@ -59,6 +59,7 @@ def fit_prefs_py(
     precision: str,
     basis: Optional[int] = ...,
     relation_rank: Optional[int] = ...,
+    relation_residual: str = ...,
 ) -> Tuple[bytes, str, list[str]]: ...
 def pref_posterior(
     model: bytes, x: Optional[npt.NDArray[Any]] = None

@@ -31,7 +31,7 @@ use ranklet::error::CliError;
 use ranklet::family::kron::{EdgeMetric, KronAlgo, NodeRepr, NodeSets, Nodes, PairArg, PairModel};
 use ranklet::family::pref::{
     fit_prefs, suggest, suggest_lowrank, tie_notes, PrefAlgo, PrefData, PrefItems, PrefKernel, PrefModel,
-    PrefModelKind, PrefRequest, PrefScorer,
+    PrefModelKind, PrefRequest, PrefScorer, RelationResidual,
 };
 use ranklet::family::Algo;
 use ranklet::hostbackend::BackendChoice;
@@ -439,10 +439,11 @@ fn detached<T: Send>(
 /// CLI's reader, with its messages), `relations` `(kind, name, text)` with
 /// kind `"edges"` or `"groups"`; `basis` M: sparse EP on at most M inducing
 /// items (`--basis M`; for xpgp each relation through `relation_rank`
-/// Laplacian eigenpairs, `--relation-rank K`). Returns `(model bytes,
+/// Laplacian eigenpairs, `--relation-rank K`, its dropped spectrum by
+/// `relation_residual`, `--relation-residual`). Returns `(model bytes,
 /// summary, notes)`.
 #[pyfunction]
-#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision, basis=None, relation_rank=None))]
+#[pyo3(signature = (x, n_items, prefs, relations, *, algo, gamma, inductive, ties, precision, basis=None, relation_rank=None, relation_residual="none"))]
 #[allow(clippy::too_many_arguments)]
 fn fit_prefs_py<'py>(
     py: Python<'py>,
@@ -457,6 +458,7 @@ fn fit_prefs_py<'py>(
     precision: &str,
     basis: Option<usize>,
     relation_rank: Option<usize>,
+    relation_residual: &str,
 ) -> PyResult<(Bound<'py, PyBytes>, String, Vec<String>)> {
     fenced(|| {
         let algo =
@@ -466,6 +468,9 @@ fn fit_prefs_py<'py>(
             "both" => Ties::Both,
             other => return Err(PyValueError::new_err(format!("ties must be 'drop' or 'both', got {other:?}"))),
         };
+        let relation_residual = RelationResidual::from_name(relation_residual).ok_or_else(|| {
+            PyValueError::new_err(format!("relation_residual must be 'none' or 'constant', got {relation_residual:?}"))
+        })?;
         let kernel = match gamma {
             None => PrefKernel::Auto,
             Some(g) if g.is_finite() && g > 0.0 => PrefKernel::Rbf(g),
@@ -480,6 +485,7 @@ fn fit_prefs_py<'py>(
             backend: BackendChoice::Faer,
             basis,
             relation_rank,
+            relation_residual,
         };
         let items = pref_items(py, x.as_ref(), n_items)?;
         let data = py
@@ -571,7 +577,7 @@ fn pref_prob<'py>(
     })
 }
 
-/// The next `k` pairs to ask of a kind-8 model (`ranklet suggest`):
+/// The next `k` pairs to ask of a kind-8 or kind-10 model (`ranklet suggest`):
 /// `(i, j, mean_diff, var_diff)` per pair.
 #[pyfunction]
 fn pref_suggest(py: Python<'_>, model: &[u8], k: usize) -> PyResult<Vec<(usize, usize, f64, f64)>> {
@@ -581,9 +587,8 @@ fn pref_suggest(py: Python<'_>, model: &[u8], k: usize) -> PyResult<Vec<(usize, 
             return Err(PyValueError::new_err("k must be ≥ 1"));
         }
         if let Some(lr) = view.pref_lowrank() {
-            // One pair: a low-rank model is not updated between picks.
-            let pick = py.detach(|| suggest_lowrank(&lr)).map_err(py_err)?;
-            return Ok(pick.into_iter().map(|s| (s.i, s.j, s.mean_diff, s.var_diff)).collect());
+            let picks = py.detach(|| suggest_lowrank(&lr, k)).map_err(py_err)?;
+            return Ok(picks.into_iter().map(|s| (s.i, s.j, s.mean_diff, s.var_diff)).collect());
         }
         let Some(gp) = view.pref_gp() else {
             return Err(PyValueError::new_err(

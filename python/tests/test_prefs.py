@@ -70,6 +70,9 @@ CASES = [
      ["--algo", "diff-gp", "--basis", "6", "--kernel", "rbf:0.3"]),
     ("xpgp-lowrank", ranklet.XPGP(basis=8, relation_rank=5, precision="f64"),
      {"relations": [EDGES], "groups": [GROUPS]}, ["--algo", "xpgp", "--basis", "8", "--relation-rank", "5"]),
+    ("xpgp-lowrank-residual", ranklet.XPGP(basis=8, relation_rank=5, relation_residual="constant", precision="f64"),
+     {"relations": [EDGES], "groups": [GROUPS]},
+     ["--algo", "xpgp", "--basis", "8", "--relation-rank", "5", "--relation-residual", "constant"]),
 ]
 
 
@@ -123,6 +126,7 @@ def test_python_model_is_the_cli_model(cli, tmp_path, case):
         # The suggestions are `ranklet suggest`'s, pair for pair.
         out = cli("suggest", "-m", cli_model, "-k", 3).stdout.splitlines()
         cli_pairs = [tuple(int(t) for t in line.split("\t")[:2]) for line in out]
+        assert len(cli_pairs) == 3, name
         assert [tuple(p) for p in est.suggest(3)] == cli_pairs
 
 
@@ -204,6 +208,8 @@ def test_hostile_inputs_raise_the_cli_message(cli, tmp_path):
         ranklet.PrefGP(gamma=-1.0).fit(X, np.array([[0, 1]]))
     with pytest.raises(ValueError, match="ties must be"):
         ranklet.PrefGP(ties="maybe").fit(X, np.array([[0, 1]]))
+    with pytest.raises(ValueError, match="relation_residual must be"):
+        ranklet.XPGP(basis=3, relation_residual="flat").fit(X, np.array([[0, 1]]), relations=[np.array([[0, 1]])])
 
     gp = ranklet.PrefGP(precision="f64").fit(X, np.array([[0, 1], [2, 1]]))
     with pytest.raises(ValueError, match="inductive=True"):

@@ -1,10 +1,13 @@
 //! `ranklet suggest`: the next pairs to ask of a preference-GP model over a
 //! fixed item set (001 §5): lines `a<TAB>b<TAB>variance<TAB>mean_difference`
 //! (item ids; the variance and mean of `f_a − f_b` when the pair was
-//! picked), best first. For an inductive model (`train --inductive` or
-//! `--basis M`) the candidates are every pair of the items of `--items`,
-//! searched by the screened rule without an `n × n` matrix; such a model is
-//! not updated between picks, so it proposes one pair.
+//! picked), best first, each chosen after pretend answers to the earlier
+//! ones. A low-rank model (kind 10, `--algo xpgp --basis M`) is searched
+//! among every pair of its items by the screened rule without an `n × n`
+//! matrix, its factor updated between picks. For an inductive model
+//! (`train --inductive` or `--basis M`) the candidates are every pair of
+//! the items of `--items`, searched the same way; such a model is not
+//! updated between picks, so it proposes one pair.
 
 use clap::Args;
 use ranklet::args::heading;
@@ -58,32 +61,27 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
     if a.items.is_some() {
         return Err(CliError::input("--items applies to inductive preference GPs (a fixed-set model knows its items)"));
     }
-    if let Some(gp) = view.pref_lowrank() {
-        let Some(s) = suggest_lowrank(&gp)? else {
-            eprintln!("ranklet: note: no pair left to ask (every difference is certain)");
-            return Ok(());
-        };
-        let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
-        println!("{}\t{}\t{:.6e}\t{:.6e}", name(s.i), name(s.j), s.var_diff, s.mean_diff);
-        if a.k > 1 {
-            eprintln!(
-                "ranklet: note: 1 pair suggested of the {} asked (a low-rank model is not updated between picks)",
-                a.k
-            );
+    let picks = match view.pref_lowrank() {
+        Some(gp) => {
+            let picks = suggest_lowrank(&gp, a.k)?;
+            let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
+            picks.iter().map(|s| (name(s.i), name(s.j), s.var_diff, s.mean_diff)).collect::<Vec<_>>()
         }
-        return Ok(());
-    }
-    let Some(gp) = view.pref_gp() else {
-        return Err(CliError::input(format!(
-            "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",
-            a.model.model.display()
-        )));
+        None => {
+            let Some(gp) = view.pref_gp() else {
+                return Err(CliError::input(format!(
+                    "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",
+                    a.model.model.display()
+                )));
+            };
+            let picks = pick(&gp, a.k)?;
+            let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
+            picks.iter().map(|s| (name(s.i), name(s.j), s.var_diff, s.mean_diff)).collect()
+        }
     };
-    let picks = pick(&gp, a.k)?;
-    let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
     let mut out = String::new();
-    for s in &picks {
-        out.push_str(&format!("{}\t{}\t{:.6e}\t{:.6e}\n", name(s.i), name(s.j), s.var_diff, s.mean_diff));
+    for (i, j, v, m) in &picks {
+        out.push_str(&format!("{i}\t{j}\t{v:.6e}\t{m:.6e}\n"));
     }
     print!("{out}");
     if picks.len() < a.k {

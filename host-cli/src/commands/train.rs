@@ -18,7 +18,9 @@ use ranklet::error::{check_writable, write_atomic, CliError};
 use ranklet::family::kron::{EdgeMetric, KronAlgo, NodeSets, PairArg};
 use ranklet::family::ls_stats::fit_merged;
 use ranklet::family::ls_stream::fit_linear_stream;
-use ranklet::family::pref::{fit_prefs, tie_notes, PrefAlgo, PrefFit, PrefKernel, PrefModelKind, PrefRequest};
+use ranklet::family::pref::{
+    fit_prefs, tie_notes, PrefAlgo, PrefFit, PrefKernel, PrefModelKind, PrefRequest, RelationResidual,
+};
 use ranklet::family::{Algo, Family, RowFamily};
 use ranklet::fit::Fitted;
 use ranklet::hostbackend::{BackendChoice, HostBackend};
@@ -172,6 +174,16 @@ pub struct TrainArgs {
     /// n·(M + ΣK), no n × n matrix in the fit.
     #[arg(long, value_name = "K", requires = "basis", help_heading = heading::LEARNER)]
     pub relation_rank: Option<usize>,
+    /// xpgp with --basis M: what becomes of each relation kernel's
+    /// spectrum beyond the K kept eigenpairs. `none` drops it (default:
+    /// the cost stays n·(M + ΣK)); `constant` keeps it as one constant
+    /// 1/(λ̄ + ι⁻²) per relation (λ̄ the mean dropped Laplacian eigenvalue,
+    /// from the trace; exact when the dropped spectrum is flat), at the
+    /// price of one more feature per judged item — worth it when the
+    /// evidence makes the relation kernel nearly flat (ι⁻² above the
+    /// Laplacian's eigenvalues) and K ≪ items.
+    #[arg(long, value_parser = lib_enum::<cli_values::RelationResidual>(), default_value = "none", requires = "basis", help_heading = heading::LEARNER)]
+    pub relation_residual: RelationResidual,
     /// Weighting of the within-query graphs (rows): `equal` (each query
     /// counts equally, L_q = I − 11ᵀ/l_q) or `pairs` (plain Laplacian, each
     /// pair counts equally).
@@ -507,6 +519,7 @@ fn train_prefs(a: &TrainArgs) -> Result<(), CliError> {
         backend: a.backend,
         basis: a.basis,
         relation_rank: a.relation_rank,
+        relation_residual: a.relation_residual,
     };
     let mut bar = Bar::default();
     let PrefFit { bytes, summary } = fit_prefs(&req, &data, &mut |p| bar.show(p))?;

@@ -78,6 +78,38 @@ impl PrefAlgo {
     }
 }
 
+/// `--relation-residual` of the low-rank xpgp: what becomes of each
+/// relation kernel's spectrum beyond its `--relation-rank K` eigenpairs
+/// (`ranklet_core::learn::pref::xpgp_lowrank`, "The dropped spectrum as a
+/// constant").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RelationResidual {
+    /// Dropped: the plain truncation, `p = m + ΣK` features.
+    #[default]
+    None,
+    /// Kept as one constant `1/(λ̄ + ι⁻²)` per relation (`λ̄` the mean
+    /// dropped Laplacian eigenvalue): one more feature per judged item.
+    Constant,
+}
+
+impl RelationResidual {
+    /// The `--relation-residual` name.
+    pub fn name(self) -> &'static str {
+        match self {
+            RelationResidual::None => "none",
+            RelationResidual::Constant => "constant",
+        }
+    }
+    /// From the `--relation-residual` name.
+    pub fn from_name(s: &str) -> Option<RelationResidual> {
+        match s {
+            "none" => Some(RelationResidual::None),
+            "constant" => Some(RelationResidual::Constant),
+            _ => None,
+        }
+    }
+}
+
 /// `--kernel` of the preference GPs: the RBF kernel of 001 eq. 1, its
 /// width fitted by the evidence (`rbf:auto`, the default) or given.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -563,19 +595,20 @@ fn searched<R>(
 /// `n × n`. Returns the model bytes and the summary line; `basis` above the
 /// item count means every item. Progress and cancellation as [`train`].
 /// xpgp goes to [`train_lowrank`] (its relations by `relation_rank`
-/// Laplacian eigenpairs each; the model over the fixed items).
+/// Laplacian eigenpairs each and `residual`; the model over the fixed
+/// items).
 ///
 /// # Errors
 /// Bad input: no attributes (pref-gp, diff-gp), `basis = 0`,
-/// `relation_rank` for a learner without relations. Resources: the sizes
-/// checked before allocation. Numerical failure.
+/// `relation_rank` or a residual for a learner without relations.
+/// Resources: the sizes checked before allocation. Numerical failure.
 #[allow(clippy::too_many_arguments)]
 pub fn train_sparse<B: Backend>(
     backend: &mut B,
     algo: PrefAlgo,
     kernel: PrefKernel,
     basis: usize,
-    relation_rank: Option<usize>,
+    (relation_rank, residual): (Option<usize>, RelationResidual),
     data: &PrefData,
     element: ElementType,
     meta: &mut String,
@@ -588,11 +621,17 @@ pub fn train_sparse<B: Backend>(
         return Err(CliError::input("--basis must be ≥ 1"));
     }
     if algo == PrefAlgo::Xpgp {
-        return train_lowrank(backend, kernel, basis, relation_rank, data, element, meta, on);
+        return train_lowrank(backend, kernel, basis, (relation_rank, residual), data, element, meta, on);
     }
     if relation_rank.is_some() {
         return Err(CliError::input(format!(
             "--relation-rank applies to --algo xpgp (the rank of its relation kernels), not {}",
+            algo.name()
+        )));
+    }
+    if residual != RelationResidual::None {
+        return Err(CliError::input(format!(
+            "--relation-residual applies to --algo xpgp (its relation kernels), not {}",
             algo.name()
         )));
     }
@@ -719,8 +758,10 @@ fn inducing_items(
 /// `K` smallest eigenpairs of its Laplacian (`--relation-rank K`, default
 /// `min(M, n)`; Lanczos on the edge list, held fixed), the attributes (if
 /// any) through at most `M` inducing items chosen as [`train_sparse`]
-/// chooses them (held fixed), sparse EP on the `p = m + ΣK` features, the
-/// hyperparameters by the evidence. Memory O(n·p + p² + M). The model is
+/// chooses them (held fixed), sparse EP on the `p = m + ΣK` features (`+ u`,
+/// one per judged item, with `--relation-residual constant`: each
+/// relation's dropped spectrum as one constant), the hyperparameters by the
+/// evidence. Memory O(n·p + p² + M). The model is
 /// kind 10, the posterior over the items in low-rank form
 /// (`Cov(f_i, f_j) = c_iᵀc_j + δ_ij·r_i`, n·(p + 2) values), which `eval`,
 /// `suggest` and `inspect` read in O(p) per pair.
@@ -734,7 +775,7 @@ fn train_lowrank<B: Backend>(
     backend: &mut B,
     kernel: PrefKernel,
     basis: usize,
-    relation_rank: Option<usize>,
+    (relation_rank, residual): (Option<usize>, RelationResidual),
     data: &PrefData,
     element: ElementType,
     meta: &mut String,
@@ -752,7 +793,12 @@ fn train_lowrank<B: Backend>(
     let k = relation_rank.unwrap_or(m).min(n);
     let pairs = data.obs.pairs();
     let np = pairs.len();
-    let fail = |e: LearnError| CliError::learn(format_args!("--algo xpgp --basis {basis} --relation-rank {k}"), e);
+    let fail = |e: LearnError| {
+        CliError::learn(
+            format_args!("--algo xpgp --basis {basis} --relation-rank {k} --relation-residual {}", residual.name()),
+            e,
+        )
+    };
     let rels = data.core_relations();
     let pt = xpgp::theta_len(rels.len());
     let (mut theta, mut lo, mut hi) = (vec![0.0; pt], vec![0.0; pt], vec![0.0; pt]);
@@ -761,7 +807,12 @@ fn train_lowrank<B: Backend>(
         PrefKernel::Auto => None,
     };
     let lik = hyper::start(false, gamma, d, &pairs, &mut theta, &mut lo, &mut hi).map_err(fail)?;
-    let way_out = "use a smaller --basis M or --relation-rank K";
+    let way_out = match residual {
+        RelationResidual::None => "use a smaller --basis M or --relation-rank K",
+        RelationResidual::Constant => {
+            "use a smaller --basis M or --relation-rank K, or --relation-residual none (no feature per judged item)"
+        }
+    };
     let zeros = |len| crate::mem::zeros(len, way_out);
     // Each relation's K smallest Laplacian eigenpairs (held fixed).
     let params = lr::default_eigen_params();
@@ -791,8 +842,16 @@ fn train_lowrank<B: Backend>(
             info.lanczos.max_residual,
             vals.last().copied().unwrap_or(0.0),
         ));
-        eig.push((vals, vecs));
+        let dropped = match residual {
+            RelationResidual::None => None,
+            RelationResidual::Constant => lr::dropped_mean(n, info.trace, &vals),
+        };
+        eig.push((vals, vecs, dropped));
     }
+    // The judged items, which carry the residual constant's features.
+    let mut judged = vec![0usize; n];
+    let u = lr::judged_items(n, &pairs, &mut judged).map_err(fail)?;
+    judged.truncate(u);
     // The attributes' inducing items (held fixed), if there are attributes.
     let x = if d > 0 {
         Some(Rows::Dense(MatRef::from_row_major(&items.x, n, d).map_err(|e| fail(e.into()))?))
@@ -811,15 +870,23 @@ fn train_lowrank<B: Backend>(
         }),
         None => None,
     };
-    let re: Vec<lr::RelationEigen<'_>> = eig.iter().map(|(v, u)| lr::RelationEigen { vals: v, vecs: u }).collect();
-    let prior = lr::LowRankPrior { n, attr, relations: &re };
-    let pf = prior.p();
+    let re: Vec<lr::RelationEigen<'_>> =
+        eig.iter().map(|(v, u, dm)| lr::RelationEigen { vals: v, vecs: u, dropped_mean: *dm }).collect();
+    let prior = lr::LowRankPrior { n, attr, relations: &re, residual_items: &judged };
+    let (pf, u_res) = (prior.p(), prior.u());
     let ep = EpParams::default();
     let opt = OptParams::default();
     let storage_len = lr::storage_len(&prior, np);
     let work_len = lr::evidence_workspace_len(&prior).checked_add(hyper::minimize_workspace_len(pt, opt.memory.max(1)));
     crate::mem::check(
-        &format!("the low-rank posterior and evidence workspace over {n} items, {pf} features and {np} preferences"),
+        &format!(
+            "the low-rank posterior and evidence workspace over {n} items, {pf} features{} and {np} preferences",
+            if u_res > 0 {
+                format!(" ({u_res} of them the relations' residual on the judged items)")
+            } else {
+                String::new()
+            }
+        ),
         work_len.and_then(|w| w.checked_add(storage_len)),
         8,
         way_out,
@@ -845,11 +912,15 @@ fn train_lowrank<B: Backend>(
         report: &report,
     };
     let (summary, sigma) = fitted.describe(
-        &format!(" (low-rank: {r} inducing items, relation rank {k})"),
+        &format!(
+            " (low-rank: {r} inducing items, relation rank {k}{})",
+            if u_res > 0 { format!(", relation residual constant on {u_res} judged items") } else { String::new() }
+        ),
         &format!(
             "approximation=low-rank XPGP: sparse EP on the attribute kernel's DTC features (inducing items by \
              pivoted Cholesky) and each relation's smallest Laplacian eigenpairs (Lanczos), both held fixed\n\
-             inducing_points={r}\nbasis_requested={basis}\nfeatures={pf}\n{rel_meta}"
+             inducing_points={r}\nbasis_requested={basis}\nfeatures={pf}\n{rel_meta}{}",
+            residual_meta(&theta, residual, &re, u_res)
         ),
         meta,
     );
@@ -884,6 +955,31 @@ fn train_lowrank<B: Backend>(
     Ok((bytes, summary))
 }
 
+/// The low-rank fit's metadata on the relations' residual at the fitted
+/// `θ`: the choice, the residual features, and per relation with a
+/// constant the mean dropped Laplacian eigenvalue `λ̄`, the constant
+/// `g_c = 1/(λ̄ + ι⁻²)` and the per-item variance `b·g_c` it adds.
+fn residual_meta(
+    theta: &[f64],
+    residual: RelationResidual,
+    re: &[ranklet_core::learn::pref::xpgp_lowrank::RelationEigen<'_>],
+    u: usize,
+) -> String {
+    let mut s = format!("relation_residual={}\nresidual_features={u}\n", residual.name());
+    for (r, rel) in re.iter().enumerate() {
+        if let Some(mean) = rel.dropped_mean {
+            let (b, eps) = (theta[3 + 2 * r].exp(), (-2.0 * theta[4 + 2 * r]).exp());
+            let gc = 1.0 / (mean + eps);
+            s.push_str(&format!(
+                "relation_{r}_dropped_mean_laplacian_eigenvalue={mean}\nrelation_{r}_residual_constant={gc}\n\
+                 relation_{r}_residual_variance={}\n",
+                b * gc
+            ));
+        }
+    }
+    s
+}
+
 /// What to fit: the learner, its kernel, the model kind and its element
 /// type, the backend (`ranklet train --prefs …`'s flags, or a Python
 /// estimator's parameters).
@@ -906,6 +1002,9 @@ pub struct PrefRequest {
     /// xpgp with `basis`: the number `K` of Laplacian eigenpairs kept per
     /// relation (`--relation-rank`; default `min(basis, n)`).
     pub relation_rank: Option<usize>,
+    /// xpgp with `basis`: what becomes of each relation's dropped spectrum
+    /// (`--relation-residual`; default none, the plain truncation).
+    pub relation_residual: RelationResidual,
 }
 
 /// A fitted preference model: the `.rkl` bytes and the one-line summary
@@ -950,6 +1049,11 @@ pub fn fit_prefs(req: &PrefRequest, data: &PrefData, on: OnProgress<'_>) -> Resu
     if req.basis.is_some() && algo == PrefAlgo::Xpgp && req.kind == PrefModelKind::Inductive {
         return Err(CliError::input("--inductive: a model with relations (xpgp) is over its fixed item set"));
     }
+    if req.relation_residual != RelationResidual::None && req.basis.is_none() {
+        return Err(CliError::input(
+            "--relation-residual needs --basis M (the low-rank xpgp; without --basis the relation kernels are dense)",
+        ));
+    }
     if req.relation_rank.is_some() && req.basis.is_none() {
         return Err(CliError::input(
             "--relation-rank needs --basis M (the low-rank xpgp; without --basis the relation kernels are dense)",
@@ -958,7 +1062,8 @@ pub fn fit_prefs(req: &PrefRequest, data: &PrefData, on: OnProgress<'_>) -> Resu
     let mut backend = HostBackend::new(req.backend);
     let (bytes, summary) = match req.basis {
         Some(m) => {
-            train_sparse(&mut backend, algo, req.kernel, m, req.relation_rank, data, req.element, &mut meta, on)?
+            let rel = (req.relation_rank, req.relation_residual);
+            train_sparse(&mut backend, algo, req.kernel, m, rel, data, req.element, &mut meta, on)?
         }
         None => train(&mut backend, algo, req.kernel, req.kind, data, req.element, &mut meta, on)?,
     };
@@ -1243,32 +1348,38 @@ fn model_names<'a>(model: &PrefModel<'a>) -> &'a str {
     }
 }
 
-/// The next pair to ask of a kind-10 (low-rank) model among every pair of
-/// its items, without an `n × n` matrix: the one rule of
-/// `learn::next_pair` through core's screened search
-/// (`next_pair::best_pair_screened`) with the model's variance
-/// `v_ij = ‖c_i − c_j‖² + r_i + r_j` (O(p) per pair) and the radius
-/// `√Σ_ii = √(‖c_i‖² + r_i)` (`v_ij ≤ (√Σ_ii + √Σ_jj)²`). One pair: the
-/// model is not updated between picks. `None` when no pair is left to ask.
+/// The next `k` pairs to ask of a kind-10 (low-rank) model among every
+/// pair of its items, as [`suggest`] picks them for kind 8 (the pair of
+/// highest `v/m²` by the one rule of `learn::next_pair`, then the posterior
+/// updated as if the more probable answer had been given, and again), but
+/// without an `n × n` matrix: core's `active::select_pairs_lowrank`, a
+/// screened search per pick with the model's variance
+/// `v_ij = ‖c_i − c_j‖² + r_i + r_j` (O(p) per pair) and an update of the
+/// `n × (p + 2k)` factor. Fewer than `k` only when no pair is left to ask.
 ///
 /// # Errors
-/// Non-finite values.
-pub fn suggest_lowrank(view: &PrefLowRankView<'_>) -> Result<Option<Suggestion>, CliError> {
-    use ranklet_core::learn::next_pair::best_pair_screened;
+/// Too little memory for the factor; non-finite values.
+pub fn suggest_lowrank(view: &PrefLowRankView<'_>, k: usize) -> Result<Vec<Suggestion>, CliError> {
+    use ranklet_core::learn::pref::active::{select_lowrank_workspace_len, select_pairs_lowrank, PairPick};
     let (n, p) = (view.items(), view.rank());
-    let bad = |e: ranklet_core::LinalgError| CliError::learn("suggest", LearnError::from(e));
+    let bad = |e: LearnError| CliError::learn("suggest", e);
+    let k = k.min(n.saturating_mul(n.saturating_sub(1)) / 2);
+    let len = select_lowrank_workspace_len(n, p, k);
+    crate::mem::check(
+        &format!("the factor of {n} items at rank {p} for {k} pairs"),
+        Some(len).filter(|&v| v < usize::MAX >> 4),
+        8,
+        "ask for fewer pairs (-k)",
+    )?;
     let mean: Vec<f64> = view.mean().iter().collect();
     let resid: Vec<f64> = view.resid().iter().collect();
     let c: Vec<f64> = view.factor().iter().collect();
-    let radius: Vec<f64> =
-        (0..n).map(|i| (c[i * p..(i + 1) * p].iter().map(|v| v * v).sum::<f64>() + resid[i]).max(0.0).sqrt()).collect();
-    let var = |i: usize, j: usize| -> f64 {
-        ranklet_core::linalg::sq_dist(&c[i * p..(i + 1) * p], &c[j * p..(j + 1) * p]) + resid[i] + resid[j]
-    };
-    let margin = 1.0 + (4 * p + 16) as f64 * f64::EPSILON;
+    let mut work = crate::mem::zeros(len, "ask for fewer pairs (-k)")?;
     let mut order = vec![0u32; n];
-    let best = best_pair_screened(&mean, &radius, margin, &mut order, var).map_err(bad)?;
-    Ok(best.map(|b| Suggestion { i: b.i, j: b.j, mean_diff: mean[b.i] - mean[b.j], var_diff: b.var }))
+    let mut picks = vec![PairPick::default(); k];
+    let lik = Likelihood::Probit { sigma: view.sigma() };
+    let got = select_pairs_lowrank(&mean, &c, p, &resid, lik, &mut picks, &mut work, &mut order).map_err(bad)?;
+    Ok(picks[..got].iter().map(|b| Suggestion { i: b.i, j: b.j, mean_diff: b.mean_diff, var_diff: b.var }).collect())
 }
 
 /// Items per block of [`suggest_inductive`]'s projections.

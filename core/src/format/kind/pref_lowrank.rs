@@ -10,7 +10,8 @@
 //! `C` an N × p factor (row `c_i` per item) and `r ≥ 0` per-item
 //! variances — what a low-rank fit leaves (the low-rank XPGP of
 //! `learn::pref::xpgp_lowrank`: `C = Φ L_B⁻ᵀ` over its `p` features, `r` the
-//! attribute kernel's DTC residual). Kind 8 holds the same posterior
+//! attribute kernel's DTC residual, plus the relations' residual constant
+//! at the items in no preference). Kind 8 holds the same posterior
 //! with `Σ` packed (N(N+1)/2 entries); this kind holds N·(p + 2) values, so
 //! a model over 10⁵ items is a few megabytes per feature instead of 20 GB,
 //! and every question costs O(p): `P(i ≻ j)` with its variance, the

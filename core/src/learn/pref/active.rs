@@ -10,11 +10,14 @@
 //! `v`, then to the smaller pair, then to the earlier candidate; candidates
 //! with `v = 0` (nothing left to learn) are never picked.
 //!
-//! Two entry points: [`select_pairs`] on a fitted [`PrefPosterior`], and
+//! Three entry points: [`select_pairs`] on a fitted [`PrefPosterior`],
 //! [`select_pairs_cov`] on a posterior given by its mean and packed
 //! covariance (a kind-8 model: what `ranklet suggest` reads), whose factor
 //! it takes from a symmetric eigendecomposition (`C = Λ^½Vᵀ`, negative
-//! eigenvalues of rounding clamped to 0, so a semidefinite `Σ` is fine).
+//! eigenvalues of rounding clamped to 0, so a semidefinite `Σ` is fine),
+//! and [`select_pairs_lowrank`] on a posterior `Σ = CCᵀ + diag(r)` with an
+//! `n × p` factor (a kind-10 model), among every pair without an `n × n`
+//! matrix (below).
 //!
 //! **The "pretend-answered" update** (answers are not available while the
 //! `k` questions are chosen): after a pick, the posterior gets one more
@@ -42,7 +45,7 @@
 
 use super::{probit_site, LearnError, Likelihood, PrefPosterior};
 use crate::backend::Backend;
-use crate::learn::next_pair::{offer, PairScore};
+use crate::learn::next_pair::{best_pair_screened, offer, PairScore};
 use crate::{LinalgError, MatMut, MatRef};
 
 /// One pick of [`select_pairs`]: the candidate and the moments of its
@@ -200,19 +203,7 @@ fn select_on(
         // Pretend-answered update with the more probable answer.
         let (a, b) = if mu[i] >= mu[j] { (i, j) } else { (j, i) };
         let md = mu[a] - mu[b];
-        let (tau, nu) = match lik {
-            Likelihood::Probit { .. } => {
-                let (t, nv, _) = probit_site(md, v, 2.0 * lik.scale() * lik.scale());
-                (t, nv)
-            }
-            Likelihood::Gaussian { noise } => {
-                let t = 1.0 / (noise * noise);
-                (t, t * md)
-            }
-        };
-        if !(tau.is_finite() && nu.is_finite()) {
-            return Err(LinalgError::NonFinite.into());
-        }
+        let (tau, nu) = pretend_site(lik, md, v)?;
         // g = C·d, Σd = Cᵀg (into sd), then C ← C − η·g·(gᵀC) = C − η·g·sdᵀ.
         for r in 0..n {
             g[r] = cf[a * n + r] - cf[b * n + r];
@@ -233,6 +224,174 @@ fn select_on(
         let shift = (nu - tau * md) / den;
         for r in 0..n {
             mu[r] += sd[r] * shift;
+        }
+    }
+    Ok(picked)
+}
+
+/// The site `(τ̃, ν̃)` of the more probable answer `a ≻ b` to a pair whose
+/// difference `f_a − f_b` has mean `md ≥ 0` and variance `v` (module docs).
+fn pretend_site(lik: Likelihood, md: f64, v: f64) -> Result<(f64, f64), LearnError> {
+    let (tau, nu) = match lik {
+        Likelihood::Probit { .. } => {
+            let (t, nv, _) = probit_site(md, v, 2.0 * lik.scale() * lik.scale());
+            (t, nv)
+        }
+        Likelihood::Gaussian { noise } => {
+            let t = 1.0 / (noise * noise);
+            (t, t * md)
+        }
+    };
+    if !(tau.is_finite() && nu.is_finite()) {
+        return Err(LinalgError::NonFinite.into());
+    }
+    Ok((tau, nu))
+}
+
+/// One pick of [`select_pairs_lowrank`]: the pair (`i < j`) and the
+/// moments of `f_i − f_j` when it was picked (after the pretend answers to
+/// the earlier picks).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PairPick {
+    /// The smaller item.
+    pub i: usize,
+    /// The larger item.
+    pub j: usize,
+    /// Posterior variance `v` of `f_i − f_j`.
+    pub var: f64,
+    /// Posterior mean `m` of `f_i − f_j`.
+    pub mean_diff: f64,
+}
+
+/// Scratch of [`select_pairs_lowrank`] for `n` items, rank `p` and `k`
+/// picks: `n·(p + 2k) + 3n + p + 2k`.
+pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> usize {
+    let q = p.saturating_add(k.saturating_mul(2));
+    n.saturating_mul(q).saturating_add(n.saturating_mul(3)).saturating_add(q)
+}
+
+/// [`select_pairs`] among **every** pair `i < j` of the posterior
+/// `N(mean, Σ)`, `Σ = CCᵀ + diag(r)` (`factor` = `C`, `n × p` row-major;
+/// `resid` = `r ≥ 0`: a kind-10 model), without an `n × n` matrix: each
+/// pick is the pair the rule of [`crate::learn::next_pair`] chooses
+/// (by its screened search, [`best_pair_screened`], with the radius
+/// `√Σ_ii` and `v_ij = ‖c_i − c_j‖² + r_i + r_j`; the pairs already picked
+/// count as `v = 0`), then the posterior gets the same pretend answer as in
+/// [`select_pairs`]. That update `Σ ← Σ − κ(Σd)(Σd)ᵀ` keeps the form
+/// `FFᵀ + diag(r)`: the diagonal variances of the two items of the pick
+/// move into two new columns of `F` (`√r_a·e_a`, then `r_a = 0`), after
+/// which `Σd = F·g` with `g = f_a − f_b` and `F ← F(I − η·ggᵀ)` as in the
+/// module docs. So the picks are those of [`select_pairs_cov`] on the
+/// dense `Σ` and the candidates of every pair (up to rounding), at
+/// O(n·(p + 2k)) per pick plus the search. `work` holds
+/// [`select_lowrank_workspace_len`]`(n, p, picks.len())`, `order` `n`.
+/// Returns how many were picked (fewer than `picks.len()` only when no
+/// unpicked pair with `v > 0` remains).
+///
+/// # Errors
+/// `DimensionMismatch` for `factor` other than `n·p` long, `resid` or
+/// `order` other than `n`; `WorkspaceTooSmall`; `NonFinite` for a
+/// non-finite input; `InvalidParameter` for a negative `r_i` or
+/// `n > u32::MAX`; the likelihood's checks.
+#[allow(clippy::too_many_arguments)]
+pub fn select_pairs_lowrank(
+    mean: &[f64],
+    factor: &[f64],
+    p: usize,
+    resid: &[f64],
+    lik: Likelihood,
+    picks: &mut [PairPick],
+    work: &mut [f64],
+    order: &mut [u32],
+) -> Result<usize, LearnError> {
+    let n = mean.len();
+    let k = picks.len();
+    if n.checked_mul(p) != Some(factor.len()) || resid.len() != n || order.len() != n {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if !mean.iter().chain(factor).chain(resid).all(|x| x.is_finite()) {
+        return Err(LinalgError::NonFinite.into());
+    }
+    if resid.iter().any(|&v| v < 0.0) {
+        return Err(LinalgError::InvalidParameter.into());
+    }
+    lik.check()?;
+    let need = select_lowrank_workspace_len(n, p, k);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    }
+    let qm = p + 2 * k;
+    let (f, rest) = work.split_at_mut(n * qm);
+    let (r, rest) = rest.split_at_mut(n);
+    let (mu, rest) = rest.split_at_mut(n);
+    let (rad, rest) = rest.split_at_mut(n);
+    let g = &mut rest[..qm];
+    for i in 0..n {
+        let row = &mut f[i * qm..(i + 1) * qm];
+        row[..p].copy_from_slice(&factor[i * p..(i + 1) * p]);
+        row[p..].iter_mut().for_each(|v| *v = 0.0);
+    }
+    r.copy_from_slice(resid);
+    mu.copy_from_slice(mean);
+    // Columns of F in use.
+    let mut q = p;
+    let mut picked = 0;
+    while picked < k {
+        for (i, ri) in rad.iter_mut().enumerate() {
+            let fi = &f[i * qm..i * qm + q];
+            *ri = libm::sqrt((fi.iter().map(|v| v * v).sum::<f64>() + r[i]).max(0.0));
+        }
+        // ‖f_i − f_j‖² rounds within (4q + 16)ε of the bound's terms.
+        let margin = 1.0 + (4 * q + 16) as f64 * f64::EPSILON;
+        let best = {
+            let done = &picks[..picked];
+            let (f, r) = (&*f, &*r);
+            let var = |i: usize, j: usize| -> f64 {
+                if done.iter().any(|d| d.i == i && d.j == j) {
+                    return 0.0;
+                }
+                crate::linalg::sq_dist(&f[i * qm..i * qm + q], &f[j * qm..j * qm + q]) + r[i] + r[j]
+            };
+            best_pair_screened(mu, rad, margin, order, var)?
+        };
+        let Some(PairScore { i, j, var: v, .. }) = best else {
+            break;
+        };
+        picks[picked] = PairPick { i, j, var: v, mean_diff: mu[i] - mu[j] };
+        picked += 1;
+        if picked == k {
+            break;
+        }
+        let (a, b) = if mu[i] >= mu[j] { (i, j) } else { (j, i) };
+        let md = mu[a] - mu[b];
+        let (tau, nu) = pretend_site(lik, md, v)?;
+        // The pick's diagonal variances into columns of F.
+        for x in [a, b] {
+            if r[x] > 0.0 {
+                f[x * qm + q] = libm::sqrt(r[x]);
+                r[x] = 0.0;
+                q += 1;
+            }
+        }
+        // g = f_a − f_b, Σd = F·g (into rad), F ← F − η·(Σd)·gᵀ.
+        for c in 0..q {
+            g[c] = f[a * qm + c] - f[b * qm + c];
+        }
+        let g = &g[..q];
+        for (i, sd) in rad.iter_mut().enumerate() {
+            *sd = f[i * qm..i * qm + q].iter().zip(g).map(|(x, y)| x * y).sum();
+        }
+        let den = 1.0 + tau * v;
+        let kappa = tau / den;
+        let g2: f64 = g.iter().map(|x| x * x).sum();
+        let eta = kappa / (1.0 + libm::sqrt((1.0 - kappa * g2).max(0.0)));
+        let shift = (nu - tau * md) / den;
+        for (i, &sd) in rad.iter().enumerate() {
+            let e = eta * sd;
+            for (fv, gv) in f[i * qm..i * qm + q].iter_mut().zip(g) {
+                *fv -= e * gv;
+            }
+            mu[i] += sd * shift;
         }
     }
     Ok(picked)

@@ -427,6 +427,60 @@ pub struct Search<'a> {
     pub opt: OptParams,
 }
 
+/// The evidence search of the dense, sparse and low-rank fits: projected
+/// L-BFGS ([`minimize_until`]) on `−log Z_EP` over `θ` in `[lo, hi]`,
+/// where `fit(θ, Some(grad), work)` returns `log Z_EP(θ)` and writes its
+/// gradient (EP warm-started from the previous evaluation's sites) and
+/// `fit(θ, None, work)` only refits the posterior at `θ`. After the search
+/// the posterior is refitted at the returned `θ` (the last evaluation may
+/// have been a rejected trial point) — unless `stop(iteration)` ended it,
+/// when the caller discards the result. `work` holds
+/// [`minimize_workspace_len`]`(θ.len(), opt.memory)` followed by what `fit`
+/// needs (passed to it).
+///
+/// # Errors
+/// Workspace, the optimiser's, and `fit`'s at the starting point or in the
+/// final refit.
+pub(crate) fn search_evidence<F, S>(
+    theta: &mut [f64],
+    (lo, hi): (&[f64], &[f64]),
+    opt: &OptParams,
+    work: &mut [f64],
+    mut fit: F,
+    mut stop: S,
+) -> Result<OptReport, LearnError>
+where
+    F: FnMut(&[f64], Option<&mut [f64]>, &mut [f64]) -> Result<f64, LearnError>,
+    S: FnMut(usize) -> bool,
+{
+    let need = minimize_workspace_len(theta.len(), opt.memory.max(1));
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
+    }
+    let (owork, ework) = work.split_at_mut(need);
+    let mut stopped = false;
+    let report = minimize_until(
+        |th, g| {
+            let v = fit(th, Some(&mut *g), ework)?;
+            g.iter_mut().for_each(|x| *x = -*x);
+            Ok(-v)
+        },
+        theta,
+        lo,
+        hi,
+        opt,
+        owork,
+        |it| {
+            stopped = stop(it);
+            stopped
+        },
+    )?;
+    if !stopped {
+        fit(theta, None, ework)?;
+    }
+    Ok(report)
+}
+
 /// Maximises `log Z_EP` of `problem` over `θ` within `search`'s box by
 /// [`minimize`] on `−log Z_EP`, leaving the best `θ` in `theta` and its
 /// posterior in `post`. `work` holds [`evidence_workspace_len`] plus
@@ -459,39 +513,20 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     search: &Search<'_>,
     post: &mut PrefPosterior<'_>,
     work: &mut [f64],
-    mut stop: S,
+    stop: S,
 ) -> Result<OptReport, LearnError> {
     let Search { lo, hi, ref opt } = *search;
-    let p = theta.len();
-    let need = minimize_workspace_len(p, opt.memory.max(1));
-    if work.len() < need {
-        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
-    }
-    let (owork, ework) = work.split_at_mut(need);
-    let mut stopped = false;
-    let report = minimize_until(
-        |th, g| {
-            let v = evidence_gradient(backend, problem, th, post, g, ework)?;
-            g.iter_mut().for_each(|x| *x = -*x);
-            Ok(-v)
-        },
+    search_evidence(
         theta,
-        lo,
-        hi,
+        (lo, hi),
         opt,
-        owork,
-        |it| {
-            stopped = stop(it);
-            stopped
+        work,
+        |th, g, w| match g {
+            Some(g) => evidence_gradient(backend, problem, th, post, g, w),
+            None => refit_at(backend, problem, th, post, w).map(|()| 0.0),
         },
-    )?;
-    if stopped {
-        return Ok(report);
-    }
-    // Leave the posterior at the returned θ (the last evaluation may have
-    // been a rejected trial point).
-    refit_at(backend, problem, theta, post, ework)?;
-    Ok(report)
+        stop,
+    )
 }
 
 /// Refits `post` at `θ` (no gradient).

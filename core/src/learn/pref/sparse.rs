@@ -130,7 +130,7 @@
 //! `InvalidParameter` for an amplitude not finite and `> 0` or a gradient
 //! asked of a kernel other than RBF.
 
-use super::hyper::{minimize_until, minimize_workspace_len, OptReport, Search};
+use super::hyper::{search_evidence, OptReport, Search};
 use super::xpgp::THETA_NOISE;
 use super::{
     check_pairs, factor_with_jitter, probit_noise_grad, probit_site_terms, site_pass, EpParams, LearnError, Likelihood,
@@ -756,6 +756,13 @@ impl<'s> SparsePosterior<'s> {
         self.st.resid
     }
 
+    /// The residual variances, for a caller that adds prior variance the
+    /// features do not carry (the low-rank XPGP's residual constant at the
+    /// items in no preference); after the attribute block is set.
+    pub(crate) fn residual_variances_mut(&mut self) -> &mut [f64] {
+        self.st.resid
+    }
+
     /// Mean and variance of `f(x¹) − f(x²)` for two new inputs from their
     /// prior terms `new`: cross-kernel columns `k1 = a·k(Z, x¹)`, `k2`
     /// (`m` each) and prior values `k11`, `k22`, `k12` (module docs'
@@ -1079,10 +1086,10 @@ fn refit_at<B: Backend>(
 }
 
 /// Maximises the sparse `log Z_EP` over `θ` within `search`'s box by the
-/// parent's projected L-BFGS ([`minimize_until`]) with warm-started EP, leaving
+/// parent's projected L-BFGS ([`super::hyper::minimize_until`]) with warm-started EP, leaving
 /// the best `θ` in `theta` and its posterior in `post`. `work` holds
 /// [`evidence_workspace_len`] plus
-/// [`minimize_workspace_len`]`(3, search.opt.memory)`.
+/// [`super::hyper::minimize_workspace_len`]`(3, search.opt.memory)`.
 ///
 /// # Errors
 /// Those of [`evidence_gradient`] at the starting point, shapes, bounds.
@@ -1099,7 +1106,8 @@ pub fn fit_hyper<B: Backend>(
 
 /// [`fit_hyper`] that calls `stop(iteration)` after each optimiser
 /// iteration and ends the search where it returns `true` (as the dense
-/// fit's `fit_hyper_until`: a caller's cancellation between steps).
+/// fit's `fit_hyper_until`: a caller's cancellation between steps; `post`
+/// is then not refitted at `θ` and the caller discards it).
 pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     backend: &mut B,
     problem: &SparseProblem<'_>,
@@ -1110,24 +1118,15 @@ pub fn fit_hyper_until<B: Backend, S: FnMut(usize) -> bool>(
     stop: S,
 ) -> Result<OptReport, LearnError> {
     let Search { lo, hi, ref opt } = *search;
-    let need = minimize_workspace_len(theta.len(), opt.memory.max(1));
-    if work.len() < need {
-        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
-    }
-    let (owork, ework) = work.split_at_mut(need);
-    let report = minimize_until(
-        |th, g| {
-            let v = evidence_gradient(backend, problem, th, post, g, ework)?;
-            g.iter_mut().for_each(|x| *x = -*x);
-            Ok(-v)
-        },
+    search_evidence(
         theta,
-        lo,
-        hi,
+        (lo, hi),
         opt,
-        owork,
+        work,
+        |th, g, w| match g {
+            Some(g) => evidence_gradient(backend, problem, th, post, g, w),
+            None => refit_at(backend, problem, th, post, w).map(|()| 0.0),
+        },
         stop,
-    )?;
-    refit_at(backend, problem, theta, post, ework)?;
-    Ok(report)
+    )
 }
