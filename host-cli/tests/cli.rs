@@ -743,6 +743,44 @@ fn streamed_and_in_memory_train_write_the_same_model() {
     assert!(shown[0].contains("queries=3") && shown[0].contains("rows=8"), "{}", shown[0]);
 }
 
+/// The streamed fit of a file of several chunks writes the same model
+/// bytes on 1, 2 and 3 threads (RankRLS and RLS).
+#[test]
+fn streamed_train_writes_the_same_bytes_on_any_number_of_threads() {
+    let dir = Scratch::new("stream-threads");
+    let mut rng = ranklet::rng::SplitMix64(21);
+    let mut text = String::new();
+    for i in 0..12_000 {
+        text.push_str(&format!("{} qid:{}", rng.next_u64() % 3, i / 7));
+        for j in 1..=30 {
+            text.push_str(&format!(" {j}:{:.6}", (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64));
+        }
+        text.push('\n');
+    }
+    assert!(text.len() > 3 << 20);
+    let data = dir.input("big.light", text);
+    for algo in ["rankrls", "rls"] {
+        let models: Vec<Vec<u8>> = [1, 2, 3]
+            .iter()
+            .map(|t| {
+                let model = dir.out(&format!("{algo}{t}.rkl"));
+                let mut args = train_args(&data, &model, &["--precision", "f64"]);
+                args[2] = algo.into();
+                let out = std::process::Command::new(env!("CARGO_BIN_EXE_ranklet"))
+                    .args(&args)
+                    .env("RAYON_NUM_THREADS", t.to_string())
+                    .current_dir(&dir.root)
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{out:?}");
+                fs::read(&model).unwrap()
+            })
+            .collect();
+        assert_eq!(models[0], models[1], "{algo}");
+        assert_eq!(models[0], models[2], "{algo}");
+    }
+}
+
 #[test]
 fn inspect_takes_the_model_with_m_and_keeps_the_positional_alias() {
     let dir = Scratch::new("inspect-m");

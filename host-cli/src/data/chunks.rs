@@ -4,7 +4,9 @@
 //! whole lines into reused buffers ([`LineBlocks`], the SVMlight reader),
 //! with plain `read`s (the host CLI forbids `unsafe`, so no memory map),
 //! then cut at `\n` bytes into chunks of about [`CHUNK_BYTES`]. A `\n` never occurs inside a multi-byte UTF-8 sequence,
-//! so every chunk is valid UTF-8 exactly when the file is, and the lines of
+//! so every chunk is valid UTF-8 exactly when the file is (the CSV reader
+//! checks the chunks in parallel, [`utf8_chunks`]; the SVMlight parser
+//! checks its chunk as it parses it), and the lines of
 //! the file are the lines of its chunks in order: chunk `k` starts at line
 //! `1 + Σ_{j<k} (lines of chunk j)`, each earlier chunk ending in `\n`. Readers
 //! parse the chunks in parallel (rayon) with chunk-local line numbers and
@@ -48,6 +50,10 @@ pub(crate) struct LineBlocks<'p> {
     file: fs::File,
     /// About this many bytes per block (more when a line is longer).
     target: usize,
+    /// The size of the next block: from `first` up to `target`, doubling,
+    /// so that the first block (read before any parsing can start) is
+    /// short.
+    next: usize,
     /// The partial line after the last `\n` of the previous block.
     carry: Vec<u8>,
     eof: bool,
@@ -57,9 +63,18 @@ pub(crate) struct LineBlocks<'p> {
 
 impl<'p> LineBlocks<'p> {
     /// Opens `path` for blocks of about `target` bytes.
+    #[cfg(test)]
     pub(crate) fn open(path: &'p Path, target: usize) -> Result<Self, DataError> {
+        Self::open_ramp(path, target, target)
+    }
+
+    /// Opens `path` for blocks of about `first` bytes, then twice as many
+    /// each block up to `target`. The cuts depend on the sizes only.
+    pub(crate) fn open_ramp(path: &'p Path, first: usize, target: usize) -> Result<Self, DataError> {
         let file = fs::File::open(path).map_err(|e| read_error(path, &e))?;
-        Ok(LineBlocks { path, file, target: target.max(1), carry: Vec::new(), eof: false, first: true })
+        let target = target.max(1);
+        let next = first.clamp(1, target);
+        Ok(LineBlocks { path, file, target, next, carry: Vec::new(), eof: false, first: true })
     }
 
     /// Fills `buf` with the next lines of the file: at least `target` bytes
@@ -70,7 +85,8 @@ impl<'p> LineBlocks<'p> {
         buf.clear();
         buf.append(&mut self.carry);
         // The first block holds at least the 3 bytes of a byte-order mark.
-        let mut want = if self.first { self.target.max(3) } else { self.target };
+        let mut want = if self.first { self.next.max(3) } else { self.next };
+        self.next = self.next.saturating_mul(2).min(self.target);
         loop {
             while buf.len() < want && !self.eof {
                 // Into the buffer's spare capacity, without zeroing it
@@ -211,6 +227,24 @@ mod tests {
                 }
                 assert_eq!(all, want, "{text:?} target {target}");
             }
+        }
+        // Growing blocks cover the file too.
+        let path = dir.join("ramp");
+        let text: Vec<u8> = (0..200).flat_map(|i| format!("{i}\n").into_bytes()).collect();
+        fs::write(&path, &text).unwrap();
+        for (first, target) in [(1, 64), (5, 7), (64, 8)] {
+            let mut blocks = LineBlocks::open_ramp(&path, first, target).unwrap();
+            let (mut all, mut buf, mut sizes) = (Vec::new(), Vec::new(), Vec::new());
+            loop {
+                blocks.next_into(&mut buf).unwrap();
+                if buf.is_empty() {
+                    break;
+                }
+                sizes.push(buf.len());
+                all.extend_from_slice(&buf);
+            }
+            assert_eq!(all, text, "{first} {target}");
+            assert!(sizes[0] < first.min(target) + 4, "{sizes:?}");
         }
         let e = LineBlocks::open(&dir.join("missing"), 4).err().unwrap();
         assert_eq!(e.kind(), ErrorKind::NotFound);

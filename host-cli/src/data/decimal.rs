@@ -31,7 +31,7 @@ const MAX_MANTISSA: u64 = 1 << 53;
 ///
 /// The caller checks that the number ends the token (`b[end]` is a
 /// delimiter): `1.5x` stops at `x`.
-#[inline]
+#[inline(always)]
 pub(crate) fn fast_decimal(b: &[u8], mut at: usize) -> Option<(f64, usize)> {
     let neg = sign(b, &mut at);
     let mut m = 0u64;

@@ -216,7 +216,9 @@ fn read_blocks_with<'o>(
     mut sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
 ) -> Result<Option<Joiner<'o>>, DataError> {
     let name = path.display().to_string();
-    let mut blocks = LineBlocks::open(path, block)?;
+    // The first blocks short (one chunk, then doubling), so that the
+    // threads start parsing soon.
+    let mut blocks = LineBlocks::open_ramp(path, chunk.min(block), block)?;
     let (mut cur, mut next) = (Vec::new(), Vec::new());
     blocks.next_into(&mut cur)?;
     let mut join = Joiner::new(opts, keep);
@@ -243,15 +245,26 @@ fn read_blocks_with<'o>(
                     || blocks.next_into(&mut next),
                     || -> Result<Option<usize>, DataError> {
                         let chunks = split_lines(&cur, chunk);
-                        let texts = utf8_chunks(&chunks, &name, lines_before)?;
                         if failed.is_some() {
+                            utf8_chunks(&chunks, &name, lines_before)?;
                             return Ok(None);
                         }
-                        if mine.len() < texts.len() {
-                            mine.resize_with(texts.len(), Part::default);
+                        let n = chunks.len();
+                        if mine.len() < n {
+                            mine.resize_with(n, Part::default);
                         }
-                        mine[..texts.len()].par_iter_mut().zip(&texts).for_each(|(p, t)| parse_part_into(t, opts, p));
-                        Ok(Some(texts.len()))
+                        // The parse checks the text is UTF-8 as it goes
+                        // (see `parse_part_into`), so no separate pass.
+                        mine[..n].par_iter_mut().zip(&chunks).for_each(|(p, c)| parse_part_into(c, opts, p));
+                        // The first encoding error in the block is the
+                        // first in the file: every byte before it was
+                        // checked.
+                        if let Some(k) = mine[..n].iter().position(|p| p.bad_utf8.is_some()) {
+                            let before: usize = chunks[..k].iter().map(|c| newlines(c)).sum();
+                            let line = lines_before + before + mine[k].bad_utf8.unwrap_or(1);
+                            return Err(DataError::at(&name, line, ErrorKind::Encoding, "not UTF-8 text".to_owned()));
+                        }
+                        Ok(Some(n))
                     },
                 )
             },
@@ -334,20 +347,27 @@ struct Part {
     first_without_qid: Option<usize>,
     max_index: usize,
     error: Option<(usize, ErrorKind, String)>,
+    /// The chunk-local line of the chunk's first byte that is not UTF-8
+    /// (then also `error`).
+    bad_utf8: Option<usize>,
 }
 
 /// Parses the chunks in parallel and joins them in order.
 fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
     let mut parts: Vec<Part> = chunks.iter().map(|_| Part::default()).collect();
-    parts.par_iter_mut().zip(chunks).for_each(|(p, t)| parse_part_into(t, opts, p));
+    parts.par_iter_mut().zip(chunks).for_each(|(p, t)| parse_part_into(t.as_bytes(), opts, p));
     let mut join = Joiner::new(opts, true);
     join.append(&parts, name)?;
     join.finish(name)
 }
 
 /// Parses one chunk into `p`, which is cleared first (its buffers are
-/// reused from block to block).
-fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
+/// reused from block to block), and checks that it is UTF-8 text: the fast
+/// path accepts ASCII bytes only (comments checked as it skips them), a line
+/// it refuses is checked whole, and the rest of the chunk after a line in
+/// error too, so `bad_utf8` names the chunk's first invalid byte (if any)
+/// whether or not a parse error comes before it.
+fn parse_part_into(b: &[u8], opts: &SvmlightOptions, p: &mut Part) {
     p.lines = 0;
     p.row_ptr.clear();
     p.row_ptr.push(0);
@@ -360,11 +380,11 @@ fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
     p.first_without_qid = None;
     p.max_index = 0;
     p.error = None;
+    p.bad_utf8 = None;
     // Rows of LETOR files hold tens to hundreds of entries: reserve by the
     // chunk's size (an entry takes at least 4 bytes, `1:0 `).
-    p.col.reserve(text.len() / 8);
-    p.val.reserve(text.len() / 8);
-    let b = text.as_bytes();
+    p.col.reserve(b.len() / 8);
+    p.val.reserve(b.len() / 8);
     // The lines of `str::lines`: cut after each `\n`, no empty line after
     // a final `\n` (a `\r` before it is whitespace to both parsers).
     let (mut at, mut line_no) = (0usize, 0usize);
@@ -372,7 +392,7 @@ fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
         line_no += 1;
         p.lines = line_no;
         let (cols, qids) = (p.col.len(), p.qids.len());
-        if let Some(next) = parse_line_fast(text, at, line_no, opts, p) {
+        if let Some(next) = parse_line_fast(b, at, line_no, opts, p) {
             at = next;
             continue;
         }
@@ -382,15 +402,27 @@ fn parse_part_into(text: &str, opts: &SvmlightOptions, p: &mut Part) {
         p.val.truncate(cols);
         p.qids.truncate(qids);
         let end = b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k);
-        let raw = text.get(at..end).unwrap_or_default();
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        let res = match std::str::from_utf8(&b[at..end]) {
+            Ok(raw) => parse_line(raw.strip_suffix('\r').unwrap_or(raw), line_no, opts, p),
+            Err(_) => {
+                p.bad_utf8 = Some(line_no);
+                Err((ErrorKind::Encoding, "not UTF-8 text".to_owned()))
+            }
+        };
         at = end + 1;
-        if let Err((kind, msg)) = parse_line(raw, line_no, opts, p) {
+        if let Err((kind, msg)) = res {
             // Roll back the partial row: the join needs whole rows only.
             let keep = *p.row_ptr.last().unwrap_or(&0);
             p.col.truncate(keep);
             p.val.truncate(keep);
             p.error = Some((line_no, kind, msg));
+            // The rest of the chunk is still checked: an encoding error
+            // anywhere is reported before a parse error.
+            let rest = b.get(at..).unwrap_or_default();
+            if let (None, Err(e)) = (p.bad_utf8, std::str::from_utf8(rest)) {
+                let lines = rest[..e.valid_up_to()].iter().filter(|&&c| c == b'\n').count();
+                p.bad_utf8 = Some(line_no + 1 + lines);
+            }
             break;
         }
     }
@@ -416,25 +448,33 @@ fn next_line(b: &[u8], at: usize) -> usize {
     b[at..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| at + k + 1)
 }
 
+/// The index just past the comment that starts at `b[at]` (its line's
+/// end), or `None` when the comment is not UTF-8 text (the general parser
+/// then reports it).
+#[inline]
+fn comment_end(b: &[u8], at: usize) -> Option<usize> {
+    let end = next_line(b, at);
+    std::str::from_utf8(&b[at..end]).ok().map(|_| end)
+}
+
 /// The finite number token at `b[at]` and the index just past it: the plain
 /// decimals of data files by [`fast_decimal`], any other token through
 /// [`parse_finite`] (the same value, bit for bit). `None` for a malformed
-/// or non-finite token.
-#[inline]
-fn number_at(text: &str, at: usize, what: &str) -> Option<(f64, usize)> {
-    let b = text.as_bytes();
+/// or non-finite token (or one that is not UTF-8).
+#[inline(always)]
+fn number_at(b: &[u8], at: usize, what: &str) -> Option<(f64, usize)> {
     if let Some((v, end)) = fast_decimal(b, at) {
         if b.get(end).is_none_or(|&c| ends_token(c)) {
             return Some((v, end));
         }
     }
     let end = b[at..].iter().position(|&c| ends_token(c)).map_or(b.len(), |k| at + k);
-    let v = parse_finite(text.get(at..end)?, what).ok()?;
+    let v = parse_finite(std::str::from_utf8(&b[at..end]).ok()?, what).ok()?;
     Some((v, end))
 }
 
 /// The common case of [`parse_line`] in one pass over the bytes of the line
-/// that starts at `text[start]`: a label, an optional `qid:` right after
+/// that starts at `b[start]`: a label, an optional `qid:` right after
 /// it, and well-formed entries, each byte looked at once (index digits
 /// accumulated as they are scanned, values by [`number_at`]). Returns the
 /// start of the next line, or `None` (leaving partial entries for the
@@ -442,8 +482,7 @@ fn number_at(text: &str, at: usize, what: &str) -> Option<(f64, usize)> {
 /// words as an error; when it returns `Some`, `p` holds what [`parse_line`]
 /// would have added.
 #[inline]
-fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Option<usize> {
-    let b = text.as_bytes();
+fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOptions, p: &mut Part) -> Option<usize> {
     let skip = |mut at: usize| {
         while at < b.len() && is_blank(b[at]) {
             at += 1;
@@ -454,11 +493,11 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
     match b.get(at) {
         None => return Some(b.len()),
         Some(b'\n') => return Some(at + 1),
-        Some(b'#') => return Some(next_line(b, at)), // blank or comment line
+        Some(b'#') => return comment_end(b, at), // blank or comment line
         Some(_) => {}
     }
     let (label, mut at) =
-        if opts.optional_label && first_token_has_colon(b, at) { (0.0, at) } else { number_at(text, at, "label")? };
+        if opts.optional_label && first_token_has_colon(b, at) { (0.0, at) } else { number_at(b, at, "label")? };
     let mut prev = 0u64;
     let mut has_qid = false;
     let mut first = true;
@@ -469,7 +508,7 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
         };
         match c {
             b'\n' => break at + 1,
-            b'#' => break next_line(b, at),
+            b'#' => break comment_end(b, at)?,
             b'q' if first && b[at..].starts_with(b"qid:") => {
                 // `u64::from_str`: an optional `+`, then digits; 1 to 19
                 // digits always fit in u64, more go through `parse`.
@@ -482,31 +521,19 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
                     return None;
                 }
                 if at - digits > 19 {
-                    q = text.get(id_start..at)?.parse().ok()?;
+                    q = std::str::from_utf8(&b[id_start..at]).ok()?.parse().ok()?;
                 }
                 p.qids.push(q);
                 has_qid = true;
             }
             _ => {
-                // `<index>:<value>`: the index as `parse_index` reads it (an
-                // optional `+`, digits; more than 10 digits, beyond u32::MAX
-                // unless they are leading zeros, through `parse_index`);
-                // index 0, a repeated or decreasing index and the bounds go
-                // to the general parser, which words the error.
-                let key_start = at;
-                at += usize::from(c == b'+');
-                let (mut index, digits) = (0u64, at);
-                digit_run(b, &mut at, &mut index);
-                if at == digits || b.get(at) != Some(&b':') {
-                    return None;
-                }
-                if at - digits > 10 {
-                    index = parse_index(text.get(key_start..at)?)? as u64;
-                }
+                // `<index>:<value>`; index 0, a repeated or decreasing
+                // index and the bounds go to the general parser, which
+                // words the error.
+                let (index, v, end) = entry_bytes(b, at)?;
                 if index <= prev || index > u64::from(u32::MAX) || opts.num_features.is_some_and(|d| index > d as u64) {
                     return None; // also index 0 (prev starts at 0)
                 }
-                let (v, end) = number_at(text, at + 1, "feature value")?;
                 at = end;
                 p.col.push((index - 1) as u32);
                 p.val.push(v);
@@ -525,6 +552,27 @@ fn parse_line_fast(text: &str, start: usize, line_no: usize, opts: &SvmlightOpti
     p.row_ptr.push(p.col.len());
     p.row_lines.push(line_no);
     Some(next)
+}
+
+/// The entry `<index>:<value>` at `b[at]` byte by byte: the index as
+/// `parse_index` reads it (an optional `+`, digits; more than 10 digits,
+/// beyond u32::MAX unless they are leading zeros, through `parse_index`),
+/// the value by [`number_at`]. The index, the value and the end of the
+/// token; `None` for anything else.
+#[inline(always)]
+fn entry_bytes(b: &[u8], mut at: usize) -> Option<(u64, f64, usize)> {
+    let key_start = at;
+    at += usize::from(b.get(at) == Some(&b'+'));
+    let (mut index, digits) = (0u64, at);
+    digit_run(b, &mut at, &mut index);
+    if at == digits || b.get(at) != Some(&b':') {
+        return None;
+    }
+    if at - digits > 10 {
+        index = parse_index(std::str::from_utf8(&b[key_start..at]).ok()?)? as u64;
+    }
+    let (v, end) = number_at(b, at + 1, "feature value")?;
+    Some((index, v, end))
 }
 
 /// Whether the token at `b[at]` holds a `:` (an entry or `qid:`, not a
@@ -869,7 +917,7 @@ mod tests {
     fn block_reads_equal_one_pass() {
         let dir = std::env::temp_dir().join(format!("ranklet-svmlight-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let texts: [&[u8]; 8] = [
+        let texts: [&[u8]; 15] = [
             b"# c\n1 qid:3 1:0.5 4:2 # t\n\n0 qid:3 2:-1\r\n2 qid:1\n1 qid:9 3:1e-3 7:+.5\n0 qid:3 1:1\n",
             b"\xEF\xBB\xBF1 1:1\n0 2:1\n\n1 3:1",
             b"1 qid:1 1:1\n0 qid:1 2:1\n# x\n1 3:1\n",
@@ -878,6 +926,15 @@ mod tests {
             b"1 1:1\n0 1:2\n\n1 1:\xff\n",
             b"\n\n# only comments\n",
             b"",
+            // Non-ASCII: valid in comments, invalid in a comment, in a
+            // comment line, in a token, before and after a parse error.
+            "1 1:1 # \u{e9}t\u{e9}\n# \u{2603}\n0 1:2\n".as_bytes(),
+            b"1 1:1 # \xff\n0 1:2\n",
+            b"1 1:1\n# \xc3\n0 1:2\n",
+            b"1 1:1\n0 1:2\xe9\n1 1:x\n",
+            b"1 1:x\n0 1:2\n1 1:2 # \xff\n",
+            b"1 1:x\n\xff\n",
+            "1 qid:1 1:1\n0 1:\u{e9}\n".as_bytes(),
         ];
         for (i, text) in texts.iter().enumerate() {
             let path = dir.join(format!("t{i}.light"));
@@ -986,7 +1043,7 @@ mod tests {
             for line in lines {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
-                let next = parse_line_fast(line, 0, 1, &opts, &mut fast);
+                let next = parse_line_fast(line.as_bytes(), 0, 1, &opts, &mut fast);
                 let res = parse_line(line, 1, &opts, &mut general);
                 if let Some(next) = next {
                     assert_eq!(next, line.len(), "{line:?}");
@@ -1044,6 +1101,19 @@ mod tests {
             "1.5x",
             "1e",
             "-",
+            "12.5",
+            "-0.5",
+            "-7",
+            "1234567.1234567",
+            "12345678.5",
+            "1.12345678",
+            "-1234567",
+            "+0.5",
+            "5.",
+            "-.5",
+            "0.5.5",
+            "1.5e3",
+            "1e-3",
         ];
         let seps = [" ", "\t", "  ", " \r", "\x0c"];
         let mut rng = crate::rng::SplitMix64(99);
@@ -1087,19 +1157,30 @@ mod tests {
             if pick(8) == 0 {
                 line.push_str(" # tail");
             }
-            for opts in [
-                SvmlightOptions::default(),
-                SvmlightOptions { num_features: Some(6), ..Default::default() },
-                SvmlightOptions { num_features: Some(6), optional_label: true },
-            ] {
+            // As it is, followed by a comment, and followed by another
+            // line.
+            let padded = format!("{line}\t# a comment after the last entry");
+            for (line, opts) in [line.clone(), padded, format!("{line}\n0 1:1")].iter().flat_map(|l| {
+                [
+                    SvmlightOptions::default(),
+                    SvmlightOptions { num_features: Some(6), ..Default::default() },
+                    SvmlightOptions { num_features: Some(6), optional_label: true },
+                ]
+                .map(|o| (l.clone(), o))
+            }) {
                 let mut fast = Part { row_ptr: vec![0], ..Part::default() };
                 let mut general = Part { row_ptr: vec![0], ..Part::default() };
-                let next = parse_line_fast(&line, 0, 1, &opts, &mut fast);
+                let next = parse_line_fast(line.as_bytes(), 0, 1, &opts, &mut fast);
+                // The first line, and where the next starts.
+                let (line, want_next) = match line.split_once('\n') {
+                    Some((first, _)) => (first.to_owned(), first.len() + 1),
+                    None => (line.clone(), line.len()),
+                };
                 let res = parse_line(&line, 1, &opts, &mut general);
                 match next {
                     Some(next) => {
                         taken += 1;
-                        assert_eq!(next, line.len(), "{line:?}");
+                        assert_eq!(next, want_next, "{line:?}");
                         assert!(res.is_ok(), "{line:?}");
                         let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                         assert_eq!(
