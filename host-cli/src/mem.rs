@@ -80,12 +80,20 @@ pub fn check(what: &str, elems: Option<usize>, elem_bytes: usize, way_out: &str)
     let bytes = elems.and_then(|e| e.checked_mul(elem_bytes));
     match bytes {
         Some(b) if b as u64 <= limit => Ok(()),
-        _ => Err(CliError::failure(format!(
-            "{what} needs {} bytes, more than the {} bytes of memory available ({LIMIT_ENV} overrides); {way_out}",
-            bytes.map_or_else(|| "over 2^64".to_string(), |b| grouped(b as u128)),
-            grouped(limit as u128),
-        ))),
+        _ => Err(refusal(what, bytes, limit, way_out)),
     }
+}
+
+/// The refusal of [`check`] for a size (`None`: over 2^64) found beyond
+/// `limit` (of [`limit_bytes`], read once by a caller that checks a
+/// growing count against it): a resource error (exit 1) naming `what`,
+/// the bytes, the limit and `way_out`.
+pub fn refusal(what: &str, bytes: Option<usize>, limit: u64, way_out: &str) -> CliError {
+    CliError::failure(format!(
+        "{what} needs {} bytes, more than the {} bytes of memory available ({LIMIT_ENV} overrides); {way_out}",
+        bytes.map_or_else(|| "over 2^64".to_string(), |b| grouped(b as u128)),
+        grouped(limit as u128),
+    ))
 }
 
 /// `len` zeros, or an error where the allocation fails (never an abort):

@@ -362,20 +362,23 @@ impl QueryGroups {
 /// line.
 pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
     let name = path.display().to_string();
-    let bytes = fs::read(path).map_err(|e| {
-        let kind = match e.kind() {
-            io::ErrorKind::NotFound => ErrorKind::NotFound,
-            io::ErrorKind::PermissionDenied | io::ErrorKind::IsADirectory => ErrorKind::Unreadable,
-            _ => ErrorKind::Io,
-        };
-        DataError::file(&name, kind, format!("cannot read: {e}"))
-    })?;
+    let bytes = fs::read(path).map_err(|e| io_error(&name, &e))?;
     String::from_utf8(bytes).map_err(|e| {
         let bytes = e.as_bytes();
         let bad = e.utf8_error().valid_up_to();
         let line = 1 + bytes[..bad].iter().filter(|&&b| b == b'\n').count();
         DataError::at(&name, line, ErrorKind::Encoding, "not UTF-8 text".to_owned())
     })
+}
+
+/// The error of a file `name` that cannot be opened or read, by kind.
+pub(crate) fn io_error(name: &str, e: &io::Error) -> DataError {
+    let kind = match e.kind() {
+        io::ErrorKind::NotFound => ErrorKind::NotFound,
+        io::ErrorKind::PermissionDenied | io::ErrorKind::IsADirectory => ErrorKind::Unreadable,
+        _ => ErrorKind::Io,
+    };
+    DataError::file(name, kind, format!("cannot read: {e}"))
 }
 
 /// Drops a leading UTF-8 byte-order mark (spreadsheets write one).

@@ -21,18 +21,51 @@
 //!   Contradictory pairs (`a b` and `b a`) and cycles are kept too: they are
 //!   data (disagreeing judges), not a malformed file.
 //! - A file without any pair is an error.
+//!
+//! A file is read line by line through a buffered reader, never held whole:
+//! [`read_pairs`] and [`read_pairs_checked`] stream it, [`parse_pairs_str`]
+//! parses text already in memory, and all three parse each line with one
+//! line parser, so they give the same pairs and the same errors (file, line,
+//! kind and message). A byte that is not UTF-8 is an error of its line; the
+//! reported error is the first bad line of the file, whether its fault is
+//! its encoding or its content (a reader of the whole text would check the
+//! encoding of every line first).
+//!
+//! [`read_pairs_checked`] also refuses, while reading, a file whose pairs
+//! would not fit in memory in the command that reads it ([`PairCost`]):
+//! the error comes as soon as the count crosses the limit of
+//! [`crate::mem::limit_bytes`], before the pairs vector has grown beyond
+//! it, never as an allocation abort.
 
+use std::io::{BufRead, BufReader};
 use std::path::Path;
 
-use super::{parse_finite, quote, read_text, DataError, ErrorKind};
+use super::chunks::strip_bom_bytes;
+use super::{io_error, parse_finite, quote, DataError, ErrorKind};
+use crate::error::CliError;
 
 /// One preference: row `winner` is preferred to row `loser` with the given
 /// magnitude (finite, `>= 0`). The reader returns core's type, which the
 /// learners take as is.
 pub use ranklet_core::graph::Pair;
 
-/// Reads a pairs file over a data set of `n_rows` rows. See the
-/// [module docs](self) for the format.
+/// What each pair costs the command that reads it, for the memory check of
+/// [`read_pairs_checked`].
+#[derive(Clone, Copy, Debug)]
+pub struct PairCost<'a> {
+    /// Bytes per pair: an upper bound of what the command holds for each
+    /// pair at its peak, the pair itself included (at least
+    /// `size_of::<Pair>()`).
+    pub bytes: usize,
+    /// What those bytes hold, for the message ("the pairs and the index of
+    /// their rows").
+    pub holds: &'a str,
+    /// The way out, for the message.
+    pub way_out: &'a str,
+}
+
+/// Reads a pairs file over a data set of `n_rows` rows, streaming it. See
+/// the [module docs](self) for the format.
 ///
 /// # Errors
 ///
@@ -41,8 +74,45 @@ pub use ranklet_core::graph::Pair;
 /// with itself, or a negative or non-finite magnitude.
 pub fn read_pairs(path: impl AsRef<Path>, n_rows: usize) -> Result<Vec<Pair>, DataError> {
     let path = path.as_ref();
-    let text = read_text(path)?;
-    parse_pairs_str(&text, &path.display().to_string(), n_rows)
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path).map_err(|e| io_error(&name, &e))?;
+    // No count of pairs reaches `usize::MAX`: the vector would not fit in
+    // the address space first.
+    stream_pairs(BufReader::new(file), &name, n_rows, usize::MAX, |line, _| {
+        DataError::at(&name, line, ErrorKind::Io, "more pairs than can be counted".to_owned())
+    })
+}
+
+/// [`read_pairs`], refusing the file while it is read once its pairs so far
+/// times `cost.bytes` exceed the memory limit ([`crate::mem::limit_bytes`],
+/// read once): the vector of pairs never grows past the limit's number of
+/// pairs, and is returned without spare capacity.
+///
+/// # Errors
+///
+/// The errors of [`read_pairs`] (exit 2, or 1 for an I/O failure); the
+/// refusal (exit 1, as [`crate::mem::check`]'s), naming the file, the line
+/// reached, the pairs so far and their bytes, the limit and `cost.way_out`;
+/// a malformed `RANKLET_MEMORY_LIMIT`.
+pub fn read_pairs_checked(path: impl AsRef<Path>, n_rows: usize, cost: &PairCost<'_>) -> Result<Vec<Pair>, CliError> {
+    let path = path.as_ref();
+    let name = path.display().to_string();
+    let limit = crate::mem::limit_bytes()?;
+    let per_pair = cost.bytes.max(1);
+    let max_pairs = usize::try_from(limit / per_pair as u64).unwrap_or(usize::MAX);
+    let file = std::fs::File::open(path).map_err(|e| CliError::from(io_error(&name, &e)))?;
+    stream_pairs(BufReader::new(file), &name, n_rows, max_pairs, |line, count| {
+        crate::mem::refusal(
+            &format!(
+                "{name}: holding the first {} pairs (read up to line {line}) at ~{per_pair} bytes each for {}",
+                crate::mem::grouped(count as u128),
+                cost.holds
+            ),
+            count.checked_mul(per_pair),
+            limit,
+            cost.way_out,
+        )
+    })
 }
 
 /// Parses pairs text; `name` is the file name printed in errors.
@@ -54,49 +124,102 @@ pub fn parse_pairs_str(text: &str, name: &str, n_rows: usize) -> Result<Vec<Pair
     let text = super::strip_bom(text);
     let mut pairs = Vec::new();
     for (i, raw) in text.lines().enumerate() {
-        let line_no = i + 1;
-        let err = |kind, msg| DataError::at(name, line_no, kind, msg);
-        let line = raw.find('#').map_or(raw, |p| &raw[..p]);
-        let mut tokens = line.split_ascii_whitespace();
-        let Some(w) = tokens.next() else { continue };
-        let (Some(l), m, None) = (tokens.next(), tokens.next(), tokens.next()) else {
-            return Err(err(
-                ErrorKind::Malformed,
-                format!("expected `winner loser [magnitude]`, found {} fields", line.split_ascii_whitespace().count()),
-            ));
-        };
-        let row = |tok: &str, what: &str| -> Result<usize, DataError> {
-            let r: usize = tok
-                .parse()
-                .map_err(|_| err(ErrorKind::Malformed, format!("malformed {what} row number {}", quote(tok))))?;
-            if r >= n_rows {
-                return Err(err(
-                    ErrorKind::Unknown,
-                    format!(
-                        "{what} row {r} does not exist: the data has {n_rows} rows, \
-                         numbered from 0"
-                    ),
-                ));
-            }
-            Ok(r)
-        };
-        let winner = row(w, "winner")?;
-        let loser = row(l, "loser")?;
-        if winner == loser {
-            return Err(err(ErrorKind::Invalid, format!("row {winner} is paired with itself")));
+        if let Some(p) = parse_line(raw, i + 1, name, n_rows)? {
+            pairs.push(p);
         }
-        let magnitude = match m {
-            None => 1.0,
-            Some(tok) => {
-                let v = parse_finite(tok, "magnitude").map_err(|(k, msg)| err(k, msg))?;
-                if v < 0.0 {
-                    return Err(err(ErrorKind::Invalid, format!("negative magnitude {}", quote(tok))));
-                }
-                v.abs() // -0 → 0
-            }
-        };
-        pairs.push(Pair { winner, loser, magnitude });
     }
+    finish(pairs, name)
+}
+
+/// The lines of `reader` (a leading byte-order mark dropped), parsed one at
+/// a time into at most `max_pairs` pairs: the pair after those is refused
+/// with `full(line, max_pairs + 1)` before the vector grows for it. The
+/// vector grows by doubling (from 1024), capped at `max_pairs`, and is
+/// returned shrunk to its length.
+fn stream_pairs<R: BufRead, E: From<DataError>>(
+    mut reader: R,
+    name: &str,
+    n_rows: usize,
+    max_pairs: usize,
+    full: impl FnOnce(usize, usize) -> E,
+) -> Result<Vec<Pair>, E> {
+    let mut pairs: Vec<Pair> = Vec::new();
+    let mut buf = Vec::new();
+    let mut line_no = 0usize;
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(|e| io_error(name, &e))? == 0 {
+            break;
+        }
+        line_no += 1;
+        let bytes = if line_no == 1 { strip_bom_bytes(&buf) } else { &buf[..] };
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| DataError::at(name, line_no, ErrorKind::Encoding, "not UTF-8 text".to_owned()))?;
+        // The line without its terminator, as `str::lines` gives it (a
+        // `\r` left at the very end of a file is whitespace to the parser).
+        let text = text.strip_suffix('\n').map_or(text, |t| t.strip_suffix('\r').unwrap_or(t));
+        let Some(p) = parse_line(text, line_no, name, n_rows)? else { continue };
+        if pairs.len() >= max_pairs {
+            return Err(full(line_no, pairs.len().saturating_add(1)));
+        }
+        if pairs.len() == pairs.capacity() {
+            pairs.reserve_exact(pairs.len().max(1024).min(max_pairs - pairs.len()));
+        }
+        pairs.push(p);
+    }
+    let mut pairs = finish(pairs, name)?;
+    pairs.shrink_to_fit();
+    Ok(pairs)
+}
+
+/// One line (without its terminator), line `line_no` of `name`: its pair,
+/// or `None` for a blank or comment line.
+fn parse_line(raw: &str, line_no: usize, name: &str, n_rows: usize) -> Result<Option<Pair>, DataError> {
+    let err = |kind, msg| DataError::at(name, line_no, kind, msg);
+    let line = raw.find('#').map_or(raw, |p| &raw[..p]);
+    let mut tokens = line.split_ascii_whitespace();
+    let Some(w) = tokens.next() else { return Ok(None) };
+    let (Some(l), m, None) = (tokens.next(), tokens.next(), tokens.next()) else {
+        return Err(err(
+            ErrorKind::Malformed,
+            format!("expected `winner loser [magnitude]`, found {} fields", line.split_ascii_whitespace().count()),
+        ));
+    };
+    let row = |tok: &str, what: &str| -> Result<usize, DataError> {
+        let r: usize = tok
+            .parse()
+            .map_err(|_| err(ErrorKind::Malformed, format!("malformed {what} row number {}", quote(tok))))?;
+        if r >= n_rows {
+            return Err(err(
+                ErrorKind::Unknown,
+                format!(
+                    "{what} row {r} does not exist: the data has {n_rows} rows, \
+                     numbered from 0"
+                ),
+            ));
+        }
+        Ok(r)
+    };
+    let winner = row(w, "winner")?;
+    let loser = row(l, "loser")?;
+    if winner == loser {
+        return Err(err(ErrorKind::Invalid, format!("row {winner} is paired with itself")));
+    }
+    let magnitude = match m {
+        None => 1.0,
+        Some(tok) => {
+            let v = parse_finite(tok, "magnitude").map_err(|(k, msg)| err(k, msg))?;
+            if v < 0.0 {
+                return Err(err(ErrorKind::Invalid, format!("negative magnitude {}", quote(tok))));
+            }
+            v.abs() // -0 → 0
+        }
+    };
+    Ok(Some(Pair { winner, loser, magnitude }))
+}
+
+/// The pairs of a whole file: an error when there are none.
+fn finish(pairs: Vec<Pair>, name: &str) -> Result<Vec<Pair>, DataError> {
     if pairs.is_empty() {
         return Err(DataError::file(name, ErrorKind::Empty, "no pairs".to_owned()));
     }
@@ -128,5 +251,56 @@ mod tests {
         assert_eq!(kind("0 1 1 1\n"), ErrorKind::Malformed);
         assert_eq!(kind("-1 1\n"), ErrorKind::Malformed);
         assert_eq!(kind("# only\n"), ErrorKind::Empty);
+    }
+
+    /// The streaming reader over `bytes` (as a file's), with room for
+    /// `max` pairs.
+    fn streamed(bytes: &[u8], n_rows: usize, max: usize) -> Result<Vec<Pair>, DataError> {
+        stream_pairs(bytes, "p", n_rows, max, |line, count| {
+            DataError::at("p", line, ErrorKind::Io, format!("full at pair {count}"))
+        })
+    }
+
+    #[test]
+    fn streaming_equals_the_text_parser() {
+        let inputs: &[&str] = &[
+            "# c\n0 1\n\n1 0 2.5 # back\n0 1 0\n0 1 -0\n",
+            "0 1\n1 2 0.5",
+            "\u{feff}0 1\r\n2 1 3\r\n",
+            "0 1\r",
+            "0\t1\t 2 \n\n\n",
+            "0 3\n",
+            "1 1\n",
+            "0 1 -1\n",
+            "0 1 nan\n",
+            "0\n",
+            "0 1 1 1\n",
+            "-1 1\n",
+            "# only\n",
+            "",
+            "0 1\n# a\n\n2 0 x\n",
+            "0 1\n1 2\n\u{feff}0 1\n",
+        ];
+        for text in inputs {
+            let want = parse_pairs_str(text, "p", 3);
+            assert_eq!(streamed(text.as_bytes(), 3, usize::MAX), want, "{text:?}");
+            // Errors name the same line.
+            if let Err(e) = &want {
+                assert_eq!(streamed(text.as_bytes(), 3, usize::MAX).unwrap_err().line(), e.line(), "{text:?}");
+            }
+        }
+        // Non-UTF-8 bytes: an error of their line.
+        let e = streamed(b"0 1\n1 2 # caf\xe9\n", 3, usize::MAX).unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ErrorKind::Encoding, Some(2)));
+    }
+
+    #[test]
+    fn streaming_stops_at_the_cap_without_spare_capacity() {
+        let text = b"0 1\n# c\n1 2\n2 0\n";
+        assert_eq!(streamed(text, 3, 3).unwrap().capacity(), 3);
+        let e = streamed(text, 3, 2).unwrap_err();
+        assert_eq!((e.line(), e.message()), (Some(4), "full at pair 3"));
+        // A bad line before the cap is reached is reported as such.
+        assert_eq!(streamed(b"0 1\n0 0\n1 2\n", 3, 1).unwrap_err().kind(), ErrorKind::Invalid);
     }
 }
