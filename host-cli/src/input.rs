@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use clap::{ArgGroup, Args};
 use ranklet::args::{heading, DataFormat};
 use ranklet::data::prefs::{read_groups, read_prefs, read_relation};
-use ranklet::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
+use ranklet::data::{self, csv::CsvOptions, pairs::PairCost, svmlight::SvmlightOptions, Dataset, ErrorKind};
 use ranklet::error::CliError;
 use ranklet::family::kron::NodeFiles;
 use ranklet::family::pref::{check_relations, PrefAlgo, PrefData, PrefItems, PrefModel, Scored};
@@ -170,12 +170,32 @@ pub struct PairsArgs {
 }
 
 impl PairsArgs {
-    /// Reads the pairs, if given, over `n_rows` rows.
-    pub fn read(&self, n_rows: usize) -> Result<Option<Vec<Pair>>, CliError> {
+    /// Reads the pairs, if given, over `n_rows` rows, refusing a file whose
+    /// pairs would not fit in memory at `cost` each
+    /// ([`data::pairs::read_pairs_checked`]).
+    pub fn read(&self, n_rows: usize, cost: &PairCost<'_>) -> Result<Option<Vec<Pair>>, CliError> {
         Ok(match &self.pairs {
-            Some(p) => Some(data::pairs::read_pairs(p, n_rows)?),
+            Some(p) => Some(data::pairs::read_pairs_checked(p, n_rows, cost)?),
             None => None,
         })
+    }
+
+    /// What `ranklet train --pairs` holds per pair, an upper bound: the
+    /// pair (24 bytes: two `usize` and an `f64`; the training graph,
+    /// `Graph::Pairs`, borrows the pairs, and the learners go over them
+    /// without storage per pair); with `--cv K` (`folds` = K, 0 without),
+    /// the K splits, each holding every pair once, as a training or a
+    /// validation pair (24·K), the shuffled pair indices in their folds (8,
+    /// at most 16 with the folds' spare capacity) and a validation flag (1).
+    pub fn training_cost(folds: usize) -> PairCost<'static> {
+        let cv = if folds == 0 { 0 } else { folds.saturating_mul(24).saturating_add(17) };
+        PairCost {
+            bytes: cv.saturating_add(24),
+            holds: "training on them",
+            way_out: "compute statistics of shards with `ranklet stats --data SHARD --pairs SHARD_PAIRS` (each \
+                      shard with the pairs of its own rows) and train on them with `ranklet train --from-stats \
+                      --algo rankrls`, or give fewer pairs",
+        }
     }
 }
 

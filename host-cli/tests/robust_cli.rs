@@ -199,26 +199,112 @@ fn a_primal_system_too_large_for_memory_is_solved_by_conjugate_gradient() {
 
 /// `ranklet stats --pairs`: the rows that wait for the other row of a
 /// pair are counted from the pairs before any row is summed. Pairs 150 rows
-/// apart keep 150 rows at once (about 112 bytes each here: 3–4 nonzeros at
-/// 12 bytes, plus 64): refused under an 8 kB limit with the count, the row
-/// where it peaks and the way out (exit 1, nothing written); summed under
-/// 1 MB.
+/// apart keep 150 rows at once (about 190 bytes each here: about 10 of 30
+/// features set, at 12 bytes, plus 64): refused under a 20 kB limit, which
+/// the 150 pairs themselves fit in (18 000 bytes at 120), with the count,
+/// the row where it peaks and the way out (exit 1, nothing written);
+/// summed under 1 MB.
 #[test]
 fn stats_pairs_whose_rows_cannot_wait_in_memory_are_refused() {
     let dir = Scratch::new("pairs-wait");
-    let data = dir.input("q.light", sparse_letor());
+    let data = dir.input("q.light", letor_with(30));
     let pairs = dir.input("far.pairs", (0..150).map(|i| format!("{} {i} 1\n", i + 150)).collect::<String>());
     let out = dir.out("s.rks");
     let a: Vec<OsString> =
         vec!["stats".into(), "--data".into(), os(&data), "--pairs".into(), os(&pairs), "-o".into(), os(&out)];
-    let run = ranklet_limited(&dir, Some("8K"), &a);
+    let run = ranklet_limited(&dir, Some("20K"), &a);
     assert_eq!(run.code, Some(1), "{run:?}");
-    for says in ["far.pairs", "up to 150 rows waiting at once", "at row 149", "more shards", "8 192 bytes"] {
+    for says in ["far.pairs", "up to 150 rows waiting at once", "at row 149", "more shards", "20 480 bytes"] {
         assert!(run.stderr.contains(says), "{says}: {run:?}");
     }
     assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
     let run = ranklet_limited(&dir, Some("1M"), &a);
     assert_eq!(run.code, Some(0), "{run:?}");
+}
+
+/// 299 pairs of neighbouring rows (`i+1 i`, a comment line first).
+fn neighbour_pairs() -> String {
+    "# neighbours\n".to_string() + &(0..299).map(|i| format!("{} {i}\n", i + 1)).collect::<String>()
+}
+
+/// `ranklet stats --pairs` checks the pairs themselves against memory
+/// while it reads them, at 120 bytes each (the pair and its index by row):
+/// under a 16 kB limit (136 pairs) the 137th pair, on line 138, is
+/// refused with the file, the line, the pairs and bytes so far, the limit
+/// and the way out (exit 1, nothing written); under 1 MB the same files
+/// give the statistics file of a run without a limit, byte for byte.
+#[test]
+fn stats_pairs_beyond_the_memory_limit_are_refused_while_read() {
+    let dir = Scratch::new("pairs-count");
+    let data = dir.input("q.light", sparse_letor());
+    let pairs = dir.input("near.pairs", neighbour_pairs());
+    let run_to = |limit: Option<&str>, out: &Path| {
+        let a: Vec<OsString> =
+            vec!["stats".into(), "--data".into(), os(&data), "--pairs".into(), os(&pairs), "-o".into(), os(out)];
+        ranklet_limited(&dir, limit, &a)
+    };
+    let out = dir.out("s.rks");
+    let run = run_to(Some("16K"), &out);
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for says in [
+        "near.pairs: holding the first 137 pairs (read up to line 138)",
+        "~120 bytes each",
+        "needs 16 440 bytes, more than the 16 384 bytes",
+        "RANKLET_MEMORY_LIMIT",
+        "more shards",
+        "each with the pairs of its own rows",
+    ] {
+        assert!(run.stderr.contains(says), "{says}: {run:?}");
+    }
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    let run = run_to(Some("1M"), &out);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let free = dir.out("free.rks");
+    assert_eq!(run_to(None, &free).code, Some(0));
+    assert_eq!(std::fs::read(&out).unwrap(), std::fs::read(&free).unwrap());
+}
+
+/// `ranklet train --pairs` checks the pairs against memory while it reads
+/// them, at 24 bytes each without --cv (the training graph borrows them):
+/// under a 4 kB limit (170 pairs) the 171st, on line 172, is refused with
+/// the file, line, pairs, bytes, limit and the ways out (exit 1, no
+/// model); with --cv 3, at 24 + 3·24 + 17 = 113 bytes each, under 16 kB
+/// (144 pairs) the 145th, on line 146; under 1 MB the model is the one of
+/// a run without a limit.
+#[test]
+fn train_pairs_beyond_the_memory_limit_are_refused_while_read() {
+    let dir = Scratch::new("train-pairs-count");
+    let data = dir.input("q.light", sparse_letor());
+    let pairs = dir.input("near.pairs", neighbour_pairs());
+    let model = dir.out("m.rkl");
+    let train = |extra: &[&str], out: &Path| {
+        let mut a = args(&["train", "--algo", "rankrls", "--lambda", "1"], &data, out);
+        a.extend(["--pairs".into(), os(&pairs)]);
+        a.extend(extra.iter().map(OsString::from));
+        a
+    };
+    let run = ranklet_limited(&dir, Some("4K"), &train(&[], &model));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for says in [
+        "near.pairs: holding the first 171 pairs (read up to line 172) at ~24 bytes each for training on them",
+        "needs 4 104 bytes, more than the 4 096 bytes",
+        "ranklet stats --data SHARD --pairs SHARD_PAIRS",
+        "--from-stats",
+        "fewer pairs",
+    ] {
+        assert!(run.stderr.contains(says), "{says}: {run:?}");
+    }
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    let run = ranklet_limited(&dir, Some("16K"), &train(&["--cv", "3"], &model));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("the first 145 pairs (read up to line 146) at ~113 bytes"), "{run:?}");
+    assert!(dir.out_entries().is_empty(), "{run:?}");
+    let run = ranklet_limited(&dir, Some("1M"), &train(&[], &model));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let free = dir.out("free.rkl");
+    assert_eq!(ranklet_limited(&dir, None, &train(&[], &free)).code, Some(0));
+    let (w, w_free) = (weights(&dir, &model), weights(&dir, &free));
+    assert!(!w.is_empty() && w == w_free, "{w:?} vs {w_free:?}");
 }
 
 /// The low-rank xpgp with `--relation-residual constant` (one feature per

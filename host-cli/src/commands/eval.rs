@@ -17,6 +17,7 @@ use ranklet_core::format::ModelView;
 
 use crate::cli_output::{note, warn};
 use crate::input::{score_prefs, DataArgs, Loaded, ModelArgs};
+use ranklet::data::pairs::PairCost;
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
 /// other (clap names both flags; exit 2).
@@ -72,7 +73,13 @@ fn eval_rows(a: &EvalArgs) -> Result<(), CliError> {
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let data_path = a.data.rows.path()?;
     let ds = a.data.rows.read(a.data.rows.is_csv().then_some(view.dim()))?;
-    let pairs = a.data.pairs.read(ds.n_rows())?;
+    // Per pair: the pair (24 bytes) and its rows for pairerror (16).
+    let cost = PairCost {
+        bytes: 40,
+        holds: "the pairs and their rows (pairerror)",
+        way_out: "evaluate the pairs in parts (the error rate of the whole is the pair-weighted mean of the parts')",
+    };
+    let pairs = a.data.pairs.read(ds.n_rows(), &cost)?;
     warn(warn_width(view.dim(), &ds, data_path));
     let scores = score_rows(&view, &ds, data_path, view.element_type())?;
     note(quant_note(&view, &ds, data_path));

@@ -15,6 +15,7 @@ use ranklet_core::format::{ElementType, ModelKind, ModelSpec, ModelView};
 use ranklet_core::learn::online::OnlineRankRls;
 
 use crate::input::{ModelArgs, PairsArgs, RowsArgs};
+use ranklet::data::pairs::PairCost;
 
 /// `ranklet online-update` arguments.
 #[derive(Args, Debug)]
@@ -45,7 +46,13 @@ pub fn online_update(a: OnlineUpdateArgs) -> Result<(), CliError> {
     let view = ModelView::new_checked(&bytes).map_err(|e| CliError::input(e.to_string()))?;
     let data_path = a.rows.path()?.to_path_buf();
     let ds = a.rows.read_unlabelled(a.rows.is_csv().then_some(view.dim()))?;
-    let pairs = a.pairs.read(ds.n_rows())?.ok_or_else(|| CliError::input("--pairs is required"))?;
+    // Per pair: the pair (24 bytes); the learner's state does not grow.
+    let cost = PairCost {
+        bytes: 24,
+        holds: "the pairs",
+        way_out: "give the pairs in parts, one online-update per part, each from the state the previous one wrote",
+    };
+    let pairs = a.pairs.read(ds.n_rows(), &cost)?.ok_or_else(|| CliError::input("--pairs is required"))?;
     let d = view.dim();
     if ds.n_features() > d {
         return Err(CliError::input(format!(

@@ -125,12 +125,7 @@ pub fn stats(a: StatsArgs) -> Result<(), CliError> {
         Some(k) => return Err(CliError::input(format!("--cv {k}: a number of folds from 2 to 65535"))),
     };
     let pairs = match &a.pairs {
-        Some(p) => {
-            // Row numbers are checked against the shard's rows once they
-            // have all streamed by.
-            let list = ranklet::data::pairs::read_pairs(p, usize::MAX)?;
-            Some(PairSummer::new(list, p.display().to_string()))
-        }
+        Some(p) => Some(PairSummer::read(p)?),
         None => None,
     };
     let opts = SvmlightOptions { num_features: a.num_features, optional_label: false };

@@ -33,7 +33,7 @@ use ranklet_core::learn::ls_stats;
 
 use crate::cli_output::{note, Bar};
 use crate::cli_values::{self, lib_enum};
-use crate::input::{DataArgs, Loaded};
+use crate::input::{DataArgs, Loaded, PairsArgs};
 
 /// The learner of `ranklet train`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -305,7 +305,11 @@ fn train_rows(a: &TrainArgs) -> Result<(), CliError> {
         return Ok(());
     }
     let ds = a.data.rows.read(None)?;
-    let pairs = a.data.pairs.read(ds.n_rows())?;
+    let folds = match a.cv {
+        Some(Scheme::KFold(k)) => k,
+        _ => 0,
+    };
+    let pairs = a.data.pairs.read(ds.n_rows(), &PairsArgs::training_cost(folds))?;
     let mut bar = Bar::default();
     let fit = fit_rows(&plan, ds, pairs.as_deref(), &data_path.display().to_string(), &mut |p| bar.show(p))?;
     drop(bar);

@@ -33,6 +33,7 @@ use ranklet_core::learn::LearnError;
 
 use rayon::prelude::*;
 
+use crate::data::pairs::{read_pairs_checked, PairCost};
 use crate::data::svmlight::{stream_blocks, RowBlock, SvmlightOptions, CHUNK_BYTES};
 use crate::error::CliError;
 use crate::family::nystrom_stats::NystromSpec;
@@ -791,6 +792,42 @@ pub fn pair_key(winner: (&[u32], &[f64], Option<u64>), loser: (&[u32], &[f64]), 
 }
 
 impl PairSummer {
+    /// An upper bound of the bytes [`PairSummer::new`] holds per pair at its
+    /// peak, the pair included: the pairs (24: two `usize` and an `f64`,
+    /// held without spare capacity by [`read_pairs_checked`]), `order` (8:
+    /// a `usize`), and `wanted`, at most one entry per pair (each pair's
+    /// earlier row, all distinct in the worst case) in a hash table of
+    /// 24-byte entries and 1 control byte per bucket, whose buckets are a
+    /// power of two at most 7/8 full: right after it doubles, the old table
+    /// (B/2 buckets) and the new one (B) are both held for 7/16·B entries,
+    /// (1.5·25/(7/16)) ≈ 85.7 bytes per entry. The other moments are lower:
+    /// the stable sort of `order` borrows at most 8 bytes per pair
+    /// (24 + 8 + 8), and the events (16 per entry, allocated exactly) come
+    /// once the table has settled (≤ 2·25·8/7 ≈ 57.2 per entry): 24 + 8 +
+    /// 57.2 + 16 ≈ 105. So 24 + 8 + 85.7 ≈ 118, rounded up to 120. The rows
+    /// kept while they wait for a partner are checked apart, once the first
+    /// block's row width is known ([`PairSummer::check_memory`]).
+    pub const BYTES_PER_PAIR: usize = 120;
+
+    /// Reads the pairs file `path` (rows numbered across the shard, checked
+    /// against them once the rows have all streamed by) for
+    /// [`PairSummer::new`], refusing it while it is read once its pairs
+    /// would not fit in memory ([`PairSummer::BYTES_PER_PAIR`] each).
+    ///
+    /// # Errors
+    /// The reader's errors; the refusal (exit 1), naming the file, the line
+    /// reached, the pairs and bytes, the limit and the way out: more shards.
+    pub fn read(path: &Path) -> Result<PairSummer, CliError> {
+        let cost = PairCost {
+            bytes: Self::BYTES_PER_PAIR,
+            holds: "the pairs and their index by row (ranklet stats --pairs)",
+            way_out: "cut the data and its pairs into more shards (ranklet stats per shard, merged by ranklet train \
+                      --from-stats), each with the pairs of its own rows",
+        };
+        let pairs = read_pairs_checked(path, usize::MAX, &cost)?;
+        Ok(PairSummer::new(pairs, path.display().to_string()))
+    }
+
     /// Pairs (as `ranklet train --pairs` reads them) over the rows of a
     /// shard; `name` (the pairs file) names them in errors.
     pub fn new(pairs: Vec<Pair>, name: String) -> PairSummer {
@@ -808,7 +845,8 @@ impl PairSummer {
         // (saturated for rows past usize::MAX / 2, which no shard has: such
         // pairs are refused once the rows have streamed by).
         let ev = |row: usize, kept: bool| row.saturating_mul(2).saturating_add(usize::from(kept));
-        let mut events: Vec<usize> = wanted.iter().flat_map(|(&e, &(_, l))| [ev(e, true), ev(l, false)]).collect();
+        let mut events: Vec<usize> = Vec::with_capacity(2 * wanted.len());
+        events.extend(wanted.iter().flat_map(|(&e, &(_, l))| [ev(e, true), ev(l, false)]));
         events.sort_unstable();
         let (mut now, mut peak) = (0usize, (0usize, 0usize));
         for e in events {
