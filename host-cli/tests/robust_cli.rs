@@ -200,8 +200,8 @@ fn a_primal_system_too_large_for_memory_is_solved_by_conjugate_gradient() {
 /// `ranklet stats --pairs`: the rows that wait for the other row of a
 /// pair are counted from the pairs before any row is summed. Pairs 150 rows
 /// apart keep 150 rows at once (about 190 bytes each here: about 10 of 30
-/// features set, at 12 bytes, plus 64): refused under a 20 kB limit, which
-/// the 150 pairs themselves fit in (18 000 bytes at 120), with the count,
+/// features set, at 12 bytes, plus 64): refused under a 26 kB limit, which
+/// the 150 pairs themselves fit in (24 000 bytes at 160), with the count,
 /// the row where it peaks and the way out (exit 1, nothing written);
 /// summed under 1 MB.
 #[test]
@@ -212,9 +212,9 @@ fn stats_pairs_whose_rows_cannot_wait_in_memory_are_refused() {
     let out = dir.out("s.rks");
     let a: Vec<OsString> =
         vec!["stats".into(), "--data".into(), os(&data), "--pairs".into(), os(&pairs), "-o".into(), os(&out)];
-    let run = ranklet_limited(&dir, Some("20K"), &a);
+    let run = ranklet_limited(&dir, Some("26K"), &a);
     assert_eq!(run.code, Some(1), "{run:?}");
-    for says in ["far.pairs", "up to 150 rows waiting at once", "at row 149", "more shards", "20 480 bytes"] {
+    for says in ["far.pairs", "up to 150 rows waiting at once", "at row 149", "more shards", "26 624 bytes"] {
         assert!(run.stderr.contains(says), "{says}: {run:?}");
     }
     assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
@@ -228,8 +228,8 @@ fn neighbour_pairs() -> String {
 }
 
 /// `ranklet stats --pairs` checks the pairs themselves against memory
-/// while it reads them, at 120 bytes each (the pair and its index by row):
-/// under a 16 kB limit (136 pairs) the 137th pair, on line 138, is
+/// while it reads them, at 160 bytes each (the pair and its index by row):
+/// under a 16 kB limit (102 pairs) the 103rd pair, on line 104, is
 /// refused with the file, the line, the pairs and bytes so far, the limit
 /// and the way out (exit 1, nothing written); under 1 MB the same files
 /// give the statistics file of a run without a limit, byte for byte.
@@ -247,9 +247,9 @@ fn stats_pairs_beyond_the_memory_limit_are_refused_while_read() {
     let run = run_to(Some("16K"), &out);
     assert_eq!(run.code, Some(1), "{run:?}");
     for says in [
-        "near.pairs: holding the first 137 pairs (read up to line 138)",
-        "~120 bytes each",
-        "needs 16 440 bytes, more than the 16 384 bytes",
+        "near.pairs: holding the first 103 pairs (read up to line 104)",
+        "~160 bytes each",
+        "needs 16 480 bytes, more than the 16 384 bytes",
         "RANKLET_MEMORY_LIMIT",
         "more shards",
         "each with the pairs of its own rows",

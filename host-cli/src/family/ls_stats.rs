@@ -792,22 +792,32 @@ pub fn pair_key(winner: (&[u32], &[f64], Option<u64>), loser: (&[u32], &[f64]), 
 }
 
 impl PairSummer {
-    /// An upper bound of the bytes [`PairSummer::new`] holds per pair at its
-    /// peak, the pair included: the pairs (24: two `usize` and an `f64`,
-    /// held without spare capacity by [`read_pairs_checked`]), `order` (8:
-    /// a `usize`), and `wanted`, at most one entry per pair (each pair's
-    /// earlier row, all distinct in the worst case) in a hash table of
-    /// 24-byte entries and 1 control byte per bucket, whose buckets are a
-    /// power of two at most 7/8 full: right after it doubles, the old table
-    /// (B/2 buckets) and the new one (B) are both held for 7/16·B entries,
-    /// (1.5·25/(7/16)) ≈ 85.7 bytes per entry. The other moments are lower:
-    /// the stable sort of `order` borrows at most 8 bytes per pair
-    /// (24 + 8 + 8), and the events (16 per entry, allocated exactly) come
-    /// once the table has settled (≤ 2·25·8/7 ≈ 57.2 per entry): 24 + 8 +
-    /// 57.2 + 16 ≈ 105. So 24 + 8 + 85.7 ≈ 118, rounded up to 120. The rows
-    /// kept while they wait for a partner are checked apart, once the first
-    /// block's row width is known ([`PairSummer::check_memory`]).
-    pub const BYTES_PER_PAIR: usize = 120;
+    /// The bytes each pair costs `ranklet stats --pairs`, the pair
+    /// included, an upper bound of the structures [`PairSummer::new`]
+    /// builds and of the memory they were measured to take.
+    ///
+    /// The structures at their peak: the pairs (24: two `usize` and an
+    /// `f64`, held without spare capacity by [`read_pairs_checked`]),
+    /// `order` (8: a `usize`), and `wanted`, at most one entry per pair
+    /// (each pair's earlier row, all distinct in the worst case) in a hash
+    /// table of 24-byte entries and 1 control byte per bucket, whose
+    /// buckets are a power of two at most 7/8 full: right after it
+    /// doubles, the old table (B/2 buckets) and the new one (B) are both
+    /// held for 7/16·B entries, 1.5·25/(7/16) ≈ 85.7 bytes per entry. The
+    /// other moments are lower: the stable sort of `order` borrows at most
+    /// 8 bytes per pair (24 + 8 + 8), and the events (16 per entry,
+    /// allocated exactly) come once the table has settled (≤ 2·25·8/7 ≈
+    /// 57.2 per entry): 24 + 8 + 57.2 + 16 ≈ 105. So 24 + 8 + 85.7 ≈ 118.
+    ///
+    /// Measured (`docs/performance.md`, "Memory of `ranklet stats
+    /// --pairs`"), the peak RSS above that of a one-pair run is 128 bytes
+    /// per pair for 10⁶ pairs each with its own earlier row (the table's
+    /// worst case) and 98 for 10⁶ pairs within queries of 10: above the
+    /// structures' 118, as the allocator keeps some freed buffers resident.
+    /// 160 covers both with a quarter to spare. The rows kept while they
+    /// wait for a partner are checked apart, once the first block's row
+    /// width is known ([`PairSummer::check_memory`]).
+    pub const BYTES_PER_PAIR: usize = 160;
 
     /// Reads the pairs file `path` (rows numbered across the shard, checked
     /// against them once the rows have all streamed by) for
