@@ -222,6 +222,16 @@ fn stats_pairs_whose_rows_cannot_wait_in_memory_are_refused() {
     assert_eq!(run.code, Some(0), "{run:?}");
 }
 
+/// A memory refusal: exit 1, stderr saying each of `says`, nothing on
+/// stdout, nothing written.
+fn assert_refused(run: &Run, dir: &Scratch, says: &[&str]) {
+    assert_eq!(run.code, Some(1), "{run:?}");
+    for s in says {
+        assert!(run.stderr.contains(s), "{s}: {run:?}");
+    }
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+}
+
 /// 299 pairs of neighbouring rows (`i+1 i`, a comment line first).
 fn neighbour_pairs() -> String {
     "# neighbours\n".to_string() + &(0..299).map(|i| format!("{} {i}\n", i + 1)).collect::<String>()
@@ -244,19 +254,15 @@ fn stats_pairs_beyond_the_memory_limit_are_refused_while_read() {
         ranklet_limited(&dir, limit, &a)
     };
     let out = dir.out("s.rks");
-    let run = run_to(Some("16K"), &out);
-    assert_eq!(run.code, Some(1), "{run:?}");
-    for says in [
+    let says = [
         "near.pairs: holding the first 103 pairs (read up to line 104)",
         "~160 bytes each",
         "needs 16 480 bytes, more than the 16 384 bytes",
         "RANKLET_MEMORY_LIMIT",
         "more shards",
         "each with the pairs of its own rows",
-    ] {
-        assert!(run.stderr.contains(says), "{says}: {run:?}");
-    }
-    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    ];
+    assert_refused(&run_to(Some("16K"), &out), &dir, &says);
     let run = run_to(Some("1M"), &out);
     assert_eq!(run.code, Some(0), "{run:?}");
     let free = dir.out("free.rks");
@@ -283,22 +289,16 @@ fn train_pairs_beyond_the_memory_limit_are_refused_while_read() {
         a.extend(extra.iter().map(OsString::from));
         a
     };
-    let run = ranklet_limited(&dir, Some("4K"), &train(&[], &model));
-    assert_eq!(run.code, Some(1), "{run:?}");
-    for says in [
+    let says = [
         "near.pairs: holding the first 171 pairs (read up to line 172) at ~24 bytes each for training on them",
         "needs 4 104 bytes, more than the 4 096 bytes",
         "ranklet stats --data SHARD --pairs SHARD_PAIRS",
         "--from-stats",
         "fewer pairs",
-    ] {
-        assert!(run.stderr.contains(says), "{says}: {run:?}");
-    }
-    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    ];
+    assert_refused(&ranklet_limited(&dir, Some("4K"), &train(&[], &model)), &dir, &says);
     let run = ranklet_limited(&dir, Some("16K"), &train(&["--cv", "3"], &model));
-    assert_eq!(run.code, Some(1), "{run:?}");
-    assert!(run.stderr.contains("the first 145 pairs (read up to line 146) at ~113 bytes"), "{run:?}");
-    assert!(dir.out_entries().is_empty(), "{run:?}");
+    assert_refused(&run, &dir, &["the first 145 pairs (read up to line 146) at ~113 bytes"]);
     let run = ranklet_limited(&dir, Some("1M"), &train(&[], &model));
     assert_eq!(run.code, Some(0), "{run:?}");
     let free = dir.out("free.rkl");
