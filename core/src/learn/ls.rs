@@ -465,11 +465,28 @@ pub fn ls_primal_accumulate<B: Backend>(
         return Err(LinalgError::WorkspaceTooSmall { needed: n + d, got: work.len() }.into());
     }
     let (t, rest) = work.split_at_mut(n);
-    graph.apply_sqrt_rows_in_place(x, d, rest)?;
+    graph.apply_sqrt(s, t)?;
+    // `L^{½}X` and `(L^{½}X)ᵀ(L^{½}s)` query by query, each query's rows
+    // scaled and added while they are in cache (the same operations in the
+    // same order as one `apply_sqrt_rows_in_place` and one gemv over all
+    // rows, so the same bits); then the Gram matrix of all rows at once.
+    match *graph {
+        Graph::Queries { query_ptr, weight } => {
+            for w in query_ptr.windows(2).filter(|w| w[1] > w[0]) {
+                let (lo, hi) = (w[0], w[1]);
+                let rows = x.get_mut(lo * d..hi * d).ok_or(LinalgError::DimensionMismatch)?;
+                Graph::Queries { query_ptr: &[0, hi - lo], weight }.apply_sqrt_rows_in_place(rows, d, rest)?;
+                let tq = t.get(lo..hi).ok_or(LinalgError::DimensionMismatch)?;
+                gemv(1.0, MatRef::from_row_major(rows, hi - lo, d)?.t(), tq, 1.0, rhs)?;
+            }
+        }
+        _ => {
+            graph.apply_sqrt_rows_in_place(x, d, rest)?;
+            gemv(1.0, MatRef::from_row_major(x, n, d)?.t(), t, 1.0, rhs)?;
+        }
+    }
     let lx = MatRef::from_row_major(x, n, d)?;
     backend.syrk(1.0, lx.t(), 1.0, MatMut::from_col_major(a, d, d)?)?;
-    graph.apply_sqrt(s, t)?;
-    gemv(1.0, lx.t(), t, 1.0, rhs)?;
     Ok(())
 }
 
