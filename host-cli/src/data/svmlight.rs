@@ -530,14 +530,23 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 // `<index>:<value>`; index 0, a repeated or decreasing
                 // index and the bounds go to the general parser, which
                 // words the error.
-                let (index, v, end) = entry_bytes(b, at)?;
-                if index <= prev || index > u64::from(u32::MAX) || opts.num_features.is_some_and(|d| index > d as u64) {
-                    return None; // also index 0 (prev starts at 0)
+                // `<index>:<value>` entries one after another: the common
+                // case of one space between two entries stays in this loop.
+                let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
+                loop {
+                    let (index, v, end) = entry_bytes(b, at)?;
+                    if index <= prev || index > limit {
+                        return None; // also index 0 (prev starts at 0)
+                    }
+                    at = end;
+                    p.col.push((index - 1) as u32);
+                    p.val.push(v);
+                    prev = index;
+                    match b.get(at..at + 2) {
+                        Some(&[b' ', c]) if c.is_ascii_digit() => at += 1,
+                        _ => break,
+                    }
                 }
-                at = end;
-                p.col.push((index - 1) as u32);
-                p.val.push(v);
-                prev = index;
             }
         }
         first = false;
