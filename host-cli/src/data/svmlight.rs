@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 pub(crate) use super::chunks::CHUNK_BYTES;
 use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
-use super::decimal::{digit_run, fast_decimal};
+use super::decimal::{digit_run, fast_decimal_hinted};
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
@@ -458,12 +458,19 @@ fn comment_end(b: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The finite number token at `b[at]` and the index just past it: the plain
-/// decimals of data files by [`fast_decimal`], any other token through
+/// decimals of data files by [`fast_decimal_hinted`], any other token through
 /// [`parse_finite`] (the same value, bit for bit). `None` for a malformed
 /// or non-finite token (or one that is not UTF-8).
 #[inline(always)]
 fn number_at(b: &[u8], at: usize, what: &str) -> Option<(f64, usize)> {
-    if let Some((v, end)) = fast_decimal(b, at) {
+    number_at_hinted(b, at, what, &mut 0)
+}
+
+/// [`number_at`] with the fraction-length hint of
+/// [`fast_decimal_hinted`].
+#[inline(always)]
+fn number_at_hinted(b: &[u8], at: usize, what: &str, hint: &mut usize) -> Option<(f64, usize)> {
+    if let Some((v, end)) = fast_decimal_hinted(b, at, hint) {
         if b.get(end).is_none_or(|&c| ends_token(c)) {
             return Some((v, end));
         }
@@ -533,10 +540,12 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 // `<index>:<value>` entries one after another: the common
                 // case of one space between two entries stays in this loop.
                 let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
+                // The fractions' width, as `fast_decimal_hinted` learns it.
+                let mut hint = 0usize;
                 loop {
                     let (index, v, end) = match next_index_at(b, at, prev + 1) {
                         Some(value_at) => {
-                            let (v, end) = number_at(b, value_at, "feature value")?;
+                            let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
                             (prev + 1, v, end)
                         }
                         None => entry_bytes(b, at)?,
