@@ -25,7 +25,7 @@ use crate::graph::{Graph, QueryWeight};
 use crate::kernel::{kernel_matrix_sym, kernel_matrix_workspace_len, Kernel};
 use crate::linalg::blas::gemv;
 use crate::linalg::cg::{cg_solve, cg_workspace_len, CgInfo, CgParams};
-use crate::linalg::{CsrRef, Rows};
+use crate::linalg::{slice_finite, CsrRef, Rows};
 use crate::{scratch, LinalgError, MatMut, MatRef};
 
 scratch! {
@@ -437,7 +437,10 @@ pub fn ls_primal_accumulate_workspace_len(n: usize, d: usize) -> usize {
 ///
 /// # Errors
 /// [`LearnError::BadGraph`] for explicit pairs (no `L^{½}`) or a malformed
-/// graph; dimension, workspace and non-finite errors.
+/// graph; dimension, workspace and non-finite errors. A non-finite value is
+/// found query by query as the rows are summed: after that error `rhs` may
+/// hold part of the block's sum (and `x` part of `L^{½}X`); discard both
+/// sums.
 // Eight inputs: the rows (scaled in place), their graph and targets, the two sums and the workspace.
 #[allow(clippy::too_many_arguments)]
 pub fn ls_primal_accumulate<B: Backend>(
@@ -458,18 +461,42 @@ pub fn ls_primal_accumulate<B: Backend>(
     if n.checked_mul(d) != Some(x.len()) || s.len() != n || rhs.len() != d || a.len() != d * d {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    if x.iter().chain(s).any(|v| !v.is_finite()) {
+    if s.iter().any(|v| !v.is_finite()) {
         return Err(LinalgError::NonFinite.into());
     }
     if work.len() < n + d {
         return Err(LinalgError::WorkspaceTooSmall { needed: n + d, got: work.len() }.into());
     }
     let (t, rest) = work.split_at_mut(n);
-    graph.apply_sqrt_rows_in_place(x, d, rest)?;
+    graph.apply_sqrt(s, t)?;
+    // `L^{½}X` and `(L^{½}X)ᵀ(L^{½}s)` query by query, each query's rows
+    // checked, scaled and added while they are in cache (the same
+    // operations in the same order as one `apply_sqrt_rows_in_place` and
+    // one gemv over all rows, so the same bits); then the Gram matrix of
+    // all rows at once.
+    match *graph {
+        Graph::Queries { query_ptr, weight } => {
+            for w in query_ptr.windows(2).filter(|w| w[1] > w[0]) {
+                let (lo, hi) = (w[0], w[1]);
+                let rows = x.get_mut(lo * d..hi * d).ok_or(LinalgError::DimensionMismatch)?;
+                if !slice_finite(rows) {
+                    return Err(LinalgError::NonFinite.into());
+                }
+                Graph::Queries { query_ptr: &[0, hi - lo], weight }.apply_sqrt_rows_in_place(rows, d, rest)?;
+                let tq = t.get(lo..hi).ok_or(LinalgError::DimensionMismatch)?;
+                gemv(1.0, MatRef::from_row_major(rows, hi - lo, d)?.t(), tq, 1.0, rhs)?;
+            }
+        }
+        _ => {
+            if !slice_finite(x) {
+                return Err(LinalgError::NonFinite.into());
+            }
+            graph.apply_sqrt_rows_in_place(x, d, rest)?;
+            gemv(1.0, MatRef::from_row_major(x, n, d)?.t(), t, 1.0, rhs)?;
+        }
+    }
     let lx = MatRef::from_row_major(x, n, d)?;
     backend.syrk(1.0, lx.t(), 1.0, MatMut::from_col_major(a, d, d)?)?;
-    graph.apply_sqrt(s, t)?;
-    gemv(1.0, lx.t(), t, 1.0, rhs)?;
     Ok(())
 }
 
@@ -1092,6 +1119,29 @@ mod tests {
             &mut wb,
         );
         assert_eq!(r, Err(LearnError::BadGraph));
+        // A non-finite value in any query's rows or targets, or in rows
+        // without queries, is refused.
+        let qp = [0usize, 1, 3];
+        for (graph, row, bad_s) in [
+            (Graph::Queries { query_ptr: &qp, weight: QueryWeight::Equal }, Some(2), false),
+            (Graph::Queries { query_ptr: &qp, weight: QueryWeight::Pairs }, Some(0), false),
+            (Graph::Queries { query_ptr: &qp, weight: QueryWeight::Equal }, None, true),
+            (Graph::Identity { n: 3 }, Some(1), false),
+        ] {
+            let (mut a, mut rhs) = (vec![0.0f64; D * D], vec![0.0f64; D]);
+            let mut wb = vec![0.0f64; ls_primal_accumulate_workspace_len(3, D)];
+            let mut xb = x[..3 * D].to_vec();
+            let mut sb = s[..3].to_vec();
+            if let Some(r) = row {
+                xb[r * D + 1] = f64::NAN;
+            }
+            if bad_s {
+                sb[1] = f64::INFINITY;
+            }
+            let r =
+                ls_primal_accumulate(&mut Portable::new(&mut pw), &mut xb, D, &graph, &sb, &mut a, &mut rhs, &mut wb);
+            assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)), "{graph:?} {row:?} {bad_s}");
+        }
     }
 
     /// Sparse rows in the primal form give the dense primal's weights to

@@ -114,8 +114,24 @@ pub fn gemv<T: Real>(alpha: T, a: MatRef<'_, T>, x: &[T], beta: T, y: &mut [T]) 
         y.iter_mut().for_each(|v| *v *= beta);
     }
     if a.row_stride() == 1 || m <= 1 {
-        // Column-major: y += (α xⱼ) · A[:, j], contiguous axpy per column.
-        for (j, &xj) in x.iter().enumerate() {
+        // Column-major: y += (α xⱼ) · A[:, j], contiguous axpy per column,
+        // four columns per pass over y: each yᵢ takes the same four
+        // additions in the same order as four axpys (the same bits), with
+        // one load and one store instead of four.
+        let mut j = 0;
+        while j + 4 <= n {
+            if let (Some(c0), Some(c1), Some(c2), Some(c3)) = (a.col(j), a.col(j + 1), a.col(j + 2), a.col(j + 3)) {
+                let s = [alpha * x[j], alpha * x[j + 1], alpha * x[j + 2], alpha * x[j + 3]];
+                let cols = c0.iter().zip(c1).zip(c2.iter().zip(c3));
+                for (yi, ((&v0, &v1), (&v2, &v3))) in y.iter_mut().zip(cols) {
+                    *yi = (((*yi + s[0] * v0) + s[1] * v1) + s[2] * v2) + s[3] * v3;
+                }
+                j += 4;
+            } else {
+                break;
+            }
+        }
+        for (j, &xj) in x.iter().enumerate().skip(j) {
             let s = alpha * xj;
             match a.col(j) {
                 Some(col) => axpy_unchecked(s, col, y),

@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 pub(crate) use super::chunks::CHUNK_BYTES;
 use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
-use super::decimal::{digit_run, fast_decimal};
+use super::decimal::{digit_run, fast_decimal_hinted};
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
 
 /// Options of the SVMlight reader.
@@ -458,12 +458,19 @@ fn comment_end(b: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The finite number token at `b[at]` and the index just past it: the plain
-/// decimals of data files by [`fast_decimal`], any other token through
+/// decimals of data files by [`fast_decimal_hinted`], any other token through
 /// [`parse_finite`] (the same value, bit for bit). `None` for a malformed
 /// or non-finite token (or one that is not UTF-8).
 #[inline(always)]
 fn number_at(b: &[u8], at: usize, what: &str) -> Option<(f64, usize)> {
-    if let Some((v, end)) = fast_decimal(b, at) {
+    number_at_hinted(b, at, what, &mut 0)
+}
+
+/// [`number_at`] with the fraction-length hint of
+/// [`fast_decimal_hinted`].
+#[inline(always)]
+fn number_at_hinted(b: &[u8], at: usize, what: &str, hint: &mut usize) -> Option<(f64, usize)> {
+    if let Some((v, end)) = fast_decimal_hinted(b, at, hint) {
         if b.get(end).is_none_or(|&c| ends_token(c)) {
             return Some((v, end));
         }
@@ -530,14 +537,31 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 // `<index>:<value>`; index 0, a repeated or decreasing
                 // index and the bounds go to the general parser, which
                 // words the error.
-                let (index, v, end) = entry_bytes(b, at)?;
-                if index <= prev || index > u64::from(u32::MAX) || opts.num_features.is_some_and(|d| index > d as u64) {
-                    return None; // also index 0 (prev starts at 0)
+                // `<index>:<value>` entries one after another: the common
+                // case of one space between two entries stays in this loop.
+                let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
+                // The fractions' width, as `fast_decimal_hinted` learns it.
+                let mut hint = 0usize;
+                loop {
+                    let (index, v, end) = match next_index_at(b, at, prev + 1) {
+                        Some(value_at) => {
+                            let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
+                            (prev + 1, v, end)
+                        }
+                        None => entry_bytes(b, at)?,
+                    };
+                    if index <= prev || index > limit {
+                        return None; // also index 0 (prev starts at 0)
+                    }
+                    at = end;
+                    p.col.push((index - 1) as u32);
+                    p.val.push(v);
+                    prev = index;
+                    match b.get(at..at + 2) {
+                        Some(&[b' ', c]) if c.is_ascii_digit() => at += 1,
+                        _ => break,
+                    }
                 }
-                at = end;
-                p.col.push((index - 1) as u32);
-                p.val.push(v);
-                prev = index;
             }
         }
         first = false;
@@ -552,6 +576,46 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
     p.row_ptr.push(p.col.len());
     p.row_lines.push(line_no);
     Some(next)
+}
+
+/// `"<k>:"` for `k < 1000` as little-endian bytes, and its length.
+const INDEX_PATTERNS: [(u64, u8); 1000] = {
+    let mut t = [(0u64, 0u8); 1000];
+    let mut k = 1;
+    while k < 1000 {
+        let (mut digits, mut n, mut rest) = ([0u8; 3], 0, k);
+        while rest > 0 {
+            digits[n] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            n += 1;
+        }
+        let (mut pat, mut i) = (0u64, 0);
+        while i < n {
+            pat |= (digits[n - 1 - i] as u64) << (8 * i);
+            i += 1;
+        }
+        pat |= (b':' as u64) << (8 * n);
+        t[k] = (pat, n as u8 + 1);
+        k += 1;
+    }
+    t
+};
+
+/// Where the value starts when the entry at `b[at]` has index `k` written
+/// plainly (`k:`, no sign, no leading zero): the next index of a row whose
+/// indices run 1, 2, 3, … is checked with one comparison of a word. `None`
+/// otherwise (the entry is then read by [`entry_bytes`]).
+#[inline(always)]
+fn next_index_at(b: &[u8], at: usize, k: u64) -> Option<usize> {
+    let &(pat, len) = INDEX_PATTERNS.get(usize::try_from(k).ok()?)?;
+    if len == 0 {
+        return None;
+    }
+    let word = b.get(at..at + 8)?;
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(word);
+    let mask = u64::MAX >> (64 - 8 * u32::from(len));
+    (u64::from_le_bytes(bytes) & mask == pat).then_some(at + usize::from(len))
 }
 
 /// The entry `<index>:<value>` at `b[at]` byte by byte: the index as
@@ -954,6 +1018,32 @@ mod tests {
             assert_eq!(read_svmlight(&path, &SvmlightOptions::default()), one);
         }
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The word check of the next index: `k:` exactly, nothing else.
+    #[test]
+    fn next_index_patterns() {
+        for (k, &(pat, len)) in INDEX_PATTERNS.iter().enumerate().skip(1) {
+            let want = format!("{k}:");
+            assert_eq!(usize::from(len), want.len(), "{k}");
+            assert_eq!(&pat.to_le_bytes()[..want.len()], want.as_bytes(), "{k}");
+            let line = format!("{want}0.5 {}:1\n", k + 1);
+            assert_eq!(next_index_at(line.as_bytes(), 0, k as u64), Some(want.len()), "{k}");
+        }
+        let at = |text: &str, k| next_index_at(text.as_bytes(), 0, k);
+        for (text, k) in [
+            ("12:0.5 13:1", 11),
+            ("012:0.5 13:1", 12),
+            ("+12:0.5 13:1", 12),
+            ("12 0.5 13:1", 12),
+            ("12:0.5 13:1", 1),
+            ("1:0.5 2:1", 0),
+            ("1000:0.5 1001:1", 1000),
+            ("7:0.5", 7),
+        ] {
+            assert_eq!(at(text, k), None, "{text:?} {k}");
+        }
+        assert_eq!(at("12:0.5 13:1", 12), Some(3));
     }
 
     /// Where the fast path takes a line, it adds what the general parser
