@@ -11,10 +11,11 @@ use std::path::{Path, PathBuf};
 use clap::{ArgGroup, Args};
 use ranklet::args::{heading, DataFormat};
 use ranklet::data::prefs::{read_groups, read_prefs, read_relation};
-use ranklet::data::{self, csv::CsvOptions, pairs::PairCost, svmlight::SvmlightOptions, Dataset, ErrorKind};
+use ranklet::data::{self, csv::CsvOptions, svmlight::SvmlightOptions, Dataset, ErrorKind};
 use ranklet::error::CliError;
 use ranklet::family::kron::NodeFiles;
 use ranklet::family::pref::{check_relations, PrefAlgo, PrefData, PrefItems, PrefModel, Scored};
+use ranklet::mem::PairCost;
 pub use ranklet::ordering::Loaded;
 use ranklet_core::graph::Pair;
 
@@ -172,10 +173,10 @@ pub struct PairsArgs {
 impl PairsArgs {
     /// Reads the pairs, if given, over `n_rows` rows, refusing a file whose
     /// pairs would not fit in memory at `cost` each
-    /// ([`data::pairs::read_pairs_checked`]).
+    /// ([`ranklet::mem::read_pairs_checked`]).
     pub fn read(&self, n_rows: usize, cost: &PairCost<'_>) -> Result<Option<Vec<Pair>>, CliError> {
         Ok(match &self.pairs {
-            Some(p) => Some(data::pairs::read_pairs_checked(p, n_rows, cost)?),
+            Some(p) => Some(ranklet::mem::read_pairs_checked(p, n_rows, cost)?),
             None => None,
         })
     }

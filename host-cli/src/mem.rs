@@ -1,7 +1,8 @@
 //! Memory for the large buffers of a fit: their sizes computed with checked
 //! arithmetic and refused before work starts when they exceed the memory
 //! available ([`check`]), and allocation that reports a failure as an error
-//! instead of aborting the process ([`try_zeros`]).
+//! instead of aborting the process ([`try_zeros`]); pairs files read
+//! against the limit as they stream in ([`read_pairs_checked`]).
 //!
 //! The limit ([`limit_bytes`]) is `MemAvailable + SwapFree` of
 //! `/proc/meminfo`, or the value of `RANKLET_MEMORY_LIMIT` (bytes, with an
@@ -9,8 +10,11 @@
 //! where set: a lower limit for a shared machine, or for tests that trigger
 //! a refusal cheaply.
 
+use std::path::Path;
+
 use ranklet_core::LinalgError;
 
+use crate::data::pairs::{read_pairs_capped, Pair};
 use crate::error::CliError;
 
 /// The variable that overrides the memory limit.
@@ -94,6 +98,52 @@ pub fn refusal(what: &str, bytes: Option<usize>, limit: u64, way_out: &str) -> C
         bytes.map_or_else(|| "over 2^64".to_string(), |b| grouped(b as u128)),
         grouped(limit as u128),
     ))
+}
+
+/// What each pair costs the command that reads it, for the memory check of
+/// [`read_pairs_checked`].
+#[derive(Clone, Copy, Debug)]
+pub struct PairCost<'a> {
+    /// Bytes per pair: an upper bound of what the command holds for each
+    /// pair at its peak, the pair itself included (at least
+    /// `size_of::<Pair>()`).
+    pub bytes: usize,
+    /// What those bytes hold, for the message ("the pairs and the index of
+    /// their rows").
+    pub holds: &'a str,
+    /// The way out, for the message.
+    pub way_out: &'a str,
+}
+
+/// Reads a pairs file (`data::pairs`' format and errors) over `n_rows`
+/// rows, refusing it while it is read once its pairs so far times
+/// `cost.bytes` exceed the memory limit ([`limit_bytes`], read once): the
+/// vector of pairs never grows past the limit's number of pairs, and is
+/// returned without spare capacity.
+///
+/// # Errors
+///
+/// The reader's errors (exit 2, or 1 for an I/O failure); the refusal
+/// (exit 1, as [`check`]'s), naming the file, the line reached, the pairs
+/// so far and their bytes, the limit and `cost.way_out`; a malformed
+/// `RANKLET_MEMORY_LIMIT`.
+pub fn read_pairs_checked(path: &Path, n_rows: usize, cost: &PairCost<'_>) -> Result<Vec<Pair>, CliError> {
+    let name = path.display().to_string();
+    let limit = limit_bytes()?;
+    let per_pair = cost.bytes.max(1);
+    let max_pairs = usize::try_from(limit / per_pair as u64).unwrap_or(usize::MAX);
+    read_pairs_capped(path, n_rows, max_pairs, |line, count| {
+        refusal(
+            &format!(
+                "{name}: holding the first {} pairs (read up to line {line}) at ~{per_pair} bytes each for {}",
+                grouped(count as u128),
+                cost.holds
+            ),
+            count.checked_mul(per_pair),
+            limit,
+            cost.way_out,
+        )
+    })
 }
 
 /// `len` zeros, or an error where the allocation fails (never an abort):

@@ -17,7 +17,7 @@ use ranklet_core::format::ModelView;
 
 use crate::cli_output::{note, warn};
 use crate::input::{score_prefs, DataArgs, Loaded, ModelArgs};
-use ranklet::data::pairs::PairCost;
+use ranklet::mem::PairCost;
 
 /// `ranklet eval` arguments. Flags of one data kind are refused with the
 /// other (clap names both flags; exit 2).

@@ -15,7 +15,7 @@ use ranklet_core::format::{ElementType, ModelKind, ModelSpec, ModelView};
 use ranklet_core::learn::online::OnlineRankRls;
 
 use crate::input::{ModelArgs, PairsArgs, RowsArgs};
-use ranklet::data::pairs::PairCost;
+use ranklet::mem::PairCost;
 
 /// `ranklet online-update` arguments.
 #[derive(Args, Debug)]

@@ -23,7 +23,7 @@
 //! - A file without any pair is an error.
 //!
 //! A file is read line by line through a buffered reader, never held whole:
-//! [`read_pairs`] and [`read_pairs_checked`] stream it, [`parse_pairs_str`]
+//! [`read_pairs`] and [`read_pairs_capped`] stream it, [`parse_pairs_str`]
 //! parses text already in memory, and all three parse each line with one
 //! line parser, so they give the same pairs and the same errors (file, line,
 //! kind and message). A byte that is not UTF-8 is an error of its line; the
@@ -31,38 +31,22 @@
 //! its encoding or its content (a reader of the whole text would check the
 //! encoding of every line first).
 //!
-//! [`read_pairs_checked`] also refuses, while reading, a file whose pairs
-//! would not fit in memory in the command that reads it ([`PairCost`]):
-//! the error comes as soon as the count crosses the limit of
-//! [`crate::mem::limit_bytes`], before the pairs vector has grown beyond
-//! it, never as an allocation abort.
+//! [`read_pairs_capped`] also stops, while reading, at a count of pairs the
+//! caller gives, with the caller's error: the memory-checked read of the
+//! commands (`mem::read_pairs_checked`) refuses a file as soon as its pairs
+//! cross the memory limit, before the pairs vector has grown beyond it,
+//! never as an allocation abort.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 use super::chunks::strip_bom_bytes;
 use super::{io_error, parse_finite, quote, DataError, ErrorKind};
-use crate::error::CliError;
 
 /// One preference: row `winner` is preferred to row `loser` with the given
 /// magnitude (finite, `>= 0`). The reader returns core's type, which the
 /// learners take as is.
 pub use ranklet_core::graph::Pair;
-
-/// What each pair costs the command that reads it, for the memory check of
-/// [`read_pairs_checked`].
-#[derive(Clone, Copy, Debug)]
-pub struct PairCost<'a> {
-    /// Bytes per pair: an upper bound of what the command holds for each
-    /// pair at its peak, the pair itself included (at least
-    /// `size_of::<Pair>()`).
-    pub bytes: usize,
-    /// What those bytes hold, for the message ("the pairs and the index of
-    /// their rows").
-    pub holds: &'a str,
-    /// The way out, for the message.
-    pub way_out: &'a str,
-}
 
 /// Reads a pairs file over a data set of `n_rows` rows, streaming it. See
 /// the [module docs](self) for the format.
@@ -83,36 +67,24 @@ pub fn read_pairs(path: impl AsRef<Path>, n_rows: usize) -> Result<Vec<Pair>, Da
     })
 }
 
-/// [`read_pairs`], refusing the file while it is read once its pairs so far
-/// times `cost.bytes` exceed the memory limit ([`crate::mem::limit_bytes`],
-/// read once): the vector of pairs never grows past the limit's number of
-/// pairs, and is returned without spare capacity.
+/// [`read_pairs`] holding at most `max_pairs` pairs: the pair after those
+/// is refused with `full(line, max_pairs + 1)` (its line, the count it
+/// would make) before the vector grows for it; the vector never grows past
+/// `max_pairs` and is returned without spare capacity.
 ///
 /// # Errors
 ///
-/// The errors of [`read_pairs`] (exit 2, or 1 for an I/O failure); the
-/// refusal (exit 1, as [`crate::mem::check`]'s), naming the file, the line
-/// reached, the pairs so far and their bytes, the limit and `cost.way_out`;
-/// a malformed `RANKLET_MEMORY_LIMIT`.
-pub fn read_pairs_checked(path: impl AsRef<Path>, n_rows: usize, cost: &PairCost<'_>) -> Result<Vec<Pair>, CliError> {
+/// The errors of [`read_pairs`] (as `E`); `full`'s.
+pub fn read_pairs_capped<E: From<DataError>>(
+    path: impl AsRef<Path>,
+    n_rows: usize,
+    max_pairs: usize,
+    full: impl FnOnce(usize, usize) -> E,
+) -> Result<Vec<Pair>, E> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let limit = crate::mem::limit_bytes()?;
-    let per_pair = cost.bytes.max(1);
-    let max_pairs = usize::try_from(limit / per_pair as u64).unwrap_or(usize::MAX);
-    let file = std::fs::File::open(path).map_err(|e| CliError::from(io_error(&name, &e)))?;
-    stream_pairs(BufReader::new(file), &name, n_rows, max_pairs, |line, count| {
-        crate::mem::refusal(
-            &format!(
-                "{name}: holding the first {} pairs (read up to line {line}) at ~{per_pair} bytes each for {}",
-                crate::mem::grouped(count as u128),
-                cost.holds
-            ),
-            count.checked_mul(per_pair),
-            limit,
-            cost.way_out,
-        )
-    })
+    let file = std::fs::File::open(path).map_err(|e| E::from(io_error(&name, &e)))?;
+    stream_pairs(BufReader::new(file), &name, n_rows, max_pairs, full)
 }
 
 /// Parses pairs text; `name` is the file name printed in errors.

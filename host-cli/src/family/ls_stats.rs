@@ -33,11 +33,11 @@ use ranklet_core::learn::LearnError;
 
 use rayon::prelude::*;
 
-use crate::data::pairs::{read_pairs_checked, PairCost};
 use crate::data::svmlight::{stream_blocks, RowBlock, SvmlightOptions, CHUNK_BYTES};
 use crate::error::CliError;
 use crate::family::nystrom_stats::NystromSpec;
 use crate::hostbackend::HostBackend;
+use crate::mem::{read_pairs_checked, PairCost};
 
 /// Bytes of a block of a streamed SVMlight file (cut into chunks of
 /// [`CHUNK_BYTES`] parsed and summed in parallel): fixed, not scaled by the
