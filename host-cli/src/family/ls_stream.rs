@@ -404,7 +404,9 @@ fn fit_blocks(
         pieces: Vec::new(),
         work: Vec::new(),
     };
-    let Some(summary) = stream_blocks(path, opts, block, chunk, |b| acc.block(b))? else {
+    // The read's loop on a worker of the pool, so that its joins start
+    // there instead of being sent to the pool and waited for at every block.
+    let Some(summary) = rayon::scope(|_| stream_blocks(path, opts, block, chunk, |b| acc.block(b)))? else {
         return Ok(None);
     };
     let (n, d) = (summary.rows, summary.d);
