@@ -357,14 +357,25 @@ mod tests {
     use super::*;
 
     /// `L^{1/2}X` in place on row-major rows equals `apply_cols` into a
-    /// column-major buffer bit for bit, for both weightings and an empty
-    /// query; the identity leaves the rows alone; pairs have no root.
+    /// column-major buffer (sums in row order) bit for bit, for both
+    /// weightings, an empty query and queries of 1 to 9 rows; the identity
+    /// leaves the rows alone; pairs have no root.
     #[test]
     fn sqrt_rows_in_place_equals_apply_cols() {
-        const N: usize = 7;
+        const N: usize = 16;
         const M: usize = 3;
-        let x: [f64; N * M] = core::array::from_fn(|k| ((k * 37 % 11) as f64 - 4.5) / 3.0);
-        let qp = [0usize, 2, 2, 6, 7];
+        // Magnitudes from 1e-3 to 1e6, so that the order of the sums shows
+        // in the bits; queries of 2, 0, 4, 1 and 9 rows (the column sums go
+        // four rows at a time, then the rest).
+        let x: [f64; N * M] = core::array::from_fn(|k| {
+            let h = ((k as u64 * 2_654_435_761) % 1_000_003) as f64 / 997.0 - 500.0;
+            if k % 3 == 0 {
+                h * 1e6
+            } else {
+                h * 1e-3
+            }
+        });
+        let qp = [0usize, 2, 2, 6, 7, 16];
         for weight in [QueryWeight::Equal, QueryWeight::Pairs] {
             let g = Graph::Queries { query_ptr: &qp, weight };
             let mut y = [0.0f64; N * M];
