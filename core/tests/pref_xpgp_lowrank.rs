@@ -561,9 +561,15 @@ fn hostile_relations_and_inputs_give_a_posterior_or_a_clear_error() {
     assert_eq!(&judged[..u], &[0, 1, 2, 3, 4, 5]);
     let prior = LowRankPrior { n, attr: None, relations: &good, residual_items: &judged[..u] };
     assert!(lowrank_fit(&prior, &pairs, lik, &theta).is_ok());
-    for items in
-        [&[0usize, 1, 2, 3, 4][..], &[0, 2, 1, 3, 4, 5][..], &[0, 1, 2, 3, 4, 5, 10][..], &[0, 1, 1, 2, 3, 4, 5][..]]
-    {
+    // Missing items (none at all included), unsorted, out of range,
+    // repeated.
+    for items in [
+        &[0usize, 1, 2, 3, 4][..],
+        &[][..],
+        &[0, 2, 1, 3, 4, 5][..],
+        &[0, 1, 2, 3, 4, 5, 10][..],
+        &[0, 1, 1, 2, 3, 4, 5][..],
+    ] {
         let prior = LowRankPrior { residual_items: items, ..prior };
         assert_eq!(
             lowrank_fit(&prior, &pairs, lik, &theta).err(),

@@ -716,7 +716,9 @@ pub fn refit_at<B: Backend>(
         None => post.clear_attr(),
     }
     let u = prior.u();
-    if u > 0
+    // Every judged item needs its residual feature (an empty list too:
+    // then `u = 0` but the kept features still have `g_c` taken off).
+    if prior.has_residual()
         && problem.pairs.iter().any(|q| {
             prior.residual_items.binary_search(&q.winner).is_err()
                 || prior.residual_items.binary_search(&q.loser).is_err()
