@@ -107,6 +107,11 @@ pub struct StreamRow<'a> {
 }
 
 impl RowBlock<'_> {
+    /// The rows of the block.
+    pub fn n_rows(&self) -> usize {
+        self.parts.iter().map(|p| p.labels.len()).sum()
+    }
+
     /// The largest 1-based feature index in the block (0 if none).
     pub fn max_index(&self) -> usize {
         self.parts.iter().map(|p| p.max_index).max().unwrap_or(0)

@@ -48,6 +48,9 @@ pub struct Streamed {
 /// on in the next chunk.
 struct Acc<'b> {
     backend: &'b mut HostBackend,
+    /// The most values held dense for one chunk or one query
+    /// ([`STREAM_MAX_DENSE`]).
+    max_dense: usize,
     ranker: bool,
     weight: QueryWeight,
     fixed_d: Option<usize>,
@@ -270,8 +273,11 @@ impl Acc<'_> {
         if d > DENSE_MAX_D {
             return ControlFlow::Break(());
         }
-        self.widen(d);
         let chunks = block.pieces();
+        if chunks.iter().any(|c| c.n_rows().saturating_mul(d) > self.max_dense) {
+            return ControlFlow::Break(());
+        }
+        self.widen(d);
         while self.pieces.len() < chunks.len() {
             self.pieces.push(Piece::new(self.backend.sequential()));
         }
@@ -320,6 +326,10 @@ impl Acc<'_> {
                     self.complete();
                 }
                 let (x, s) = rows(p.run_ptr[k]..p.run_ptr[k + 1]);
+                // A query as long as the file would be held whole.
+                if (self.pend_s.len() + s.len()).saturating_mul(d) > self.max_dense {
+                    return ControlFlow::Break(());
+                }
                 self.pend_x.extend_from_slice(x);
                 self.pend_s.extend_from_slice(s);
             }
@@ -373,6 +383,13 @@ pub fn fit_linear_stream(
 /// buffers leave the caches), smaller ones the same.
 pub(crate) const STREAM_BLOCK_BYTES: usize = 4 * CHUNK_BYTES;
 
+/// The most values the streamed fit holds dense for one chunk's rows or
+/// one query's (128 MB of `f64`, 16 Mi values; LETOR's 1 MB chunks take
+/// about 90 000): beyond, e.g. a chunk of 80 000 short rows in a file
+/// whose widest row sets feature 4 096, the streamed fit declines and the
+/// file is read into memory, where rows that wide stay sparse.
+pub(crate) const STREAM_MAX_DENSE: usize = 1 << 24;
+
 /// [`fit_linear_stream`] reading blocks of about `block` bytes in chunks of
 /// about `chunk` bytes.
 #[allow(clippy::too_many_arguments)]
@@ -386,7 +403,25 @@ fn fit_blocks(
     block: usize,
     chunk: usize,
 ) -> Result<Option<Result<Streamed, LearnError>>, DataError> {
+    fit_blocks_capped(backend, path, opts, ranker, weight, lambda, block, chunk, STREAM_MAX_DENSE)
+}
+
+/// [`fit_blocks`] declining where a chunk's or a query's rows would hold
+/// more than `max_dense` values dense.
+#[allow(clippy::too_many_arguments)]
+fn fit_blocks_capped(
+    backend: &mut HostBackend,
+    path: &Path,
+    opts: &SvmlightOptions,
+    ranker: bool,
+    weight: QueryWeight,
+    lambda: f64,
+    block: usize,
+    chunk: usize,
+    max_dense: usize,
+) -> Result<Option<Result<Streamed, LearnError>>, DataError> {
     let mut acc = Acc {
+        max_dense,
         backend,
         ranker,
         weight,
@@ -532,6 +567,19 @@ mod tests {
             };
             assert_eq!(on(2), on(1), "{ranker} {weight:?}");
             assert_eq!(on(3), on(1), "{ranker} {weight:?}");
+        }
+        // Beyond the dense cap, for a chunk's rows or a query's, it declines
+        // (the file is then read into memory); at the cap it streams.
+        let rows = read_svmlight(&path, &opts).unwrap().n_rows();
+        let bytes = std::fs::metadata(&path).unwrap().len() as usize;
+        for (block, chunk) in [(bytes + 1, usize::MAX), (100, 7)] {
+            let longest_query = 6 * 7;
+            let at_cap =
+                fit_blocks_capped(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, rows * 7);
+            assert!(at_cap.unwrap().is_some(), "{block} {chunk}");
+            let cap = if chunk == 7 { longest_query - 1 } else { rows * 7 - 1 };
+            let over = fit_blocks_capped(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, cap);
+            assert!(over.unwrap().is_none(), "{block} {chunk}");
         }
         // --num-features widens d.
         let wide = SvmlightOptions { num_features: Some(9), ..Default::default() };
