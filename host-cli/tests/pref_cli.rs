@@ -752,6 +752,7 @@ fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
         run.stdout.lines().map(|l| l.split('\t').nth(1).unwrap().parse::<f64>().unwrap()).collect::<Vec<_>>()
     };
     let (ed_, el_) = (eval(&dense), eval(&model));
+    assert!(!ed_.is_empty() && ed_.len() == el_.len(), "eval: dense {ed_:?} vs low-rank {el_:?}");
     for (a, b) in ed_.iter().zip(&el_) {
         assert!((a - b).abs() <= 1e-5, "eval: dense {ed_:?} vs low-rank {el_:?}");
     }
@@ -763,6 +764,7 @@ fn xpgp_basis_with_every_item_and_eigenpair_is_the_dense_xpgp() {
     };
     let (sd, sl) = (suggest(&dense), suggest(&model));
     assert_eq!(sl.lines().count(), 3, "{sl}");
+    assert_eq!(sd.lines().count(), 3, "{sd}");
     for (a, b) in sd.lines().zip(sl.lines()) {
         let (a, b): (Vec<&str>, Vec<&str>) = (a.split('\t').collect(), b.split('\t').collect());
         assert_eq!(a[..2], b[..2], "dense\n{sd}low-rank\n{sl}");

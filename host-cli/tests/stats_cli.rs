@@ -688,7 +688,10 @@ fn pair_folds_equal_separate_fits_on_the_other_pairs() {
         assert_eq!(run.code, Some(0), "{run:?}");
         let from_csv = merge_files(std::slice::from_ref(&csv_rks)).unwrap();
         let csv_fit = fit_merged(&mut be, &from_csv, Target::RankRls, QueryWeight::Equal, &grid, Some(k)).unwrap();
-        for ((_, a), (_, b)) in csv_fit.cv.as_ref().unwrap().1.iter().zip(table) {
+        let csv_table = &csv_fit.cv.as_ref().unwrap().1;
+        assert_eq!(csv_table.len(), table.len(), "{tag}: CV table rows");
+        for ((_, a), (_, b)) in csv_table.iter().zip(table) {
+            assert_eq!(a.len(), b.len(), "{tag}: CV table columns");
             for (x, y) in a.iter().zip(b) {
                 assert!((x - y).abs() <= 1e-10 * y.abs(), "{tag}: CSV shard {x} vs SVMlight shards {y}");
             }
