@@ -17,7 +17,7 @@ use std::{fs, io, path::Path};
 
 use rayon::prelude::*;
 
-use super::{DataError, ErrorKind};
+use super::{DataError, ErrorKind, NOT_UTF8};
 
 /// Target chunk size: large enough that the per-chunk set-up and the join
 /// are negligible, small enough to balance two to sixteen threads on files
@@ -157,7 +157,7 @@ pub(crate) fn utf8_chunks<'a>(chunks: &[&'a [u8]], name: &str, lines_before: usi
             Err(bad) => {
                 let before: usize = chunks[..k].iter().map(|c| newlines(c)).sum();
                 let line = 1 + lines_before + before + newlines(&chunks[k][..bad]);
-                return Err(DataError::at(name, line, ErrorKind::Encoding, "not UTF-8 text".to_owned()));
+                return Err(DataError::at(name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
             }
         }
     }

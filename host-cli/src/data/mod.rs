@@ -358,6 +358,10 @@ impl QueryGroups {
     }
 }
 
+/// The message of a byte that is not UTF-8, with what to do about it.
+pub(crate) const NOT_UTF8: &str =
+    "not UTF-8 text: save the file as UTF-8 (e.g. `iconv -f LATIN1 -t UTF-8 FILE > FILE.utf8`; data files are usually ASCII)";
+
 /// Reads a whole file as UTF-8 text. An invalid byte is reported with its
 /// line.
 pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
@@ -367,7 +371,7 @@ pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
         let bytes = e.as_bytes();
         let bad = e.utf8_error().valid_up_to();
         let line = 1 + bytes[..bad].iter().filter(|&&b| b == b'\n').count();
-        DataError::at(&name, line, ErrorKind::Encoding, "not UTF-8 text".to_owned())
+        DataError::at(&name, line, ErrorKind::Encoding, NOT_UTF8.to_owned())
     })
 }
 

@@ -37,11 +37,11 @@
 //! cross the memory limit, before the pairs vector has grown beyond it,
 //! never as an allocation abort.
 
-use std::io::{BufRead, BufReader};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use super::chunks::strip_bom_bytes;
-use super::{io_error, parse_finite, quote, DataError, ErrorKind};
+use super::{io_error, parse_finite, quote, DataError, ErrorKind, NOT_UTF8};
 
 /// One preference: row `winner` is preferred to row `loser` with the given
 /// magnitude (finite, `>= 0`). The reader returns core's type, which the
@@ -103,6 +103,9 @@ pub fn parse_pairs_str(text: &str, name: &str, n_rows: usize) -> Result<Vec<Pair
     finish(pairs, name)
 }
 
+/// The longest pairs line read (bytes, terminator included).
+const MAX_LINE: usize = 1 << 20;
+
 /// The lines of `reader` (a leading byte-order mark dropped), parsed one at
 /// a time into at most `max_pairs` pairs: the pair after those is refused
 /// with `full(line, max_pairs + 1)` before the vector grows for it. The
@@ -120,13 +123,31 @@ fn stream_pairs<R: BufRead, E: From<DataError>>(
     let mut line_no = 0usize;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(|e| io_error(name, &e))? == 0 {
+        // A line is a few numbers: one longer than MAX_LINE bytes (a file
+        // that is not a pairs file, or has no line breaks) is refused before
+        // it is held whole.
+        let got = io::Read::take(&mut reader, MAX_LINE as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| io_error(name, &e))?;
+        if got == 0 {
             break;
         }
         line_no += 1;
+        if got > MAX_LINE && buf.last() != Some(&b'\n') {
+            return Err(DataError::at(
+                name,
+                line_no,
+                ErrorKind::Malformed,
+                format!(
+                    "a line longer than {MAX_LINE} bytes; a pairs file has one `winner loser [magnitude]` per line \
+                     (is this the pairs file?)"
+                ),
+            )
+            .into());
+        }
         let bytes = if line_no == 1 { strip_bom_bytes(&buf) } else { &buf[..] };
         let text = std::str::from_utf8(bytes)
-            .map_err(|_| DataError::at(name, line_no, ErrorKind::Encoding, "not UTF-8 text".to_owned()))?;
+            .map_err(|_| DataError::at(name, line_no, ErrorKind::Encoding, NOT_UTF8.to_owned()))?;
         // The line without its terminator, as `str::lines` gives it (a
         // `\r` left at the very end of a file is whitespace to the parser).
         let text = text.strip_suffix('\n').map_or(text, |t| t.strip_suffix('\r').unwrap_or(t));
@@ -264,6 +285,20 @@ mod tests {
         // Non-UTF-8 bytes: an error of their line.
         let e = streamed(b"0 1\n1 2 # caf\xe9\n", 3, usize::MAX).unwrap_err();
         assert_eq!((e.kind(), e.line()), (ErrorKind::Encoding, Some(2)));
+    }
+
+    /// A line longer than `MAX_LINE` (no line breaks) is refused with its
+    /// line; one just under it is read.
+    #[test]
+    fn streaming_refuses_a_line_without_end() {
+        let mut long = b"0 1\n1 2".to_vec();
+        long.resize(4 + MAX_LINE + 10, b' ');
+        let e = streamed(&long, 3, usize::MAX).unwrap_err();
+        assert_eq!((e.kind(), e.line()), (ErrorKind::Malformed, Some(2)));
+        let mut fits = b"0 1\n1 2".to_vec();
+        fits.resize(4 + MAX_LINE - 1, b' ');
+        fits.push(b'\n');
+        assert_eq!(streamed(&fits, 3, usize::MAX).unwrap().len(), 2);
     }
 
     #[test]

@@ -39,7 +39,7 @@ use rayon::prelude::*;
 pub(crate) use super::chunks::CHUNK_BYTES;
 use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
 use super::decimal::{digit_run, fast_decimal_hinted};
-use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids};
+use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids, NOT_UTF8};
 
 /// Options of the SVMlight reader.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -264,10 +264,10 @@ fn read_blocks_with<'o>(
                         // The first encoding error in the block is the
                         // first in the file: every byte before it was
                         // checked.
-                        if let Some(k) = mine[..n].iter().position(|p| p.bad_utf8.is_some()) {
+                        if let Some((k, bad)) = mine[..n].iter().enumerate().find_map(|(k, p)| Some((k, p.bad_utf8?))) {
                             let before: usize = chunks[..k].iter().map(|c| newlines(c)).sum();
-                            let line = lines_before + before + mine[k].bad_utf8.unwrap_or(1);
-                            return Err(DataError::at(&name, line, ErrorKind::Encoding, "not UTF-8 text".to_owned()));
+                            let line = lines_before + before + bad;
+                            return Err(DataError::at(&name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
                         }
                         Ok(Some(n))
                     },
@@ -411,7 +411,7 @@ fn parse_part_into(b: &[u8], opts: &SvmlightOptions, p: &mut Part) {
             Ok(raw) => parse_line(raw.strip_suffix('\r').unwrap_or(raw), line_no, opts, p),
             Err(_) => {
                 p.bad_utf8 = Some(line_no);
-                Err((ErrorKind::Encoding, "not UTF-8 text".to_owned()))
+                Err((ErrorKind::Encoding, NOT_UTF8.to_owned()))
             }
         };
         at = end + 1;
@@ -539,11 +539,10 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 has_qid = true;
             }
             _ => {
-                // `<index>:<value>`; index 0, a repeated or decreasing
-                // index and the bounds go to the general parser, which
-                // words the error.
-                // `<index>:<value>` entries one after another: the common
-                // case of one space between two entries stays in this loop.
+                // `<index>:<value>` entries one after another (the common
+                // case of one space between two stays in this loop); index
+                // 0, a repeated or decreasing index and the bounds go to the
+                // general parser, which words the error.
                 let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
                 // The fractions' width, as `fast_decimal_hinted` learns it.
                 let mut hint = 0usize;
