@@ -967,15 +967,15 @@ fn residual_meta(
 ) -> String {
     let mut s = format!("relation_residual={}\nresidual_features={u}\n", residual.name());
     for (r, rel) in re.iter().enumerate() {
-        if let Some(mean) = rel.dropped_mean {
-            let (b, eps) = (theta[3 + 2 * r].exp(), (-2.0 * theta[4 + 2 * r]).exp());
-            let gc = 1.0 / (mean + eps);
-            s.push_str(&format!(
-                "relation_{r}_dropped_mean_laplacian_eigenvalue={mean}\nrelation_{r}_residual_constant={gc}\n\
-                 relation_{r}_residual_variance={}\n",
-                b * gc
-            ));
-        }
+        let (Some(mean), Ok(Some((gc, var)))) =
+            (rel.dropped_mean, ranklet_core::learn::pref::xpgp_lowrank::residual_constant(theta, r, rel))
+        else {
+            continue;
+        };
+        s.push_str(&format!(
+            "relation_{r}_dropped_mean_laplacian_eigenvalue={mean}\nrelation_{r}_residual_constant={gc}\n\
+             relation_{r}_residual_variance={var}\n"
+        ));
     }
     s
 }

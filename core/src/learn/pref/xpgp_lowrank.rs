@@ -670,6 +670,24 @@ fn residual_g(rel: &RelationEigen<'_>, eps: f64) -> f64 {
     rel.dropped_mean.map_or(0.0, |mean| 1.0 / (mean.max(0.0) + eps))
 }
 
+/// The residual constant `g_c = 1/(λ̄ + ι⁻²)` of relation `r` at `θ`
+/// (layout of [`super::xpgp`]) and the per-item variance `b·g_c` it adds;
+/// `None` for a relation without a dropped mean.
+///
+/// # Errors
+/// `DimensionMismatch` for a `θ` without relation `r`; a relation scale
+/// whose `ι⁻²` is not finite and `> 0`.
+pub fn residual_constant(theta: &[f64], r: usize, rel: &RelationEigen<'_>) -> Result<Option<(f64, f64)>, LearnError> {
+    if theta.len() < 5 + 2 * r {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    if rel.dropped_mean.is_none() {
+        return Ok(None);
+    }
+    let gc = residual_g(rel, relation_eps(theta, r)?);
+    Ok(Some((gc, libm::exp(theta[3 + 2 * r]) * gc)))
+}
+
 /// Fits `post` (from [`new_posterior`]) at `θ` (layout of
 /// [`super::xpgp`]): the features of the module docs, then EP from the
 /// current sites. `work` holds [`evidence_workspace_len`].
