@@ -372,7 +372,7 @@ pub fn fit_linear_stream(
     weight: QueryWeight,
     lambda: f64,
 ) -> Result<Option<Result<Streamed, LearnError>>, DataError> {
-    fit_blocks(backend, path, opts, ranker, weight, lambda, STREAM_BLOCK_BYTES, CHUNK_BYTES)
+    fit_blocks(backend, path, opts, ranker, weight, lambda, STREAM_BLOCK_BYTES, CHUNK_BYTES, STREAM_MAX_DENSE)
 }
 
 /// The block size of [`fit_linear_stream`]: 4 chunks, a fixed number so
@@ -391,25 +391,10 @@ pub(crate) const STREAM_BLOCK_BYTES: usize = 4 * CHUNK_BYTES;
 pub(crate) const STREAM_MAX_DENSE: usize = 1 << 24;
 
 /// [`fit_linear_stream`] reading blocks of about `block` bytes in chunks of
-/// about `chunk` bytes.
+/// about `chunk` bytes, declining where a chunk's or a query's rows would
+/// hold more than `max_dense` values dense.
 #[allow(clippy::too_many_arguments)]
 fn fit_blocks(
-    backend: &mut HostBackend,
-    path: &Path,
-    opts: &SvmlightOptions,
-    ranker: bool,
-    weight: QueryWeight,
-    lambda: f64,
-    block: usize,
-    chunk: usize,
-) -> Result<Option<Result<Streamed, LearnError>>, DataError> {
-    fit_blocks_capped(backend, path, opts, ranker, weight, lambda, block, chunk, STREAM_MAX_DENSE)
-}
-
-/// [`fit_blocks`] declining where a chunk's or a query's rows would hold
-/// more than `max_dense` values dense.
-#[allow(clippy::too_many_arguments)]
-fn fit_blocks_capped(
     backend: &mut HostBackend,
     path: &Path,
     opts: &SvmlightOptions,
@@ -548,7 +533,8 @@ mod tests {
             let want = in_memory(&path, &opts, ranker, weight, 0.5);
             for block in [1, 50, 333, len / 3, len + 1] {
                 for chunk in [7, usize::MAX] {
-                    let got = fit_blocks(&mut backend, &path, &opts, ranker, weight, 0.5, block, chunk);
+                    let got =
+                        fit_blocks(&mut backend, &path, &opts, ranker, weight, 0.5, block, chunk, STREAM_MAX_DENSE);
                     let got = got.unwrap().expect("streamed").unwrap();
                     assert!(close(&got.w, &want), "{ranker} {weight:?} block {block}: {:?} vs {want:?}", got.w);
                     assert_eq!((got.d, got.queries), (7, 40));
@@ -561,7 +547,11 @@ mod tests {
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
                 let w = pool.install(|| {
                     let mut backend = HostBackend::new(BackendChoice::Faer);
-                    fit_blocks(&mut backend, &path, &opts, ranker, weight, 0.5, 333, 40).unwrap().unwrap().unwrap().w
+                    fit_blocks(&mut backend, &path, &opts, ranker, weight, 0.5, 333, 40, STREAM_MAX_DENSE)
+                        .unwrap()
+                        .unwrap()
+                        .unwrap()
+                        .w
                 });
                 w.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
             };
@@ -574,35 +564,41 @@ mod tests {
         let bytes = std::fs::metadata(&path).unwrap().len() as usize;
         for (block, chunk) in [(bytes + 1, usize::MAX), (100, 7)] {
             let longest_query = 6 * 7;
-            let at_cap =
-                fit_blocks_capped(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, rows * 7);
+            let at_cap = fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, rows * 7);
             assert!(at_cap.unwrap().is_some(), "{block} {chunk}");
             let cap = if chunk == 7 { longest_query - 1 } else { rows * 7 - 1 };
-            let over = fit_blocks_capped(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, cap);
+            let over = fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, 0.5, block, chunk, cap);
             assert!(over.unwrap().is_none(), "{block} {chunk}");
         }
         // --num-features widens d.
         let wide = SvmlightOptions { num_features: Some(9), ..Default::default() };
         let want = in_memory(&path, &wide, true, QueryWeight::Equal, 0.5);
-        let got =
-            fit_blocks(&mut backend, &path, &wide, true, QueryWeight::Equal, 0.5, 100, 7).unwrap().unwrap().unwrap();
+        let got = fit_blocks(&mut backend, &path, &wide, true, QueryWeight::Equal, 0.5, 100, 7, STREAM_MAX_DENSE)
+            .unwrap()
+            .unwrap()
+            .unwrap();
         assert!(close(&got.w, &want) && got.d == 9);
 
         let resumed = dir.join("r.light");
         std::fs::write(&resumed, letor(&mut rng, 40, 7, true, true)).unwrap();
-        let r = fit_blocks(&mut backend, &resumed, &opts, true, QueryWeight::Equal, 0.5, 100, 7).unwrap();
+        let r =
+            fit_blocks(&mut backend, &resumed, &opts, true, QueryWeight::Equal, 0.5, 100, 7, STREAM_MAX_DENSE).unwrap();
         assert!(r.is_none());
         // RLS has no queries to keep together.
         let want = in_memory(&resumed, &opts, false, QueryWeight::Equal, 0.5);
-        let got = fit_blocks(&mut backend, &resumed, &opts, false, QueryWeight::Equal, 0.5, 100, 7);
+        let got = fit_blocks(&mut backend, &resumed, &opts, false, QueryWeight::Equal, 0.5, 100, 7, STREAM_MAX_DENSE);
         assert!(close(&got.unwrap().unwrap().unwrap().w, &want));
 
         let noqid = dir.join("n.light");
         std::fs::write(&noqid, letor(&mut rng, 40, 7, false, false)).unwrap();
-        assert!(fit_blocks(&mut backend, &noqid, &opts, true, QueryWeight::Equal, 0.5, 100, 7).unwrap().is_none());
+        assert!(fit_blocks(&mut backend, &noqid, &opts, true, QueryWeight::Equal, 0.5, 100, 7, STREAM_MAX_DENSE)
+            .unwrap()
+            .is_none());
         let tall = dir.join("t.light");
         std::fs::write(&tall, "1 qid:1 1:1 9:2\n0 qid:1 2:1\n").unwrap();
-        assert!(fit_blocks(&mut backend, &tall, &opts, true, QueryWeight::Equal, 0.5, 100, 7).unwrap().is_none());
+        assert!(fit_blocks(&mut backend, &tall, &opts, true, QueryWeight::Equal, 0.5, 100, 7, STREAM_MAX_DENSE)
+            .unwrap()
+            .is_none());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -626,13 +622,17 @@ mod tests {
             std::fs::write(&path, text).unwrap();
             let want = read_svmlight(&path, &opts).unwrap_err();
             for block in [1, 10, 1000] {
-                let got = fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, 1.0, block, 5).unwrap_err();
+                let got =
+                    fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, 1.0, block, 5, STREAM_MAX_DENSE)
+                        .unwrap_err();
                 assert_eq!(got, want, "{text:?} block {block}");
             }
         }
         let path = dir.join("ok.light");
         std::fs::write(&path, "1 qid:1 1:1\n0 qid:1 1:2\n").unwrap();
-        let r = fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, -1.0, 100, 5).unwrap().unwrap();
+        let r = fit_blocks(&mut backend, &path, &opts, true, QueryWeight::Equal, -1.0, 100, 5, STREAM_MAX_DENSE)
+            .unwrap()
+            .unwrap();
         assert_eq!(r, Err(LearnError::BadLambda));
         std::fs::remove_dir_all(&dir).unwrap();
     }
