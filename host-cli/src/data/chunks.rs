@@ -1,9 +1,13 @@
 //! File reads cut into line-aligned chunks for parallel parsing.
 //!
-//! A file is read whole ([`read_bytes`], the CSV reader) or in blocks of
-//! whole lines into reused buffers ([`LineBlocks`], the SVMlight reader),
-//! with plain `read`s (the host CLI forbids `unsafe`, so no memory map),
-//! then cut at `\n` bytes into chunks of about [`CHUNK_BYTES`]. A `\n` never occurs inside a multi-byte UTF-8 sequence,
+//! A file is read whole ([`read_bytes`], the CSV reader), or in chunks of
+//! whole lines for the SVMlight reader: a regular file chunk by chunk at
+//! the chunks' offsets ([`ChunksAt`], each chunk read by the task that
+//! parses it), anything else (a pipe) in blocks read in sequence into reused
+//! buffers ([`LineBlocks`]) and cut at `\n` bytes into chunks of about
+//! [`CHUNK_BYTES`] ([`split_lines`]). Plain reads, no memory map: the host
+//! CLI forbids `unsafe`, and a file truncated under a map is a `SIGBUS`. A
+//! `\n` never occurs inside a multi-byte UTF-8 sequence,
 //! so every chunk is valid UTF-8 exactly when the file is (the CSV reader
 //! checks the chunks in parallel, [`utf8_chunks`]; the SVMlight parser
 //! checks its chunk as it parses it), and the lines of
@@ -70,11 +74,17 @@ impl<'p> LineBlocks<'p> {
 
     /// Opens `path` for blocks of about `first` bytes, then twice as many
     /// each block up to `target`. The cuts depend on the sizes only.
+    #[cfg(test)]
     pub(crate) fn open_ramp(path: &'p Path, first: usize, target: usize) -> Result<Self, DataError> {
         let file = fs::File::open(path).map_err(|e| read_error(path, &e))?;
+        Ok(Self::ramp(path, file, first, target))
+    }
+
+    /// [`LineBlocks::open_ramp`] on a file already open.
+    pub(crate) fn ramp(path: &'p Path, file: fs::File, first: usize, target: usize) -> Self {
         let target = target.max(1);
         let next = first.clamp(1, target);
-        Ok(LineBlocks { path, file, target, next, carry: Vec::new(), eof: false, first: true })
+        LineBlocks { path, file, target, next, carry: Vec::new(), eof: false, first: true }
     }
 
     /// Fills `buf` with the next lines of the file: at least `target` bytes
@@ -120,6 +130,133 @@ impl<'p> LineBlocks<'p> {
                 None => want = want.saturating_mul(2),
             }
         }
+    }
+}
+
+/// A regular file read chunk by chunk at the chunks' offsets
+/// (`pread`), so that each chunk is copied out of the page cache by the
+/// task that parses it, on its thread and just before the parse, instead of
+/// block by block on one thread. The cuts depend on the chunk size only:
+/// chunk `k` holds the lines that start in bytes `[k·c, (k + 1)·c)` of the
+/// file (the first line, a leading byte-order mark dropped, in chunk 0), so
+/// the chunks in order are the file's lines; a chunk in which no line
+/// starts is empty.
+pub(crate) struct ChunksAt<'p> {
+    path: &'p Path,
+    file: fs::File,
+    /// The file's length when opened; the last chunk reads on to the end
+    /// of its last line.
+    len: u64,
+    /// The chunk size `c` (at least 1).
+    chunk: u64,
+    /// Bytes read past a chunk's end at first ([`LINE_SLACK`]).
+    slack: usize,
+}
+
+/// A read at an offset that leaves the file's own position alone (unix) or
+/// moves it (windows; the chunks never read at the position).
+#[cfg(unix)]
+fn read_at(file: &fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(file, buf, offset)
+}
+
+#[cfg(windows)]
+fn read_at(file: &fs::File, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(file, buf, offset)
+}
+
+#[cfg(not(any(unix, windows)))]
+fn read_at(_: &fs::File, _: &mut [u8], _: u64) -> io::Result<usize> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
+
+/// Bytes read past a chunk's end for the end of its last line (doubled
+/// while the line goes on).
+const LINE_SLACK: usize = 4096;
+
+impl<'p> ChunksAt<'p> {
+    /// `Ok(None)` for a file that is not a regular file (a pipe, a
+    /// terminal), which can only be read in sequence ([`LineBlocks`]).
+    pub(crate) fn open(path: &'p Path, chunk: usize) -> Result<Result<Self, fs::File>, DataError> {
+        let file = fs::File::open(path).map_err(|e| read_error(path, &e))?;
+        let meta = file.metadata().map_err(|e| read_error(path, &e))?;
+        if !meta.is_file() || !cfg!(any(unix, windows)) {
+            return Ok(Err(file));
+        }
+        let chunk = u64::try_from(chunk.max(1)).unwrap_or(u64::MAX);
+        Ok(Ok(ChunksAt { path, file, len: meta.len(), chunk, slack: LINE_SLACK }))
+    }
+
+    /// The file, for a read in sequence.
+    pub(crate) fn into_file(self) -> fs::File {
+        self.file
+    }
+
+    /// The number of chunks.
+    pub(crate) fn count(&self) -> usize {
+        usize::try_from(self.len.div_ceil(self.chunk)).unwrap_or(usize::MAX)
+    }
+
+    /// Reads chunk `k` into `buf` (reused: grown, never cleared, so its
+    /// bytes are not zeroed again) and returns where its lines are in it.
+    pub(crate) fn read(&self, k: usize, buf: &mut Vec<u8>) -> Result<std::ops::Range<usize>, DataError> {
+        let s = (k as u64).saturating_mul(self.chunk);
+        let e = s.saturating_add(self.chunk).min(self.len);
+        if s >= e {
+            return Ok(0..0);
+        }
+        // From the byte before the chunk, whose `\n` would start a line at
+        // the chunk's first byte.
+        let from = s.saturating_sub(1);
+        let span = usize::try_from(e - from).unwrap_or(usize::MAX);
+        // Chunk 0 holds at least the 3 bytes of a byte-order mark.
+        let mut want = span.saturating_add(self.slack).max(3);
+        let mut filled = self.fill(from, buf, 0, want)?;
+        let start = if k == 0 {
+            if buf[..filled].starts_with(b"\xEF\xBB\xBF") {
+                3
+            } else {
+                0
+            }
+        } else {
+            // The first `\n` in `[s − 1, e − 1)` ends the line that began
+            // in an earlier chunk.
+            match buf[..(span - 1).min(filled)].iter().position(|&b| b == b'\n') {
+                Some(i) => i + 1,
+                None => return Ok(0..0),
+            }
+        };
+        // The chunk's last line ends at the first `\n` at `e − 1` or after.
+        let mut from_ix = (span - 1).max(start);
+        loop {
+            if let Some(j) = buf[from_ix.min(filled)..filled].iter().position(|&b| b == b'\n') {
+                return Ok(start..from_ix.min(filled) + j + 1);
+            }
+            if filled < want {
+                // The end of the file.
+                return Ok(start..filled.max(start));
+            }
+            from_ix = filled;
+            want = want.saturating_mul(2);
+            filled = self.fill(from, buf, filled, want)?;
+        }
+    }
+
+    /// Reads bytes `from + filled ..` into `buf[filled..want]` until it is
+    /// full or the file ends; returns the bytes filled.
+    fn fill(&self, from: u64, buf: &mut Vec<u8>, mut filled: usize, want: usize) -> Result<usize, DataError> {
+        if buf.len() < want {
+            buf.resize(want, 0);
+        }
+        while filled < want {
+            match read_at(&self.file, &mut buf[filled..want], from + filled as u64) {
+                Ok(0) => break,
+                Ok(got) => filled += got,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(read_error(self.path, &e)),
+            }
+        }
+        Ok(filled)
     }
 }
 
@@ -251,6 +388,59 @@ mod tests {
         let mut blocks = LineBlocks::open(&dir, 4).unwrap();
         let e = blocks.next_into(&mut Vec::new()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unreadable);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The chunks read at offsets are the file's lines less its byte-order
+    /// mark, in order, each ending in `\n` but maybe the last, each line in
+    /// the chunk where it starts, for every chunk size and a read past the
+    /// end short or long (lines longer than a chunk and than the slack).
+    #[test]
+    fn chunks_at_offsets_cover_the_file() {
+        let dir = std::env::temp_dir().join(format!("ranklet-chunks-at-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let texts: [&[u8]; 7] = [
+            b"ab\ncd\n\nefg\nh",
+            b"\xEF\xBB\xBFx\ny\n",
+            b"",
+            b"\xEF\xBB",
+            b"a very long line\n\n\nb\n",
+            b"\n\n\n",
+            b"no newline at all",
+        ];
+        for (i, text) in texts.iter().enumerate() {
+            let path = dir.join(format!("t{i}"));
+            fs::write(&path, text).unwrap();
+            let want = strip_bom_bytes(text);
+            for chunk in 0..=text.len() + 2 {
+                for slack in [1, 3, LINE_SLACK] {
+                    let mut at = ChunksAt::open(&path, chunk).unwrap().unwrap();
+                    at.slack = slack;
+                    let (mut all, mut buf) = (Vec::new(), Vec::new());
+                    let c = chunk.max(1);
+                    assert_eq!(at.count(), text.len().div_ceil(c));
+                    for k in 0..at.count() {
+                        let r = at.read(k, &mut buf).unwrap();
+                        let got = &buf[r];
+                        if !got.is_empty() {
+                            // Its first line starts in [k·c, (k + 1)·c).
+                            let start = text.len() - want.len() + all.len();
+                            let first = if start == text.len() - want.len() { 0 } else { start };
+                            assert!(first >= k * c && first < (k + 1) * c, "{text:?} chunk {chunk} k {k}");
+                        }
+                        all.extend_from_slice(got);
+                        if all.len() < want.len() && !got.is_empty() {
+                            assert_eq!(got.last(), Some(&b'\n'), "{text:?} chunk {chunk} k {k}");
+                        }
+                    }
+                    assert_eq!(all, want, "{text:?} chunk {chunk} slack {slack}");
+                }
+            }
+        }
+        // Not a regular file: read in sequence.
+        assert!(ChunksAt::open(&dir, 4).unwrap().is_err());
+        let e = ChunksAt::open(&dir.join("missing"), 4).err().unwrap();
+        assert_eq!(e.kind(), ErrorKind::NotFound);
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -32,12 +32,12 @@
 //!   unlabelled row, `0 qid:3 1:2` a labelled one) and the row's label is
 //!   0. Without it such a line is an error saying a label is needed.
 
-use std::{collections::HashMap, ops::ControlFlow, path::Path};
+use std::{collections::HashMap, ops::ControlFlow, ops::Range, path::Path};
 
 use rayon::prelude::*;
 
 pub(crate) use super::chunks::CHUNK_BYTES;
-use super::chunks::{split_lines, split_str, utf8_chunks, LineBlocks};
+use super::chunks::{split_lines, split_str, utf8_chunks, ChunksAt, LineBlocks};
 use super::decimal::{digit_run, fast_decimal_hinted};
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids, NOT_UTF8};
 
@@ -53,11 +53,13 @@ pub struct SvmlightOptions {
 
 /// Reads an SVMlight / LETOR file. See the [module docs](self) for the format.
 ///
-/// The file is read in blocks of whole lines into reused buffers, each
-/// block parsed in line-aligned chunks in parallel (see
-/// [`chunks`](super::chunks)) while the next is read; the result and every
-/// error are those of a one-pass parse (an encoding error anywhere in the
-/// file first, as when the file was checked whole before parsing).
+/// The file is read in line-aligned chunks into reused buffers and parsed
+/// a block of chunks at a time in parallel (see
+/// [`chunks`](super::chunks)): a regular file's chunks each read at its
+/// offset by the task that parses it, a pipe's blocks in sequence, the next
+/// while this one is parsed. The result and every error are those of a
+/// one-pass parse (an encoding error anywhere in the file first, as when
+/// the file was checked whole before parsing).
 ///
 /// # Errors
 ///
@@ -65,7 +67,7 @@ pub struct SvmlightOptions {
 /// file, a file without data rows, or any malformed line.
 pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<Dataset, DataError> {
     let block = BLOCK_BYTES_PER_THREAD * rayon::current_num_threads().max(1);
-    read_blocks(path.as_ref(), opts, block, CHUNK_BYTES)
+    read_blocks(path.as_ref(), opts, block, CHUNK_BYTES, false)
 }
 
 /// Bytes per thread in a block: 4 chunks, enough to balance the threads,
@@ -73,10 +75,17 @@ pub fn read_svmlight(path: impl AsRef<Path>, opts: &SvmlightOptions) -> Result<D
 pub(crate) const BLOCK_BYTES_PER_THREAD: usize = 4 * CHUNK_BYTES;
 
 /// [`read_svmlight`] with blocks of about `block` bytes cut into chunks of
-/// about `chunk` bytes.
-fn read_blocks(path: &Path, opts: &SvmlightOptions, block: usize, chunk: usize) -> Result<Dataset, DataError> {
+/// about `chunk` bytes, read in sequence even from a regular file when
+/// `sequential` (tests: both reads give the same result).
+fn read_blocks(
+    path: &Path,
+    opts: &SvmlightOptions,
+    block: usize,
+    chunk: usize,
+    sequential: bool,
+) -> Result<Dataset, DataError> {
     let name = path.display().to_string();
-    match read_blocks_with(path, opts, block, chunk, true, |_| ControlFlow::Continue(()))? {
+    match read_blocks_with(path, opts, block, chunk, true, sequential, |_| ControlFlow::Continue(()))? {
         Some(join) => join.finish(&name),
         None => Err(DataError::file(&name, ErrorKind::Io, "read stopped".to_owned())), // the sink never stops
     }
@@ -197,7 +206,7 @@ pub(crate) fn stream_blocks(
     chunk: usize,
     sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
 ) -> Result<Option<StreamSummary>, DataError> {
-    let Some(join) = read_blocks_with(path, opts, block, chunk, false, sink)? else {
+    let Some(join) = read_blocks_with(path, opts, block, chunk, false, false, sink)? else {
         return Ok(None);
     };
     if join.labels.is_empty() {
@@ -212,23 +221,21 @@ pub(crate) fn stream_blocks(
 
 /// The block loop of [`read_blocks`] and [`stream_svmlight`]: entries kept
 /// in the joiner when `keep`; `sink` sees every block once joined.
+#[allow(clippy::too_many_arguments)]
 fn read_blocks_with<'o>(
     path: &Path,
     opts: &'o SvmlightOptions,
     block: usize,
     chunk: usize,
     keep: bool,
+    sequential: bool,
     mut sink: impl FnMut(&RowBlock<'_>) -> ControlFlow<()> + Send,
 ) -> Result<Option<Joiner<'o>>, DataError> {
     let name = path.display().to_string();
-    // The first blocks short (one chunk, then doubling), so that the
-    // threads start parsing soon.
-    let mut blocks = LineBlocks::open_ramp(path, chunk.min(block), block)?;
-    let (mut cur, mut next) = (Vec::new(), Vec::new());
-    blocks.next_into(&mut cur)?;
+    let mut source = Blocks::open(path, block, chunk, sequential)?;
     let mut join = Joiner::new(opts, keep);
-    // Two sets of parts: block k is parsed into one while the sink takes
-    // block k − 1 from the other and block k + 1 is read.
+    // Two sets of parts: block k is read and parsed into one while the sink
+    // takes block k − 1 from the other.
     let mut sets: [Vec<Part>; 2] = [Vec::new(), Vec::new()];
     // The block joined last and not yet given to the sink: its set, its
     // number of parts and its first row.
@@ -240,38 +247,20 @@ fn read_blocks_with<'o>(
     let mut stopped = false;
     let mut lines_before = 0usize;
     let newlines = |b: &[u8]| b.iter().filter(|&&c| c == b'\n').count();
-    while !cur.is_empty() && !stopped {
+    while !stopped {
         let [first, second] = &mut sets;
         let (mine, theirs) = if k == 0 { (first, &*second) } else { (second, &*first) };
         let joined = &join;
-        let ((read, parsed), sunk) = rayon::join(
+        let skip = failed.is_some();
+        let (got, sunk) = rayon::join(
+            // The parse checks the text is UTF-8 as it goes (see
+            // `parse_part_into`), so no separate pass.
             || {
-                rayon::join(
-                    || blocks.next_into(&mut next),
-                    || -> Result<Option<usize>, DataError> {
-                        let chunks = split_lines(&cur, chunk);
-                        if failed.is_some() {
-                            utf8_chunks(&chunks, &name, lines_before)?;
-                            return Ok(None);
-                        }
-                        let n = chunks.len();
-                        if mine.len() < n {
-                            mine.resize_with(n, Part::default);
-                        }
-                        // The parse checks the text is UTF-8 as it goes
-                        // (see `parse_part_into`), so no separate pass.
-                        mine[..n].par_iter_mut().zip(&chunks).for_each(|(p, c)| parse_part_into(c, opts, p));
-                        // The first encoding error in the block is the
-                        // first in the file: every byte before it was
-                        // checked.
-                        if let Some((k, bad)) = mine[..n].iter().enumerate().find_map(|(k, p)| Some((k, p.bad_utf8?))) {
-                            let before: usize = chunks[..k].iter().map(|c| newlines(c)).sum();
-                            let line = lines_before + before + bad;
-                            return Err(DataError::at(&name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
-                        }
-                        Ok(Some(n))
-                    },
-                )
+                source.next(mine, |c, p| {
+                    if !skip {
+                        parse_part_into(c, opts, p)
+                    }
+                })
             },
             || match pending {
                 Some((_, n, rows_before)) if failed.is_none() => sink(&RowBlock {
@@ -283,28 +272,33 @@ fn read_blocks_with<'o>(
                 _ => false,
             },
         );
-        read?;
-        let parsed = parsed?;
         stopped |= sunk;
         pending = None;
-        match parsed {
-            Some(n) if failed.is_none() => {
-                let rows_before = join.labels.len();
-                match join.append(&mine[..n], &name) {
-                    Ok(()) => {
-                        lines_before += mine[..n].iter().map(|p| p.lines).sum::<usize>();
-                        pending = Some((k, n, rows_before));
-                    }
-                    Err(e) => {
-                        failed = Some(e);
-                        lines_before += newlines(&cur);
-                    }
+        let Some(chunks) = got? else { break };
+        let n = chunks.len();
+        if skip {
+            utf8_chunks(&chunks, &name, lines_before)?;
+            lines_before += chunks.iter().map(|c| newlines(c)).sum::<usize>();
+        } else if let Some((i, bad)) = mine[..n].iter().enumerate().find_map(|(i, p)| Some((i, p.bad_utf8?))) {
+            // The first encoding error in the block is the first in the
+            // file: every byte before it was checked.
+            let before: usize = chunks[..i].iter().map(|c| newlines(c)).sum();
+            let line = lines_before + before + bad;
+            return Err(DataError::at(&name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
+        } else {
+            let rows_before = join.labels.len();
+            match join.append(&mine[..n], &name) {
+                Ok(()) => {
+                    lines_before += mine[..n].iter().map(|p| p.lines).sum::<usize>();
+                    pending = Some((k, n, rows_before));
+                }
+                Err(e) => {
+                    failed = Some(e);
+                    lines_before += chunks.iter().map(|c| newlines(c)).sum::<usize>();
                 }
             }
-            _ => lines_before += newlines(&cur),
         }
         k ^= 1;
-        std::mem::swap(&mut cur, &mut next);
     }
     if let Some((set, n, rows_before)) = pending.filter(|_| failed.is_none() && !stopped) {
         stopped =
@@ -315,6 +309,111 @@ fn read_blocks_with<'o>(
         Some(e) => Err(e),
         None if stopped => Ok(None),
         None => Ok(Some(join)),
+    }
+}
+
+/// Where the blocks of [`read_blocks_with`] come from.
+enum Blocks<'p> {
+    /// A regular file: `per_block` chunks at a time, each read at its
+    /// offset by the task that parses it, so the copies out of the page
+    /// cache are spread over the threads and each chunk is parsed while it
+    /// is in cache.
+    At {
+        chunks: ChunksAt<'p>,
+        per_block: usize,
+        next: usize,
+        bufs: Vec<Vec<u8>>,
+        spans: Vec<Option<Result<Range<usize>, DataError>>>,
+    },
+    /// Anything else (a pipe): blocks read in sequence, the next while this
+    /// one is parsed, cut into chunks.
+    Seq { blocks: LineBlocks<'p>, chunk: usize, cur: Vec<u8>, next: Vec<u8> },
+}
+
+impl<'p> Blocks<'p> {
+    /// Blocks of about `block` bytes in chunks of about `chunk` bytes (read
+    /// in sequence when `sequential`, whatever the file).
+    fn open(path: &'p Path, block: usize, chunk: usize, sequential: bool) -> Result<Self, DataError> {
+        Ok(match ChunksAt::open(path, chunk)? {
+            Ok(chunks) if !sequential => Blocks::At {
+                chunks,
+                per_block: (block / chunk.max(1)).max(1),
+                next: 0,
+                bufs: Vec::new(),
+                spans: Vec::new(),
+            },
+            at => {
+                let file = match at {
+                    Ok(chunks) => chunks.into_file(),
+                    Err(file) => file,
+                };
+                // The first blocks short (one chunk, then doubling), so
+                // that the threads start parsing soon.
+                let mut blocks = LineBlocks::ramp(path, file, chunk.min(block), block);
+                let mut cur = Vec::new();
+                blocks.next_into(&mut cur)?;
+                Blocks::Seq { blocks, chunk, cur, next: Vec::new() }
+            }
+        })
+    }
+
+    /// The next block's chunks (`None` at the end of the file), each given
+    /// to `each` with its part of `parts` on its own task.
+    fn next(
+        &mut self,
+        parts: &mut Vec<Part>,
+        each: impl Fn(&[u8], &mut Part) + Sync,
+    ) -> Result<Option<Vec<&[u8]>>, DataError> {
+        let each = &each;
+        match self {
+            Blocks::At { chunks, per_block, next, bufs, spans } => {
+                let first = *next;
+                let n = (*per_block).min(chunks.count().saturating_sub(first));
+                if n == 0 {
+                    return Ok(None);
+                }
+                *next += n;
+                if parts.len() < n {
+                    parts.resize_with(n, Part::default);
+                }
+                bufs.resize_with(bufs.len().max(n), Vec::new);
+                spans.resize_with(spans.len().max(n), || None);
+                let chunks = &*chunks;
+                parts[..n].par_iter_mut().zip(&mut bufs[..n]).zip(&mut spans[..n]).enumerate().for_each(
+                    |(i, ((p, buf), span))| {
+                        let read = chunks.read(first + i, buf);
+                        if let Ok(r) = &read {
+                            each(&buf[r.clone()], p);
+                        }
+                        *span = Some(read);
+                    },
+                );
+                let mut out = Vec::with_capacity(n);
+                for (buf, span) in bufs.iter().zip(spans.iter_mut()).take(n) {
+                    let r = span.take().unwrap_or(Ok(0..0))?;
+                    out.push(&buf[r]);
+                }
+                Ok(Some(out))
+            }
+            Blocks::Seq { blocks, chunk, cur, next } => {
+                if cur.is_empty() {
+                    return Ok(None);
+                }
+                let (read, ()) = rayon::join(
+                    || blocks.next_into(next),
+                    || {
+                        let chunks = split_lines(cur, *chunk);
+                        if parts.len() < chunks.len() {
+                            parts.resize_with(chunks.len(), Part::default);
+                        }
+                        parts.par_iter_mut().zip(&chunks).for_each(|(p, c)| each(c, p));
+                    },
+                );
+                read?;
+                std::mem::swap(cur, next);
+                Ok(Some(split_lines(next, *chunk)))
+            }
+        }
     }
 }
 
@@ -1014,13 +1113,38 @@ mod tests {
                 Err(_) => Err(utf8_chunks(&[&text[..]], &name, 0).unwrap_err()),
             };
             for block in 0..=text.len() + 1 {
-                for chunk in [0, 3, usize::MAX] {
-                    let got = read_blocks(&path, &SvmlightOptions::default(), block, chunk);
-                    assert_eq!(got, one, "{text:?} block {block} chunk {chunk}");
+                for chunk in [0, 2, 3, 5, usize::MAX] {
+                    for sequential in [false, true] {
+                        let got = read_blocks(&path, &SvmlightOptions::default(), block, chunk, sequential);
+                        assert_eq!(got, one, "{text:?} block {block} chunk {chunk} sequential {sequential}");
+                    }
                 }
             }
             assert_eq!(read_svmlight(&path, &SvmlightOptions::default()), one);
         }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A pipe (`--data <(zcat f.gz)`) cannot be read at offsets: it is
+    /// read in sequence, to the same data set as the file.
+    #[cfg(unix)]
+    #[test]
+    fn a_pipe_is_read_in_sequence() {
+        let dir = std::env::temp_dir().join(format!("ranklet-svmlight-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text: String = (0..20_000).map(|i| format!("{} qid:{} 1:{i} 3:0.5\n", i % 3, i / 7)).collect();
+        let want = parse_svmlight_str(&text, "f", &SvmlightOptions::default()).unwrap();
+        let fifo = dir.join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+        assert!(made.success(), "mkfifo");
+        let writer = {
+            let (fifo, text) = (fifo.clone(), text.clone());
+            std::thread::spawn(move || std::fs::write(fifo, text).unwrap())
+        };
+        let got = read_svmlight(&fifo, &SvmlightOptions::default()).unwrap();
+        writer.join().unwrap();
+        assert_eq!(got.n_rows(), 20_000);
+        assert_eq!(got, want);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
