@@ -217,7 +217,10 @@ impl Graph<'_> {
     /// contiguous) and a graph with [`Graph::has_sqrt`], with the
     /// operations of [`Graph::apply_cols`] on row-major input (query means
     /// by sequential sums over its rows, then `√c_q·(xᵢⱼ − meanⱼ)`), so the
-    /// result equals `apply_cols` bit for bit. `tmp` holds `m` means.
+    /// result equals `apply_cols` bit for bit. `tmp` holds `m` means; on
+    /// return `tmp[..m]` holds the last non-empty query's (the caller of
+    /// one query checks them: they are finite exactly when the query's
+    /// values are and their sums do not overflow).
     ///
     /// # Errors
     /// [`LinalgError::DimensionMismatch`] unless `x` is `n × m` and `tmp`

@@ -437,7 +437,8 @@ pub fn ls_primal_accumulate_workspace_len(n: usize, d: usize) -> usize {
 ///
 /// # Errors
 /// [`LearnError::BadGraph`] for explicit pairs (no `L^{½}`) or a malformed
-/// graph; dimension, workspace and non-finite errors. A non-finite value is
+/// graph; dimension, workspace and non-finite errors. A non-finite value
+/// (or a query's column sum that overflows) is
 /// found query by query as the rows are summed: after that error `rhs` may
 /// hold part of the block's sum (and `x` part of `L^{½}X`); discard both
 /// sums.
@@ -479,10 +480,13 @@ pub fn ls_primal_accumulate<B: Backend>(
             for w in query_ptr.windows(2).filter(|w| w[1] > w[0]) {
                 let (lo, hi) = (w[0], w[1]);
                 let rows = x.get_mut(lo * d..hi * d).ok_or(LinalgError::DimensionMismatch)?;
-                if !slice_finite(rows) {
+                Graph::Queries { query_ptr: &[0, hi - lo], weight }.apply_sqrt_rows_in_place(rows, d, rest)?;
+                // The query's column means: finite exactly when its values
+                // are (a NaN or an infinity makes its column's sum one) and
+                // their sums do not overflow, so no separate pass.
+                if !slice_finite(&rest[..d]) {
                     return Err(LinalgError::NonFinite.into());
                 }
-                Graph::Queries { query_ptr: &[0, hi - lo], weight }.apply_sqrt_rows_in_place(rows, d, rest)?;
                 let tq = t.get(lo..hi).ok_or(LinalgError::DimensionMismatch)?;
                 gemv(1.0, MatRef::from_row_major(rows, hi - lo, d)?.t(), tq, 1.0, rhs)?;
             }
@@ -1142,6 +1146,15 @@ mod tests {
                 ls_primal_accumulate(&mut Portable::new(&mut pw), &mut xb, D, &graph, &sb, &mut a, &mut rhs, &mut wb);
             assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)), "{graph:?} {row:?} {bad_s}");
         }
+        // Finite values whose sum in a query overflows.
+        let (mut a, mut rhs) = (vec![0.0f64; D * D], vec![0.0f64; D]);
+        let mut wb = vec![0.0f64; ls_primal_accumulate_workspace_len(3, D)];
+        let mut xb = x[..3 * D].to_vec();
+        xb[D + 2] = f64::MAX;
+        xb[2 * D + 2] = f64::MAX;
+        let g = Graph::Queries { query_ptr: &qp, weight: QueryWeight::Equal };
+        let r = ls_primal_accumulate(&mut Portable::new(&mut pw), &mut xb, D, &g, &s[..3], &mut a, &mut rhs, &mut wb);
+        assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)));
     }
 
     /// Sparse rows in the primal form give the dense primal's weights to
