@@ -168,7 +168,7 @@ fn lowrank_picks_are_the_dense_picks_of_every_pair() {
             let mut work = vec![0.0; select_cov_workspace_len(n)];
             let got_w = select_pairs_cov(&mut be, &mean, &cov, lik, &cands, &mut want, &mut work).unwrap();
             let mut got = vec![PairPick::default(); k];
-            let mut work = vec![0.0; select_lowrank_workspace_len(n, p, k)];
+            let mut work = vec![0.0; select_lowrank_workspace_len(n, p, k).unwrap()];
             let mut order = vec![0u32; n];
             let got_l = select_pairs_lowrank(&mean, &c, p, &r, lik, &mut got, &mut work, &mut order).unwrap();
             assert_eq!(got_l, got_w, "n = {n}, {lik:?}");
@@ -190,7 +190,7 @@ fn lowrank_picks_are_the_dense_picks_of_every_pair() {
     // Two items: one pair, then none left; a certain posterior: none.
     let lik = Likelihood::Probit { sigma: 1.0 };
     let mut got = [PairPick::default(); 3];
-    let mut work = vec![0.0; select_lowrank_workspace_len(2, 1, 3)];
+    let mut work = vec![0.0; select_lowrank_workspace_len(2, 1, 3).unwrap()];
     let mut order = [0u32; 2];
     let n =
         select_pairs_lowrank(&[0.5, 0.0], &[1.0, 0.0], 1, &[0.0, 0.5], lik, &mut got, &mut work, &mut order).unwrap();

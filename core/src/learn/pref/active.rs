@@ -296,10 +296,11 @@ pub struct PairPick {
 }
 
 /// Scratch of [`select_pairs_lowrank`] for `n` items, rank `p` and `k`
-/// picks: `n·(p + 2k) + 3n + p + 2k`.
-pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> usize {
-    let q = p.saturating_add(k.saturating_mul(2));
-    n.saturating_mul(q).saturating_add(n.saturating_mul(3)).saturating_add(q)
+/// picks: `n·(p + 2k) + 3n + p + 2k`; `None` where that overflows `usize`
+/// (no buffer is that long).
+pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> Option<usize> {
+    let q = p.checked_add(k.checked_mul(2)?)?;
+    n.checked_mul(q)?.checked_add(n.checked_mul(3)?)?.checked_add(q)
 }
 
 /// [`select_pairs`] among **every** pair `i < j` of the posterior
@@ -322,7 +323,8 @@ pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> usize {
 ///
 /// # Errors
 /// `DimensionMismatch` for `factor` other than `n·p` long, `resid` or
-/// `order` other than `n`; `WorkspaceTooSmall`; `NonFinite` for a
+/// `order` other than `n`; `WorkspaceTooSmall` (`needed = usize::MAX`
+/// where the length overflows); `NonFinite` for a
 /// non-finite input; `InvalidParameter` for a negative `r_i` or
 /// `n > u32::MAX`; the likelihood's checks.
 #[allow(clippy::too_many_arguments)]
@@ -348,7 +350,8 @@ pub fn select_pairs_lowrank(
         return Err(LinalgError::InvalidParameter.into());
     }
     lik.check()?;
-    let need = select_lowrank_workspace_len(n, p, k);
+    // An overflowing length is more than any workspace holds.
+    let need = select_lowrank_workspace_len(n, p, k).unwrap_or(usize::MAX);
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
@@ -416,6 +419,20 @@ mod tests {
     use std::vec;
     use std::vec::Vec;
 
+    /// The workspace length, and `None` (not a saturated count) where it
+    /// overflows, whichever term does.
+    #[test]
+    fn lowrank_workspace_len_is_none_on_overflow() {
+        assert_eq!(select_lowrank_workspace_len(2, 1, 3), Some(2 * 7 + 6 + 7));
+        assert_eq!(select_lowrank_workspace_len(0, 0, 0), Some(0));
+        let big = usize::MAX / 2;
+        assert_eq!(select_lowrank_workspace_len(1, 0, big + 1), None);
+        assert_eq!(select_lowrank_workspace_len(1, usize::MAX, 1), None);
+        assert_eq!(select_lowrank_workspace_len(big, 2, 0), None);
+        assert_eq!(select_lowrank_workspace_len(usize::MAX / 3 + 1, 0, 0), None);
+        assert_eq!(select_lowrank_workspace_len(1, usize::MAX - 4, 0), None);
+    }
+
     /// The dense picks ([`select_on`]) and the low-rank ones
     /// ([`select_pairs_lowrank`]) share their pretend answer
     /// ([`pretend_answer`]): on an `n × n` factor without a diagonal, every
@@ -441,7 +458,7 @@ mod tests {
             let mut dense = [Pick::default(); 8];
             assert_eq!(select_on(&mut cf, &mut mu, lik, &cands, &mut dense, &mut tmp).unwrap(), k);
             let mut low = [PairPick::default(); 8];
-            let mut work = vec![0.0; select_lowrank_workspace_len(n, n, k)];
+            let mut work = vec![0.0; select_lowrank_workspace_len(n, n, k).unwrap()];
             let mut order = vec![0u32; n];
             let got = select_pairs_lowrank(&mean, &c, n, &vec![0.0; n], lik, &mut low, &mut work, &mut order).unwrap();
             assert_eq!(got, k);
