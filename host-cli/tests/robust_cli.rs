@@ -360,7 +360,7 @@ fn suggest_lowrank_beyond_the_memory_limit_is_refused_with_the_way_out() {
     let model = dir.input("lr.rkl", lowrank_pref_model(200, 3, 1.0));
     let a: Vec<OsString> = vec!["suggest".into(), "-k".into(), "10".into(), "-m".into(), os(&model)];
     let says = [
-        "the factor of 200 items at rank 3 for 10 pairs needs 41 784 bytes, more than the 16 384 bytes",
+        "lr.rkl: the factor of 200 items at rank 3 for 10 pairs needs 41 784 bytes, more than the 16 384 bytes",
         "RANKLET_MEMORY_LIMIT",
         "ask for fewer pairs (-k)",
     ];

@@ -72,7 +72,9 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
             )))
         }
     };
-    let picks = picks?;
+    // A learner's error (or a memory refusal) names the model file, as the
+    // refusal of another kind does.
+    let picks = picks.map_err(|e| CliError { msg: format!("{}: {}", a.model.model.display(), e.msg), ..e })?;
     let name = |i: usize| names.lines().nth(i).map_or_else(|| i.to_string(), str::to_string);
     let mut out = String::new();
     for s in &picks {
