@@ -12,6 +12,8 @@ use ranklet_core::learn::online::OnlineRankRls;
 use ranklet_core::learn::pref::active::{select_cov_workspace_len, select_pairs_cov, Pick};
 use ranklet_core::learn::pref::device::DevicePrefGp;
 use ranklet_core::learn::pref::Likelihood;
+use ranklet_core::learn::LearnError;
+use ranklet_core::LinalgError;
 
 /// The next pair `(i, j, ratio)` of each path, for `n` candidate rows
 /// (`n × d`) of `learner`.
@@ -168,7 +170,7 @@ fn lowrank_picks_are_the_dense_picks_of_every_pair() {
             let mut work = vec![0.0; select_cov_workspace_len(n)];
             let got_w = select_pairs_cov(&mut be, &mean, &cov, lik, &cands, &mut want, &mut work).unwrap();
             let mut got = vec![PairPick::default(); k];
-            let mut work = vec![0.0; select_lowrank_workspace_len(n, p, k)];
+            let mut work = vec![0.0; select_lowrank_workspace_len(n, p, k).unwrap()];
             let mut order = vec![0u32; n];
             let got_l = select_pairs_lowrank(&mean, &c, p, &r, lik, &mut got, &mut work, &mut order).unwrap();
             assert_eq!(got_l, got_w, "n = {n}, {lik:?}");
@@ -190,7 +192,7 @@ fn lowrank_picks_are_the_dense_picks_of_every_pair() {
     // Two items: one pair, then none left; a certain posterior: none.
     let lik = Likelihood::Probit { sigma: 1.0 };
     let mut got = [PairPick::default(); 3];
-    let mut work = vec![0.0; select_lowrank_workspace_len(2, 1, 3)];
+    let mut work = vec![0.0; select_lowrank_workspace_len(2, 1, 3).unwrap()];
     let mut order = [0u32; 2];
     let n =
         select_pairs_lowrank(&[0.5, 0.0], &[1.0, 0.0], 1, &[0.0, 0.5], lik, &mut got, &mut work, &mut order).unwrap();
@@ -200,11 +202,22 @@ fn lowrank_picks_are_the_dense_picks_of_every_pair() {
     let n =
         select_pairs_lowrank(&[0.5, 0.0], &[1.0, 1.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order).unwrap();
     assert_eq!(n, 0);
-    // Shapes and values.
-    assert!(select_pairs_lowrank(&[0.5, 0.0], &[1.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order).is_err());
-    assert!(
-        select_pairs_lowrank(&[0.5, 0.0], &[1.0, 0.0], 1, &[0.0, -1.0], lik, &mut got, &mut work, &mut order).is_err()
-    );
-    assert!(select_pairs_lowrank(&[0.5, f64::NAN], &[1.0, 0.0], 1, &[0.0, 0.0], lik, &mut got, &mut work, &mut order)
-        .is_err());
+    // Shapes and values: each refusal by its own error.
+    let mut err = |mean: &[f64], c: &[f64], r: &[f64], lik: Likelihood, work: &mut [f64], order: &mut [u32]| {
+        select_pairs_lowrank(mean, c, 1, r, lik, &mut got, work, order).unwrap_err()
+    };
+    let dims = LearnError::Numerics(LinalgError::DimensionMismatch);
+    assert_eq!(err(&[0.5, 0.0], &[1.0], &[0.0, 0.0], lik, &mut work, &mut order), dims);
+    assert_eq!(err(&[0.5, 0.0], &[1.0, 0.0], &[0.0], lik, &mut work, &mut order), dims);
+    assert_eq!(err(&[0.5, 0.0], &[1.0, 0.0], &[0.0, 0.0], lik, &mut work, &mut order[..1]), dims);
+    let negative = LearnError::Numerics(LinalgError::InvalidParameter);
+    assert_eq!(err(&[0.5, 0.0], &[1.0, 0.0], &[0.0, -1.0], lik, &mut work, &mut order), negative);
+    let nan = LearnError::Numerics(LinalgError::NonFinite);
+    assert_eq!(err(&[0.5, f64::NAN], &[1.0, 0.0], &[0.0, 0.0], lik, &mut work, &mut order), nan);
+    assert_eq!(err(&[0.5, 0.0], &[f64::INFINITY, 0.0], &[0.0, 0.0], lik, &mut work, &mut order), nan);
+    let bad_noise = Likelihood::Probit { sigma: 0.0 };
+    assert_eq!(err(&[0.5, 0.0], &[1.0, 0.0], &[0.0, 0.0], bad_noise, &mut work, &mut order), LearnError::BadNoise);
+    // 2·(1 + 6) + 6 + 7 = 27 values for n = 2, p = 1, k = 3.
+    let short = LearnError::Numerics(LinalgError::WorkspaceTooSmall { needed: 27, got: 26 });
+    assert_eq!(err(&[0.5, 0.0], &[1.0, 0.0], &[0.0, 0.0], lik, &mut work[..26], &mut order), short);
 }

@@ -80,10 +80,19 @@ pub fn grouped(n: u128) -> String {
 /// # Errors
 /// The refusal; a malformed [`LIMIT_ENV`].
 pub fn check(what: &str, elems: Option<usize>, elem_bytes: usize, way_out: &str) -> Result<(), CliError> {
+    check_len(what, elems, elem_bytes, way_out).map(drop)
+}
+
+/// [`check`], returning the element count it let through: the length to
+/// allocate, where the count came as an `Option` from checked arithmetic.
+///
+/// # Errors
+/// As [`check`].
+pub fn check_len(what: &str, elems: Option<usize>, elem_bytes: usize, way_out: &str) -> Result<usize, CliError> {
     let limit = limit_bytes()?;
     let bytes = elems.and_then(|e| e.checked_mul(elem_bytes));
-    match bytes {
-        Some(b) if b as u64 <= limit => Ok(()),
+    match (elems, bytes) {
+        (Some(e), Some(b)) if b as u64 <= limit => Ok(e),
         _ => Err(refusal(what, bytes, limit, way_out)),
     }
 }

@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::Path;
 
 mod support;
-use support::{assert_bad_input, os, ranklet, Run, Scratch};
+use support::{assert_bad_input, lowrank_pref_model, os, ranklet, Run, Scratch};
 
 /// Six items with two attributes (SVMlight-style node features).
 const ITEMS: &str = "a 1:1 2:0\nb 1:0 2:1\nc 1:1 2:1\nd 1:-1 2:0.5\ne 1:0.5 2:-1\nf 1:2 2:0.3\n";
@@ -612,6 +612,27 @@ fn suggest_and_score_refuse_the_other_kind() {
     let view = ranklet_core::format::ModelView::new_checked(&bytes).unwrap();
     assert_eq!(view.pref_inductive().unwrap().kernel(), ranklet_core::kernel::Kernel::Rbf { gamma: 0.5 });
     assert!(view.metadata().contains("kernel_fitted=no"));
+}
+
+/// A learner's error in `suggest` on a low-rank model (kind 10) names the
+/// model file, as the refusal of another kind does: a valid file whose
+/// factor (entries up to 4·10¹⁹⁹) overflows the variances of differences
+/// fails with the file, `suggest` and the overflow (exit 1,
+/// nothing on stdout); the same items with an ordinary factor give pairs.
+#[test]
+fn suggest_on_a_lowrank_model_names_the_file_in_a_learner_error() {
+    let dir = Scratch::new("pref-lowrank-suggest-error");
+    let model = dir.input("huge.rkl", lowrank_pref_model(6, 2, 1e200));
+    let run = ranklet(&dir, strs(&["suggest", "-k", "2", "-m"]).into_iter().chain([os(&model)]));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains(&format!("{}: suggest: ", model.display())), "{run:?}");
+    assert!(run.stderr.contains("NaN or infinity"), "{run:?}");
+    assert!(run.stdout.is_empty(), "{run:?}");
+    let model = dir.input("ok.rkl", lowrank_pref_model(6, 2, 1.0));
+    let run = ranklet(&dir, strs(&["suggest", "-k", "2", "-m"]).into_iter().chain([os(&model)]));
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 2, "{run:?}");
+    assert!(run.stdout.lines().all(|l| l.starts_with("it")), "{run:?}");
 }
 
 /// `--basis M` (sparse EP on inducing items) with every item inducing is

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod support;
-use support::{assert_bad_input, os, Run, Scratch, BIN};
+use support::{assert_bad_input, lowrank_pref_model, os, Run, Scratch, BIN};
 
 /// `ranklet args…` in `dir` with `RANKLET_MEMORY_LIMIT=limit` where given.
 fn ranklet_limited(dir: &Scratch, limit: Option<&str>, args: &[OsString]) -> Run {
@@ -346,4 +346,26 @@ fn xpgp_relation_residual_beyond_the_memory_limit_is_refused_with_the_way_out() 
     assert!(!model.exists());
     let run = ranklet_limited(&dir, Some("2M"), &train("none"));
     assert_eq!(run.code, Some(0), "{run:?}");
+}
+
+/// `ranklet suggest` on a low-rank model (kind 10) checks the factor it
+/// updates between picks, `n·(p + 2k) + 3n + p + 2k` values (core's
+/// `select_lowrank_workspace_len`: 200·23 + 600 + 23 = 5 223 here, 41 784
+/// bytes), against memory before work: under 16 kB it is refused naming
+/// the model file, the factor, the bytes, the limit and `-k` as the way
+/// out (exit 1, nothing on stdout); under 1 MB the 10 pairs come.
+#[test]
+fn suggest_lowrank_beyond_the_memory_limit_is_refused_with_the_way_out() {
+    let dir = Scratch::new("robust-suggest-lowrank");
+    let model = dir.input("lr.rkl", lowrank_pref_model(200, 3, 1.0));
+    let a: Vec<OsString> = vec!["suggest".into(), "-k".into(), "10".into(), "-m".into(), os(&model)];
+    let says = [
+        "lr.rkl: the factor of 200 items at rank 3 for 10 pairs needs 41 784 bytes, more than the 16 384 bytes",
+        "RANKLET_MEMORY_LIMIT",
+        "ask for fewer pairs (-k)",
+    ];
+    assert_refused(&ranklet_limited(&dir, Some("16K"), &a), &dir, &says);
+    let run = ranklet_limited(&dir, Some("1M"), &a);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout.lines().count(), 10, "{run:?}");
 }

@@ -61,27 +61,24 @@ pub fn suggest(a: SuggestArgs) -> Result<(), CliError> {
     if a.items.is_some() {
         return Err(CliError::input("--items applies to inductive preference GPs (a fixed-set model knows its items)"));
     }
-    let picks = match view.pref_lowrank() {
-        Some(gp) => {
-            let picks = suggest_lowrank(&gp, a.k)?;
-            let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
-            picks.iter().map(|s| (name(s.i), name(s.j), s.var_diff, s.mean_diff)).collect::<Vec<_>>()
-        }
-        None => {
-            let Some(gp) = view.pref_gp() else {
-                return Err(CliError::input(format!(
-                    "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",
-                    a.model.model.display()
-                )));
-            };
-            let picks = pick(&gp, a.k)?;
-            let name = |i: usize| gp.item_name(i).map_or_else(|| i.to_string(), str::to_string);
-            picks.iter().map(|s| (name(s.i), name(s.j), s.var_diff, s.mean_diff)).collect()
+    // Kind 10 or kind 8: the same picks, the same item names.
+    let (picks, names) = match (view.pref_lowrank(), view.pref_gp()) {
+        (Some(gp), _) => (suggest_lowrank(&gp, a.k), gp.item_names()),
+        (None, Some(gp)) => (pick(&gp, a.k), gp.item_names()),
+        (None, None) => {
+            return Err(CliError::input(format!(
+                "{}: suggest needs a preference GP over a fixed item set (train --algo pref-gp|xpgp|diff-gp without --inductive)",
+                a.model.model.display()
+            )))
         }
     };
+    // A learner's error (or a memory refusal) names the model file, as the
+    // refusal of another kind does.
+    let picks = picks.map_err(|e| CliError { msg: format!("{}: {}", a.model.model.display(), e.msg), ..e })?;
+    let name = |i: usize| names.lines().nth(i).map_or_else(|| i.to_string(), str::to_string);
     let mut out = String::new();
-    for (i, j, v, m) in &picks {
-        out.push_str(&format!("{i}\t{j}\t{v:.6e}\t{m:.6e}\n"));
+    for s in &picks {
+        out.push_str(&format!("{}\t{}\t{:.6e}\t{:.6e}\n", name(s.i), name(s.j), s.var_diff, s.mean_diff));
     }
     print!("{out}");
     if picks.len() < a.k {

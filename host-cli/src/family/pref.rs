@@ -1364,17 +1364,13 @@ pub fn suggest_lowrank(view: &PrefLowRankView<'_>, k: usize) -> Result<Vec<Sugge
     let (n, p) = (view.items(), view.rank());
     let bad = |e: LearnError| CliError::learn("suggest", e);
     let k = k.min(n.saturating_mul(n.saturating_sub(1)) / 2);
-    let len = select_lowrank_workspace_len(n, p, k);
-    crate::mem::check(
-        &format!("the factor of {n} items at rank {p} for {k} pairs"),
-        Some(len).filter(|&v| v < usize::MAX >> 4),
-        8,
-        "ask for fewer pairs (-k)",
-    )?;
+    let way_out = "ask for fewer pairs (-k)";
+    let what = format!("the factor of {n} items at rank {p} for {k} pairs");
+    let len = crate::mem::check_len(&what, select_lowrank_workspace_len(n, p, k), 8, way_out)?;
     let mean: Vec<f64> = view.mean().iter().collect();
     let resid: Vec<f64> = view.resid().iter().collect();
     let c: Vec<f64> = view.factor().iter().collect();
-    let mut work = crate::mem::zeros(len, "ask for fewer pairs (-k)")?;
+    let mut work = crate::mem::zeros(len, way_out)?;
     let mut order = vec![0u32; n];
     let mut picks = vec![PairPick::default(); k];
     let lik = Likelihood::Probit { sigma: view.sigma() };

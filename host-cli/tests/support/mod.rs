@@ -109,3 +109,33 @@ pub fn assert_bad_input(run: &Run, dir: &Scratch, file: Option<&Path>, line: Opt
     }
     assert_eq!(dir.out_entries(), Vec::<String>::new(), "the output directory must stay empty: {run:?}");
 }
+
+// ---------------------------------------------------------------------------
+// Models written directly, for commands that read them.
+
+/// A low-rank preference-GP model (kind 10, `f64`) over `n` items named
+/// `it0`, `it1`, …, rank `p`: means `i/n`, per-item variances 0.1 and the
+/// factor entries `scale·((i + t) mod 5 − 2)/5` (a large `scale` gives a
+/// valid file whose variances overflow).
+pub fn lowrank_pref_model(n: usize, p: usize, scale: f64) -> Vec<u8> {
+    use ranklet_core::format::{ElementType, Model, ModelSpec, PrefLowRankModel, Values};
+    let mean: Vec<f64> = (0..n).map(|i| i as f64 / n as f64).collect();
+    let resid = vec![0.1; n];
+    let factor: Vec<f64> = (0..n * p).map(|e| scale * (((e / p + e % p) % 5) as f64 - 2.0) / 5.0).collect();
+    let names: String = (0..n).map(|i| format!("it{i}\n")).collect();
+    let spec = ModelSpec::new(
+        Model::PrefLowRank(PrefLowRankModel {
+            sigma: 0.5,
+            count: 0,
+            rank: p,
+            mean: Values::F64(&mean),
+            resid: Values::F64(&resid),
+            factor: Values::F64(&factor),
+            item_names: &names,
+        }),
+        ElementType::F64,
+    );
+    let mut bytes = vec![0u8; spec.buffer_len()];
+    spec.emit(&mut bytes).expect("a valid kind-10 model");
+    bytes
+}

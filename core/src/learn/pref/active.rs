@@ -201,32 +201,64 @@ fn select_on(
         picks[picked] = Pick { candidate: best_c, var: v, mean_diff: mu[i] - mu[j] };
         picked += 1;
         // Pretend-answered update with the more probable answer.
-        let (a, b) = if mu[i] >= mu[j] { (i, j) } else { (j, i) };
-        let md = mu[a] - mu[b];
-        let (tau, nu) = pretend_site(lik, md, v)?;
-        // g = C·d, Σd = Cᵀg (into sd), then C ← C − η·g·(gᵀC) = C − η·g·sdᵀ.
-        for r in 0..n {
-            g[r] = cf[a * n + r] - cf[b * n + r];
-        }
-        for col in 0..n {
-            sd[col] = cf[col * n..(col + 1) * n].iter().zip(g.iter()).map(|(x, y)| x * y).sum();
-        }
-        let den = 1.0 + tau * v;
-        let kappa = tau / den;
-        let g2: f64 = g.iter().map(|x| x * x).sum();
-        let eta = kappa / (1.0 + libm::sqrt((1.0 - kappa * g2).max(0.0)));
-        for col in 0..n {
-            let f = eta * sd[col];
-            for (cv, gv) in cf[col * n..(col + 1) * n].iter_mut().zip(g.iter()) {
-                *cv -= f * gv;
-            }
-        }
-        let shift = (nu - tau * md) / den;
-        for r in 0..n {
-            mu[r] += sd[r] * shift;
-        }
+        let (a, b) = more_probable(mu, i, j);
+        pretend_answer(cf, n, n, mu, lik, (a, b), v, g, sd)?;
     }
     Ok(picked)
+}
+
+/// The pick `(i, j)` as `(a, b)`, `a ≻ b` the answer `mu` finds more
+/// probable (`a = i` on a tie).
+fn more_probable(mu: &[f64], i: usize, j: usize) -> (usize, usize) {
+    if mu[i] >= mu[j] {
+        (i, j)
+    } else {
+        (j, i)
+    }
+}
+
+/// The pretend answer `a ≻ b` (module docs) to a pick whose difference has
+/// variance `v`, applied to the factor rows `f` (row `x` at `x·stride`, its
+/// first `width` entries in use: `Σ = FFᵀ`, plus a diagonal that is 0 at
+/// `a` and `b`) and the mean `mu`: with `g = f_a − f_b`
+/// (into `g`, `width` long) and `Σd = F·g` (into `sd`, one per row),
+/// `F ← F − η·(Σd)·gᵀ` and `μ ← μ + Σd·(ν̃ − τ̃·m)/(1 + τ̃v)`. The one
+/// step of both [`select_on`] and [`select_pairs_lowrank`].
+#[allow(clippy::too_many_arguments)]
+fn pretend_answer(
+    f: &mut [f64],
+    stride: usize,
+    width: usize,
+    mu: &mut [f64],
+    lik: Likelihood,
+    (a, b): (usize, usize),
+    v: f64,
+    g: &mut [f64],
+    sd: &mut [f64],
+) -> Result<(), LearnError> {
+    let md = mu[a] - mu[b];
+    let (tau, nu) = pretend_site(lik, md, v)?;
+    let g = &mut g[..width];
+    for (c, gc) in g.iter_mut().enumerate() {
+        *gc = f[a * stride + c] - f[b * stride + c];
+    }
+    let g = &*g;
+    for (x, s) in sd.iter_mut().enumerate() {
+        *s = f[x * stride..x * stride + width].iter().zip(g).map(|(p, q)| p * q).sum();
+    }
+    let den = 1.0 + tau * v;
+    let kappa = tau / den;
+    let g2: f64 = g.iter().map(|x| x * x).sum();
+    let eta = kappa / (1.0 + libm::sqrt((1.0 - kappa * g2).max(0.0)));
+    let shift = (nu - tau * md) / den;
+    for (x, &s) in sd.iter().enumerate() {
+        let e = eta * s;
+        for (fv, gv) in f[x * stride..x * stride + width].iter_mut().zip(g) {
+            *fv -= e * gv;
+        }
+        mu[x] += s * shift;
+    }
+    Ok(())
 }
 
 /// The site `(τ̃, ν̃)` of the more probable answer `a ≻ b` to a pair whose
@@ -264,10 +296,11 @@ pub struct PairPick {
 }
 
 /// Scratch of [`select_pairs_lowrank`] for `n` items, rank `p` and `k`
-/// picks: `n·(p + 2k) + 3n + p + 2k`.
-pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> usize {
-    let q = p.saturating_add(k.saturating_mul(2));
-    n.saturating_mul(q).saturating_add(n.saturating_mul(3)).saturating_add(q)
+/// picks: `n·(p + 2k) + 3n + p + 2k`; `None` where that overflows `usize`
+/// (no buffer is that long).
+pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> Option<usize> {
+    let q = p.checked_add(k.checked_mul(2)?)?;
+    n.checked_mul(q)?.checked_add(n.checked_mul(3)?)?.checked_add(q)
 }
 
 /// [`select_pairs`] among **every** pair `i < j` of the posterior
@@ -290,7 +323,8 @@ pub fn select_lowrank_workspace_len(n: usize, p: usize, k: usize) -> usize {
 ///
 /// # Errors
 /// `DimensionMismatch` for `factor` other than `n·p` long, `resid` or
-/// `order` other than `n`; `WorkspaceTooSmall`; `NonFinite` for a
+/// `order` other than `n`; `WorkspaceTooSmall` (`needed = usize::MAX`
+/// where the length overflows); `NonFinite` for a
 /// non-finite input; `InvalidParameter` for a negative `r_i` or
 /// `n > u32::MAX`; the likelihood's checks.
 #[allow(clippy::too_many_arguments)]
@@ -316,7 +350,8 @@ pub fn select_pairs_lowrank(
         return Err(LinalgError::InvalidParameter.into());
     }
     lik.check()?;
-    let need = select_lowrank_workspace_len(n, p, k);
+    // An overflowing length is more than any workspace holds.
+    let need = select_lowrank_workspace_len(n, p, k).unwrap_or(usize::MAX);
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
@@ -362,9 +397,7 @@ pub fn select_pairs_lowrank(
         if picked == k {
             break;
         }
-        let (a, b) = if mu[i] >= mu[j] { (i, j) } else { (j, i) };
-        let md = mu[a] - mu[b];
-        let (tau, nu) = pretend_site(lik, md, v)?;
+        let (a, b) = more_probable(mu, i, j);
         // The pick's diagonal variances into columns of F.
         for x in [a, b] {
             if r[x] > 0.0 {
@@ -373,26 +406,67 @@ pub fn select_pairs_lowrank(
                 q += 1;
             }
         }
-        // g = f_a − f_b, Σd = F·g (into rad), F ← F − η·(Σd)·gᵀ.
-        for c in 0..q {
-            g[c] = f[a * qm + c] - f[b * qm + c];
-        }
-        let g = &g[..q];
-        for (i, sd) in rad.iter_mut().enumerate() {
-            *sd = f[i * qm..i * qm + q].iter().zip(g).map(|(x, y)| x * y).sum();
-        }
-        let den = 1.0 + tau * v;
-        let kappa = tau / den;
-        let g2: f64 = g.iter().map(|x| x * x).sum();
-        let eta = kappa / (1.0 + libm::sqrt((1.0 - kappa * g2).max(0.0)));
-        let shift = (nu - tau * md) / den;
-        for (i, &sd) in rad.iter().enumerate() {
-            let e = eta * sd;
-            for (fv, gv) in f[i * qm..i * qm + q].iter_mut().zip(g) {
-                *fv -= e * gv;
-            }
-            mu[i] += sd * shift;
-        }
+        // Σd = F·g into rad (free until the next pick's radii).
+        pretend_answer(f, qm, q, mu, lik, (a, b), v, g, rad)?;
     }
     Ok(picked)
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec;
+    use std::vec::Vec;
+
+    /// The workspace length, and `None` (not a saturated count) where it
+    /// overflows, whichever term does.
+    #[test]
+    fn lowrank_workspace_len_is_none_on_overflow() {
+        assert_eq!(select_lowrank_workspace_len(2, 1, 3), Some(2 * 7 + 6 + 7));
+        assert_eq!(select_lowrank_workspace_len(0, 0, 0), Some(0));
+        let big = usize::MAX / 2;
+        assert_eq!(select_lowrank_workspace_len(1, 0, big + 1), None);
+        assert_eq!(select_lowrank_workspace_len(1, usize::MAX, 1), None);
+        assert_eq!(select_lowrank_workspace_len(big, 2, 0), None);
+        assert_eq!(select_lowrank_workspace_len(usize::MAX / 3 + 1, 0, 0), None);
+        assert_eq!(select_lowrank_workspace_len(1, usize::MAX - 4, 0), None);
+    }
+
+    /// The dense picks ([`select_on`]) and the low-rank ones
+    /// ([`select_pairs_lowrank`]) share their pretend answer
+    /// ([`pretend_answer`]): on an `n × n` factor without a diagonal, every
+    /// pair a candidate, both run the same arithmetic on the same rows (the
+    /// low-rank search only screens), so every pick's pair, variance and
+    /// mean difference are the same bits, several picks deep, for both
+    /// likelihoods.
+    #[test]
+    fn dense_and_lowrank_pretend_answers_are_bit_identical() {
+        let mut state = 0x853c_49e6_748f_ea9b_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let (n, k) = (12, 8);
+        let mean: Vec<f64> = (0..n).map(|_| next()).collect();
+        let c: Vec<f64> = (0..n * n).map(|_| next()).collect();
+        let cands: Vec<(usize, usize)> = (0..n).flat_map(|i| (i + 1..n).map(move |j| (i, j))).collect();
+        for lik in [Likelihood::Probit { sigma: 0.3 }, Likelihood::Gaussian { noise: 0.4 }] {
+            let (mut cf, mut mu, mut tmp) = (c.clone(), mean.clone(), vec![0.0; 2 * n]);
+            let mut dense = [Pick::default(); 8];
+            assert_eq!(select_on(&mut cf, &mut mu, lik, &cands, &mut dense, &mut tmp).unwrap(), k);
+            let mut low = [PairPick::default(); 8];
+            let mut work = vec![0.0; select_lowrank_workspace_len(n, n, k).unwrap()];
+            let mut order = vec![0u32; n];
+            let got = select_pairs_lowrank(&mean, &c, n, &vec![0.0; n], lik, &mut low, &mut work, &mut order).unwrap();
+            assert_eq!(got, k);
+            for (t, (d, l)) in dense.iter().zip(&low).enumerate() {
+                assert_eq!(cands[d.candidate], (l.i, l.j), "{lik:?}, pick {t}");
+                assert_eq!(d.var.to_bits(), l.var.to_bits(), "{lik:?}, pick {t}: {} vs {}", d.var, l.var);
+                assert_eq!(d.mean_diff.to_bits(), l.mean_diff.to_bits(), "{lik:?}, pick {t}");
+            }
+        }
+    }
 }

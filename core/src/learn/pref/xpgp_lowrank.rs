@@ -702,6 +702,19 @@ pub fn refit_at<B: Backend>(
     post: &mut SparsePosterior<'_>,
     work: &mut [f64],
 ) -> Result<(), LearnError> {
+    refit(backend, problem, theta, post, work).map(|_| ())
+}
+
+/// [`refit_at`], returning the residual constant `c = Σ_r b_r·g_{c,r}` it
+/// computed on the way (each relation's `ε_r` taken once), which
+/// [`evidence_gradient`] needs too.
+fn refit<B: Backend>(
+    backend: &mut B,
+    problem: &LowRankProblem<'_>,
+    theta: &[f64],
+    post: &mut SparsePosterior<'_>,
+    work: &mut [f64],
+) -> Result<f64, LearnError> {
     let prior = problem.prior;
     prior.check()?;
     let (n, m, p) = (prior.n, prior.m(), prior.p());
@@ -783,7 +796,8 @@ pub fn refit_at<B: Backend>(
             }
         }
     }
-    post.run_ep(backend, problem.pairs, lik, &problem.ep, blk, h)
+    post.run_ep(backend, problem.pairs, lik, &problem.ep, blk, h)?;
+    Ok(c)
 }
 
 /// `log Z_EP(θ)` and its gradient (`grad`, `θ.len()`; module docs) for
@@ -805,7 +819,8 @@ pub fn evidence_gradient<B: Backend>(
     if grad.len() != theta.len() {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    refit_at(backend, problem, theta, post, work)?;
+    // c = Σ_r b_r·g_{c,r}, summed as the refit summed it.
+    let c = refit(backend, problem, theta, post, work)?;
     let prior = problem.prior;
     let (m, p) = (prior.m(), prior.p());
     let (dfeat, gwork) = work.split_at_mut(p - m);
@@ -815,14 +830,9 @@ pub fn evidence_gradient<B: Backend>(
         grad[0] = 0.0;
         grad[1] = 0.0;
     }
-    // The residual features' share: Σ over them of ⟨P_Φ[:, j], φ_j⟩ and
-    // c = Σ_r b_r·g_{c,r}.
+    // The residual features' share: Σ over them of ⟨P_Φ[:, j], φ_j⟩.
     let kept = p - m - prior.u();
     let dres: f64 = dfeat[kept..].iter().sum();
-    let mut c = 0.0;
-    for (r, rel) in prior.relations.iter().enumerate() {
-        c += libm::exp(theta[3 + 2 * r]) * residual_g(rel, relation_eps(theta, r)?);
-    }
     let mut off = 0;
     for (r, rel) in prior.relations.iter().enumerate() {
         let b = libm::exp(theta[3 + 2 * r]);
