@@ -263,7 +263,12 @@ impl Graph<'_> {
                     means.iter_mut().for_each(|v| *v /= l);
                     let c = libm::sqrt(Self::query_scale(weight, e - s));
                     for row in rows.chunks_exact_mut(m) {
-                        row.iter_mut().zip(means.iter()).for_each(|(x, mean)| *x = c * (*x - mean));
+                        // `1·y = y` exactly: the equal weighting subtracts only.
+                        if c == 1.0 {
+                            row.iter_mut().zip(means.iter()).for_each(|(x, mean)| *x -= mean);
+                        } else {
+                            row.iter_mut().zip(means.iter()).for_each(|(x, mean)| *x = c * (*x - mean));
+                        }
                     }
                 }
                 Ok(())
