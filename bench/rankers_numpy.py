@@ -13,6 +13,13 @@ consecutive blocks of `query_size` rows) and times, on the same arrays:
                 L = blockdiag(I − 11ᵀ/l_q): w = solve(XᵀLX + λI, XᵀLs), with LX
                 formed by subtracting query means (np.add.reduceat) and XᵀLX
                 by one BLAS product.
+  interleaved N D ROUNDS T -- CMD…
+                the file → model comparison: per round, numpy's `linear N D`
+                closed form once (in this process) and then CMD once as a
+                separate process with RAYON_NUM_THREADS=T (wall time around
+                it), so that both sides see the same machine speed; prints
+                both lists, their medians and the median of the rounds'
+                ratios;
   svmlight N D PATH
                 writes those arrays as an SVMlight/LETOR file for the file →
                 model rows (label = score, qid = query block, every feature
@@ -21,6 +28,8 @@ consecutive blocks of `query_size` rows) and times, on the same arrays:
 Prints one JSON line per measurement: {"what":…, "n":…, "median_s":…}.
 """
 import json
+import os
+import subprocess
 import sys
 import time
 
@@ -59,6 +68,22 @@ def data(n, d, seed):
     return v[: n * d].reshape(n, d), v[n * d :]
 
 
+def linear_closed_form(n, d, seed, lam=1.0):
+    """numpy's closed form of linear RankRLS on the bench arrays (queries of 10)."""
+    x, s = data(n, d, seed)
+    starts = np.arange(0, n, 10)
+    sizes = np.diff(np.append(starts, n))
+
+    def closed_form():
+        xm = np.repeat(np.add.reduceat(x, starts, axis=0) / sizes[:, None], sizes, axis=0)
+        sm = np.repeat(np.add.reduceat(s, starts) / sizes, sizes)
+        lx = x - xm
+        a = lx.T @ lx + lam * np.eye(d)
+        return np.linalg.solve(a, lx.T @ (s - sm))
+
+    return closed_form
+
+
 def timed(f, repeat):
     ts = []
     for _ in range(repeat):
@@ -82,20 +107,40 @@ def main():
         print(json.dumps({"what": "eigh", "n": n, "median_s": med}))
     elif what == "linear":
         d = int(sys.argv[3])
-        x, s = data(n, d, seed)
-        starts = np.arange(0, n, 10)
-        sizes = np.diff(np.append(starts, n))
-        lam = 1.0
-
-        def closed_form():
-            xm = np.repeat(np.add.reduceat(x, starts, axis=0) / sizes[:, None], sizes, axis=0)
-            sm = np.repeat(np.add.reduceat(s, starts) / sizes, sizes)
-            lx = x - xm
-            a = lx.T @ lx + lam * np.eye(d)
-            return np.linalg.solve(a, lx.T @ (s - sm))
-
+        closed_form = linear_closed_form(n, d, seed)
         med = timed(closed_form, repeat)
         print(json.dumps({"what": "linear", "n": n, "d": d, "median_s": med}))
+    elif what == "interleaved":
+        d, rounds, threads = int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+        cmd = sys.argv[sys.argv.index("--") + 1 :]
+        closed_form = linear_closed_form(n, d, seed)
+        closed_form()  # warm: the first call pays page faults of its temporaries
+        env = dict(os.environ, RAYON_NUM_THREADS=threads)
+        ours, theirs = [], []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            closed_form()
+            theirs.append(time.perf_counter() - t0)
+            # BLAS's worker threads spin for a while after a product (on two
+            # cores they would take one from the command): let them sleep.
+            time.sleep(0.5)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ours.append(time.perf_counter() - t0)
+            time.sleep(0.5)
+        ratios = sorted(a / b for a, b in zip(ours, theirs))
+        print(
+            json.dumps(
+                {
+                    "what": "interleaved",
+                    "cmd_s": ours,
+                    "numpy_s": theirs,
+                    "cmd_median_s": sorted(ours)[rounds // 2],
+                    "numpy_median_s": sorted(theirs)[rounds // 2],
+                    "ratio_median": ratios[rounds // 2],
+                }
+            )
+        )
     elif what == "svmlight":
         d, path = int(sys.argv[3]), sys.argv[4]
         x, s = data(n, d, seed)

@@ -31,29 +31,30 @@ PY
 
 # ---- file → model: the LETOR-shaped file of the linear row, read and trained on
 files_section() {
-    local dir file ref np rows=() read_rows=() t wall rss read
+    local dir file rows=() read_rows=() t rss read
     dir=$(mktemp -d)
     trap 'rm -rf "$dir"' RETURN
     file="$dir/letor_100000x136.light"
     python3 bench/rankers_numpy.py svmlight 100000 136 "$file"
-    ref=$(python3 bench/rankers_numpy.py linear 100000 136 "$REPEAT")
-    np=$(val "$ref" median_s)
+    # Written back to disk before the timing: a file written seconds ago is
+    # flushed by the kernel about 30 s later, in the middle of the runs, and
+    # the flusher takes one of the two cores (the files users train on are
+    # not being written back).
+    sync "$file"
     for t in 1 2; do
-        local walls=() load
+        local load res runs nps
         load=$(cut -d' ' -f1-3 /proc/loadavg)
-        for _ in $(seq "$REPEAT"); do
-            # Wall time to the millisecond (`time`'s %e has two decimals,
-            # too coarse for a ratio near 1.2 at 0.1 s); %M for the RSS.
-            local t0 t1
-            t0=$(date +%s%N)
-            RAYON_NUM_THREADS=$t /usr/bin/time -f '%e %M' -o "$dir/time" \
-                "$R" train --algo rankrls --kernel linear --lambda 1 --data "$file" -o "$dir/m.rkl" >/dev/null 2>&1
-            t1=$(date +%s%N)
-            walls+=("$(python3 -c "print(f'{($t1 - $t0) / 1e9:.3f}')")")
-            rss=$(cut -d' ' -f2 "$dir/time")
-        done
-        wall=$(printf '%s\n' "${walls[@]}" | sort -g | sed -n "$(( (REPEAT + 1) / 2 ))p")
-        rows+=("| $t | ${walls[*]} | $wall | $(python3 -c "print(f'{$np:.4f}')") | $(python3 -c "print(f'{$wall/$np:.2f}')") | $(( rss / 1024 )) | $load | $([ "$t" = 2 ] && echo "≤ 1.2" || echo "—") |")
+        # Rounds of numpy's closed form and the whole command, interleaved,
+        # so that both see the same machine speed (it drifts by ±10 % within
+        # minutes); the ratio is the median of the rounds' ratios.
+        res=$(python3 bench/rankers_numpy.py interleaved 100000 136 "$REPEAT" "$t" -- \
+            "$R" train --algo rankrls --kernel linear --lambda 1 --data "$file" -o "$dir/m.rkl")
+        runs=$(python3 -c "import json,sys; print(' '.join(f'{v:.3f}' for v in json.loads(sys.argv[1])['cmd_s']))" "$res")
+        nps=$(python3 -c "import json,sys; print(' '.join(f'{v:.4f}' for v in json.loads(sys.argv[1])['numpy_s']))" "$res")
+        RAYON_NUM_THREADS=$t /usr/bin/time -f '%M' -o "$dir/time" \
+            "$R" train --algo rankrls --kernel linear --lambda 1 --data "$file" -o "$dir/m.rkl" >/dev/null 2>&1
+        rss=$(cat "$dir/time")
+        rows+=("| $t | $runs | $(python3 -c "print(f'{$(val "$res" cmd_median_s):.3f}')") | $nps | $(python3 -c "print(f'{$(val "$res" numpy_median_s):.4f}')") | $(python3 -c "print(f'{$(val "$res" ratio_median):.2f}')") | $(( rss / 1024 )) | $load | $([ "$t" = 2 ] && echo "≤ 1.2" || echo "—") |")
         read=$(RAYON_NUM_THREADS=$t "$R" bench read --data "$file" --repeat "$REPEAT")
         read_rows+=("| $t | $(val "$read" median_s) | $(val "$read" mb_per_s) | ≥ 400 (2 threads) |")
     done
@@ -73,13 +74,15 @@ whole reader: file read, UTF-8 check, parallel parse, join; median):
 |---|---|---|---|
 $(printf '%s\n' "${read_rows[@]}")
 
-File → model, \`RAYON_NUM_THREADS=T /usr/bin/time ranklet train --algo
-rankrls --kernel linear --lambda 1 --data FILE -o m.rkl\` (wall time of the
-whole command), against numpy's closed form on the arrays already in
-memory (\`bench/rankers_numpy.py linear 100000 136\`, median):
+File → model, \`RAYON_NUM_THREADS=T ranklet train --algo rankrls --kernel
+linear --lambda 1 --data FILE -o m.rkl\` (wall time of the whole command,
+started from Python), against numpy's closed form on the arrays already in
+memory, one of each per round, interleaved
+(\`bench/rankers_numpy.py interleaved 100000 136 REPEAT T -- COMMAND\`; the
+ratio is the median of the rounds' ratios):
 
-| threads | runs s | median s | numpy s | ratio | max RSS MB | load avg (1, 5, 15 min) | goal |
-|---|---|---|---|---|---|---|---|
+| threads | runs s | median s | numpy runs s | numpy median s | ratio | max RSS MB | load avg (1, 5, 15 min) | goal |
+|---|---|---|---|---|---|---|---|---|
 $(printf '%s\n' "${rows[@]}")
 MD
 )"
