@@ -77,7 +77,7 @@ $(printf '%s\n' "${read_rows[@]}")
 File → model, \`RAYON_NUM_THREADS=T ranklet train --algo rankrls --kernel
 linear --lambda 1 --data FILE -o m.rkl\` (wall time of the whole command,
 started from Python), against numpy's closed form on the arrays already in
-memory, one of each per round, interleaved
+memory (the fastest of three calls), one of each per round, interleaved
 (\`bench/rankers_numpy.py interleaved 100000 136 REPEAT T -- COMMAND\`; the
 ratio is the median of the rounds' ratios):
 
