@@ -7,6 +7,8 @@
 //! that shares work across grid points (KPCR / KPCRank: one decomposition per
 //! fold for every (λ, p), 000 §4.2) does so in one core call.
 
+use std::borrow::Cow;
+
 use ranklet_core::backend::Backend;
 use ranklet_core::graph::Pair;
 
@@ -92,82 +94,91 @@ pub fn folds_of(m: usize, k: usize, seed: u64) -> Vec<Vec<usize>> {
     folds
 }
 
-/// One train/validation split.
-struct Split {
-    train: Table,
-    val: Table,
+/// One train/validation split: the tables are the whole table (pair data:
+/// the pairs are split, not the rows) or copies of its subsets.
+struct Split<'t> {
+    train: Cow<'t, Table>,
+    val: Cow<'t, Table>,
     /// Training and validation pairs (pair data), indexing the tables' rows.
     train_pairs: Vec<Pair>,
     val_pairs: Vec<Pair>,
 }
 
-/// The k splits of a table.
-fn splits(table: &Table, target: &Target<'_>, k: usize, seed: u64) -> Result<(Vec<Split>, String), CliError> {
+/// What each of the k folds holds out: pairs, queries or rows (sorted
+/// indices).
+enum Folds {
+    Pairs(Vec<Vec<usize>>),
+    Queries(Vec<Vec<usize>>),
+    Rows(Vec<Vec<usize>>),
+}
+
+/// The k folds of a table, and their description.
+fn folds(table: &Table, target: &Target<'_>, k: usize, seed: u64) -> Result<(Folds, String), CliError> {
     match target {
         Target::Pairs(pairs) => {
             if k > pairs.len() {
                 return Err(CliError::input(format!("--cv {k} needs at least {k} pairs, there are {}", pairs.len())));
             }
-            let folds = folds_of(pairs.len(), k, seed);
-            let s = folds
-                .iter()
-                .map(|f| {
-                    let mut is_val = vec![false; pairs.len()];
-                    f.iter().for_each(|&i| is_val[i] = true);
-                    Split {
-                        train: table.clone(),
-                        val: table.clone(),
-                        train_pairs: pairs.iter().zip(&is_val).filter(|(_, v)| !**v).map(|(p, _)| *p).collect(),
-                        val_pairs: f.iter().map(|&i| pairs[i]).collect(),
-                    }
-                })
-                .collect();
-            Ok((s, format!("{k}-fold over pairs")))
+            Ok((Folds::Pairs(folds_of(pairs.len(), k, seed)), format!("{k}-fold over pairs")))
         }
         Target::Labels(_) if table.n_queries() > 1 => {
             let nq = table.n_queries();
             if k > nq {
                 return Err(CliError::input(format!("--cv {k} needs at least {k} queries, the data has {nq}")));
             }
-            let folds = folds_of(nq, k, seed);
-            let s = folds
-                .iter()
-                .map(|f| {
-                    let rest: Vec<usize> = (0..nq).filter(|q| f.binary_search(q).is_err()).collect();
-                    Split {
-                        train: table.subset_queries(&rest).0,
-                        val: table.subset_queries(f).0,
-                        train_pairs: Vec::new(),
-                        val_pairs: Vec::new(),
-                    }
-                })
-                .collect();
-            Ok((s, format!("{k}-fold over {nq} queries")))
+            Ok((Folds::Queries(folds_of(nq, k, seed)), format!("{k}-fold over {nq} queries")))
         }
         Target::Labels(_) => {
             let n = table.n();
             if k > n {
                 return Err(CliError::input(format!("--cv {k} needs at least {k} rows, the data has {n}")));
             }
-            let folds = folds_of(n, k, seed);
-            let s = folds
-                .iter()
-                .map(|f| {
-                    let rest: Vec<usize> = (0..n).filter(|r| f.binary_search(r).is_err()).collect();
-                    Split {
-                        train: table.subset(&rest, vec![0, rest.len()]),
-                        val: table.subset(f, vec![0, f.len()]),
-                        train_pairs: Vec::new(),
-                        val_pairs: Vec::new(),
-                    }
-                })
-                .collect();
-            Ok((s, format!("{k}-fold over rows (the data is one query)")))
+            Ok((Folds::Rows(folds_of(n, k, seed)), format!("{k}-fold over rows (the data is one query)")))
         }
     }
 }
 
-fn score_split(metric: Metric, split: &Split, preds: &[f64]) -> Result<f64, CliError> {
+/// Split `f`, built when its fold runs: one split's copies of the table are
+/// held at a time, not k (at 10⁶ rows × 136 features each copy is a
+/// gigabyte or more).
+fn split<'t>(table: &'t Table, target: &Target<'_>, folds: &Folds, f: usize) -> Split<'t> {
+    match folds {
+        Folds::Pairs(folds) => {
+            let pairs = match target {
+                Target::Pairs(pairs) => *pairs,
+                Target::Labels(_) => &[],
+            };
+            let mut is_val = vec![false; pairs.len()];
+            folds[f].iter().for_each(|&i| is_val[i] = true);
+            Split {
+                train: Cow::Borrowed(table),
+                val: Cow::Borrowed(table),
+                train_pairs: pairs.iter().zip(&is_val).filter(|(_, v)| !**v).map(|(p, _)| *p).collect(),
+                val_pairs: folds[f].iter().map(|&i| pairs[i]).collect(),
+            }
+        }
+        Folds::Queries(folds) => {
+            let rest: Vec<usize> = (0..table.n_queries()).filter(|q| folds[f].binary_search(q).is_err()).collect();
+            Split {
+                train: Cow::Owned(table.subset_queries(&rest).0),
+                val: Cow::Owned(table.subset_queries(&folds[f]).0),
+                train_pairs: Vec::new(),
+                val_pairs: Vec::new(),
+            }
+        }
+        Folds::Rows(folds) => {
+            let rest: Vec<usize> = (0..table.n()).filter(|r| folds[f].binary_search(r).is_err()).collect();
+            Split {
+                train: Cow::Owned(table.subset(&rest, vec![0, rest.len()])),
+                val: Cow::Owned(table.subset(&folds[f], vec![0, folds[f].len()])),
+                train_pairs: Vec::new(),
+                val_pairs: Vec::new(),
+            }
+        }
+    }
+}
+
+fn score_split(metric: Metric, split: &Split<'_>, preds: &[f64]) -> Result<f64, CliError> {
     if split.val_pairs.is_empty() {
         metric.eval_labels(&split.val.labels, preds, &split.val.query_ptr)
     } else {
@@ -175,7 +186,7 @@ fn score_split(metric: Metric, split: &Split, preds: &[f64]) -> Result<f64, CliE
     }
 }
 
-fn split_target<'a>(target: &Target<'_>, split: &'a Split) -> Target<'a> {
+fn split_target<'a>(target: &Target<'_>, split: &'a Split<'_>) -> Target<'a> {
     match target {
         Target::Pairs(_) => Target::Pairs(&split.train_pairs),
         Target::Labels(w) => Target::Labels(*w),
@@ -208,15 +219,16 @@ pub fn cross_validate<F: Family, B: Backend>(
             if k < 2 {
                 return Err(CliError::input("--cv needs at least 2 folds"));
             }
-            let (splits, desc) = splits(table, target, k, seed)?;
+            let (folds, desc) = folds(table, target, k, seed)?;
             let mut points: Vec<CvPoint<F::Point>> = family
                 .points()
                 .into_iter()
                 .map(|params| CvPoint { params, folds: vec![f64::NAN; k], failure: None })
                 .collect();
             progress::report(on, "cross-validating", 0, k)?;
-            for (f, split) in splits.iter().enumerate() {
-                let preds = family.fold(backend, &split.train, &split.val, &split_target(target, split));
+            for f in 0..k {
+                let split = split(table, target, &folds, f);
+                let preds = family.fold(backend, &split.train, &split.val, &split_target(target, &split));
                 if preds.len() != points.len() {
                     return Err(CliError::failure(format!(
                         "{}: a fold returned {} predictions for {} grid points",
@@ -227,7 +239,7 @@ pub fn cross_validate<F: Family, B: Backend>(
                 }
                 for (pt, pred) in points.iter_mut().zip(preds) {
                     match pred {
-                        Ok(pred) => pt.folds[f] = score_split(metric, split, &pred)?,
+                        Ok(pred) => pt.folds[f] = score_split(metric, &split, &pred)?,
                         Err(why) => pt.failure = Some(why),
                     }
                 }
