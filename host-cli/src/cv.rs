@@ -227,6 +227,17 @@ pub fn cross_validate<F: Family, B: Backend>(
                 .collect();
             progress::report(on, "cross-validating", 0, k)?;
             for f in 0..k {
+                if !matches!(folds, Folds::Pairs(_)) {
+                    // The split's training and validation rows together are
+                    // a copy of the table.
+                    crate::mem::check(
+                        &format!("a copy of the rows for fold {}'s training and validation sets", f + 1),
+                        Some(table.heap_bytes()),
+                        1,
+                        "train on a sample of the rows, or, for linear RLS / RankRLS, \
+                         `ranklet stats --cv K` and `ranklet train --from-stats --cv K` (one pass, O(d²) memory)",
+                    )?;
+                }
                 let split = split(table, target, &folds, f);
                 let preds = family.fold(backend, &split.train, &split.val, &split_target(target, &split));
                 if preds.len() != points.len() {

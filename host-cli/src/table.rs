@@ -149,6 +149,15 @@ impl Table {
         }
     }
 
+    /// The bytes the table's buffers hold: what a copy of all its rows
+    /// (e.g. a cross-validation split's training and validation sets
+    /// together) needs.
+    pub fn heap_bytes(&self) -> usize {
+        let csr = self.csr.as_ref().map_or(0, |c| 8 * c.row_ptr.len() + 4 * c.col.len() + 8 * c.val.len());
+        let dense = self.dense.as_ref().map_or(0, |x| 8 * x.len());
+        csr + dense + 8 * (self.labels.len() + self.query_ptr.len() + self.orig.len())
+    }
+
     /// The queries `qs` (indices into `query_ptr`), each kept whole.
     pub fn subset_queries(&self, qs: &[usize]) -> (Table, Vec<usize>) {
         let mut rows = Vec::new();

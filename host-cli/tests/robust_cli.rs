@@ -158,6 +158,32 @@ fn an_oversize_kernel_matrix_is_refused_with_its_size() {
     assert_eq!(run.code, Some(0), "{run:?}");
 }
 
+/// Cross-validation copies the rows for one fold at a time, checked first:
+/// past the limit the run is refused with the copy's size and the one-pass
+/// alternative, nothing written; under a generous limit it runs.
+#[test]
+fn a_cross_validation_split_beyond_the_memory_limit_is_refused() {
+    let dir = Scratch::new("cv-split-limit");
+    let mut text = String::new();
+    for i in 0..200 {
+        text.push_str(&format!("{} qid:{}", i % 3, i / 10 + 1));
+        for j in 1..=5 {
+            text.push_str(&format!(" {j}:{}", ((i * 7 + j * 13) % 29) as f64 / 29.0));
+        }
+        text.push('\n');
+    }
+    let data = dir.input("cv.light", text);
+    let model = dir.out("m.rkl");
+    let train = ["train", "--algo", "rankrls", "--kernel", "linear", "--lambda", "0.1,1", "--cv", "5"];
+    let run = ranklet_limited(&dir, Some("20K"), &args(&train, &data, &model));
+    assert_eq!(run.code, Some(1), "{run:?}");
+    assert!(run.stderr.contains("fold 1's training and validation sets needs "), "{run:?}");
+    assert!(run.stderr.contains("more than the 20 480 bytes") && run.stderr.contains("--from-stats --cv K"), "{run:?}");
+    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    let run = ranklet_limited(&dir, Some("1M"), &args(&train, &data, &model));
+    assert_eq!(run.code, Some(0), "{run:?}");
+}
+
 /// A malformed limit is bad input naming the variable and a valid value.
 #[test]
 fn a_malformed_memory_limit_is_bad_input() {
