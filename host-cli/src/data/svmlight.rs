@@ -318,13 +318,7 @@ enum Blocks<'p> {
     /// offset by the task that parses it, so the copies out of the page
     /// cache are spread over the threads and each chunk is parsed while it
     /// is in cache.
-    At {
-        chunks: ChunksAt<'p>,
-        per_block: usize,
-        next: usize,
-        bufs: Vec<Vec<u8>>,
-        spans: Vec<Option<Result<Range<usize>, DataError>>>,
-    },
+    At { chunks: ChunksAt<'p>, per_block: usize, next: usize, bufs: Vec<Vec<u8>> },
     /// Anything else (a pipe): blocks read in sequence, the next while this
     /// one is parsed, cut into chunks.
     Seq { blocks: LineBlocks<'p>, chunk: usize, cur: Vec<u8>, next: Vec<u8> },
@@ -335,13 +329,9 @@ impl<'p> Blocks<'p> {
     /// in sequence when `sequential`, whatever the file).
     fn open(path: &'p Path, block: usize, chunk: usize, sequential: bool) -> Result<Self, DataError> {
         Ok(match ChunksAt::open(path, chunk)? {
-            Ok(chunks) if !sequential => Blocks::At {
-                chunks,
-                per_block: (block / chunk.max(1)).max(1),
-                next: 0,
-                bufs: Vec::new(),
-                spans: Vec::new(),
-            },
+            Ok(chunks) if !sequential => {
+                Blocks::At { chunks, per_block: (block / chunk.max(1)).max(1), next: 0, bufs: Vec::new() }
+            }
             at => {
                 let file = match at {
                     Ok(chunks) => chunks.into_file(),
@@ -366,7 +356,7 @@ impl<'p> Blocks<'p> {
     ) -> Result<Option<Vec<&[u8]>>, DataError> {
         let each = &each;
         match self {
-            Blocks::At { chunks, per_block, next, bufs, spans } => {
+            Blocks::At { chunks, per_block, next, bufs } => {
                 let first = *next;
                 let n = (*per_block).min(chunks.count().saturating_sub(first));
                 if n == 0 {
@@ -377,21 +367,20 @@ impl<'p> Blocks<'p> {
                     parts.resize_with(n, Part::default);
                 }
                 bufs.resize_with(bufs.len().max(n), Vec::new);
-                spans.resize_with(spans.len().max(n), || None);
                 let chunks = &*chunks;
-                parts[..n].par_iter_mut().zip(&mut bufs[..n]).zip(&mut spans[..n]).enumerate().for_each(
-                    |(i, ((p, buf), span))| {
-                        let read = chunks.read(first + i, buf);
-                        if let Ok(r) = &read {
-                            each(&buf[r.clone()], p);
-                        }
-                        *span = Some(read);
-                    },
-                );
+                let spans: Vec<Result<Range<usize>, DataError>> = parts[..n]
+                    .par_iter_mut()
+                    .zip(&mut bufs[..n])
+                    .enumerate()
+                    .map(|(i, (p, buf))| {
+                        let span = chunks.read(first + i, buf)?;
+                        each(&buf[span.clone()], p);
+                        Ok(span)
+                    })
+                    .collect();
                 let mut out = Vec::with_capacity(n);
-                for (buf, span) in bufs.iter().zip(spans.iter_mut()).take(n) {
-                    let r = span.take().unwrap_or(Ok(0..0))?;
-                    out.push(&buf[r]);
+                for (buf, span) in bufs.iter().zip(spans) {
+                    out.push(&buf[span?]);
                 }
                 Ok(Some(out))
             }
