@@ -234,12 +234,14 @@ fn read_blocks_with<'o>(
     let name = path.display().to_string();
     let mut source = Blocks::open(path, block, chunk, sequential)?;
     let mut join = Joiner::new(opts, keep);
-    // Two sets of parts: block k is read and parsed into one while the sink
-    // takes block k − 1 from the other.
+    // Two sets of parts: block k is read and parsed into one while block
+    // k − 1 is joined and given to the sink from the other.
     let mut sets: [Vec<Part>; 2] = [Vec::new(), Vec::new()];
-    // The block joined last and not yet given to the sink: its set, its
-    // number of parts and its first row.
-    let mut pending: Option<(usize, usize, usize)> = None;
+    // The block parsed last and not yet joined: its set and number of
+    // parts. The join (qid numbering, line offsets, the copy of the entries
+    // when they are kept) runs beside the next block's parse, not between
+    // the two.
+    let mut pending: Option<(usize, usize)> = None;
     let mut k = 0usize;
     // The first parse error (or qid clash); the rest of the file is then
     // only checked to be UTF-8.
@@ -250,9 +252,11 @@ fn read_blocks_with<'o>(
     while !stopped {
         let [first, second] = &mut sets;
         let (mine, theirs) = if k == 0 { (first, &*second) } else { (second, &*first) };
-        let joined = &join;
+        let joined = &mut join;
+        let sink = &mut sink;
+        let name = &name;
         let skip = failed.is_some();
-        let (got, sunk) = rayon::join(
+        let (got, took) = rayon::join(
             // The parse checks the text is UTF-8 as it goes (see
             // `parse_part_into`), so no separate pass.
             || {
@@ -262,53 +266,71 @@ fn read_blocks_with<'o>(
                     }
                 })
             },
-            || match pending {
-                Some((_, n, rows_before)) if failed.is_none() => sink(&RowBlock {
-                    parts: &theirs[..n],
-                    groups: joined.groups_from(rows_before),
-                    keys: &joined.qid_keys,
-                })
-                .is_break(),
-                _ => false,
-            },
+            || pending.map(|(_, n)| join_and_sink(joined, &theirs[..n], name, sink)),
         );
-        stopped |= sunk;
         pending = None;
+        match took {
+            Some(Ok((lines, stop))) => {
+                lines_before += lines;
+                stopped |= stop;
+            }
+            Some(Err((e, lines))) => {
+                failed = Some(e);
+                lines_before += lines;
+            }
+            None => {}
+        }
         let Some(chunks) = got? else { break };
         let n = chunks.len();
         if skip {
-            utf8_chunks(&chunks, &name, lines_before)?;
+            utf8_chunks(&chunks, name, lines_before)?;
             lines_before += chunks.iter().map(|c| newlines(c)).sum::<usize>();
         } else if let Some((i, bad)) = mine[..n].iter().enumerate().find_map(|(i, p)| Some((i, p.bad_utf8?))) {
             // The first encoding error in the block is the first in the
             // file: every byte before it was checked.
             let before: usize = chunks[..i].iter().map(|c| newlines(c)).sum();
             let line = lines_before + before + bad;
-            return Err(DataError::at(&name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
+            return Err(DataError::at(name, line, ErrorKind::Encoding, NOT_UTF8.to_owned()));
+        } else if failed.is_some() {
+            // The block before failed to join beside this one's parse: this
+            // block only counts as checked text, as the rest of the file.
+            lines_before += chunks.iter().map(|c| newlines(c)).sum::<usize>();
         } else {
-            let rows_before = join.labels.len();
-            match join.append(&mine[..n], &name) {
-                Ok(()) => {
-                    lines_before += mine[..n].iter().map(|p| p.lines).sum::<usize>();
-                    pending = Some((k, n, rows_before));
-                }
-                Err(e) => {
-                    failed = Some(e);
-                    lines_before += chunks.iter().map(|c| newlines(c)).sum::<usize>();
-                }
-            }
+            pending = Some((k, n));
         }
         k ^= 1;
     }
-    if let Some((set, n, rows_before)) = pending.filter(|_| failed.is_none() && !stopped) {
-        stopped =
-            sink(&RowBlock { parts: &sets[set][..n], groups: join.groups_from(rows_before), keys: &join.qid_keys })
-                .is_break();
+    if let Some((set, n)) = pending.filter(|_| failed.is_none() && !stopped) {
+        match join_and_sink(&mut join, &sets[set][..n], &name, &mut sink) {
+            Ok((_, stop)) => stopped = stop,
+            Err((e, _)) => failed = Some(e),
+        }
     }
     match failed {
         Some(e) => Err(e),
         None if stopped => Ok(None),
         None => Ok(Some(join)),
+    }
+}
+
+/// Joins one parsed block and gives it to the sink: the lines it held and
+/// whether the sink stopped, or the join's error and the block's lines
+/// (its text may be gone by then: the parts count them).
+fn join_and_sink(
+    join: &mut Joiner<'_>,
+    parts: &[Part],
+    name: &str,
+    sink: &mut impl FnMut(&RowBlock<'_>) -> ControlFlow<()>,
+) -> Result<(usize, bool), (DataError, usize)> {
+    let rows_before = join.labels.len();
+    match join.append(parts, name) {
+        Ok(()) => {
+            let lines = parts.iter().map(|p| p.lines).sum();
+            let stop =
+                sink(&RowBlock { parts, groups: join.groups_from(rows_before), keys: &join.qid_keys }).is_break();
+            Ok((lines, stop))
+        }
+        Err(e) => Err((e, parts.iter().map(|p| p.newlines).sum())),
     }
 }
 
@@ -429,6 +451,8 @@ fn parse_chunked(text: &str, opts: &SvmlightOptions, chunk_bytes: usize) -> Resu
 struct Part {
     /// Lines read (all of the chunk's lines unless it stopped at `error`).
     lines: usize,
+    /// The chunk's `\n` bytes, whether or not it stopped at `error`.
+    newlines: usize,
     row_ptr: Vec<usize>,
     col: Vec<u32>,
     val: Vec<f64>,
@@ -462,6 +486,7 @@ fn parse_chunks(chunks: &[&str], name: &str, opts: &SvmlightOptions) -> Result<D
 /// whether or not a parse error comes before it.
 fn parse_part_into(b: &[u8], opts: &SvmlightOptions, p: &mut Part) {
     p.lines = 0;
+    p.newlines = 0;
     p.row_ptr.clear();
     p.row_ptr.push(0);
     p.col.clear();
@@ -516,9 +541,12 @@ fn parse_part_into(b: &[u8], opts: &SvmlightOptions, p: &mut Part) {
                 let lines = rest[..e.valid_up_to()].iter().filter(|&&c| c == b'\n').count();
                 p.bad_utf8 = Some(line_no + 1 + lines);
             }
-            break;
+            p.newlines = b.iter().filter(|&&c| c == b'\n').count();
+            return;
         }
     }
+    // Every line read ends in `\n` but perhaps the last.
+    p.newlines = line_no - usize::from(b.last().is_some_and(|&c| c != b'\n'));
 }
 
 /// Whitespace inside a line, as `split_ascii_whitespace` sees it (`\n`
@@ -1073,7 +1101,7 @@ mod tests {
     fn block_reads_equal_one_pass() {
         let dir = std::env::temp_dir().join(format!("ranklet-svmlight-blocks-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let texts: [&[u8]; 15] = [
+        let texts: [&[u8]; 17] = [
             b"# c\n1 qid:3 1:0.5 4:2 # t\n\n0 qid:3 2:-1\r\n2 qid:1\n1 qid:9 3:1e-3 7:+.5\n0 qid:3 1:1\n",
             b"\xEF\xBB\xBF1 1:1\n0 2:1\n\n1 3:1",
             b"1 qid:1 1:1\n0 qid:1 2:1\n# x\n1 3:1\n",
@@ -1091,6 +1119,10 @@ mod tests {
             b"1 1:x\n0 1:2\n1 1:2 # \xff\n",
             b"1 1:x\n\xff\n",
             "1 qid:1 1:1\n0 1:\u{e9}\n".as_bytes(),
+            // A qid clash (found when the block joins, beside the next
+            // block's parse), then an encoding error or the end of the file.
+            b"1 qid:1 1:1\n0 1:2\n1 1:1\n\n1 1:\xff\n",
+            b"1 qid:1 1:1\n0 qid:1 1:2\n1 1:1\n\n1 qid:2 1:1",
         ];
         for (i, text) in texts.iter().enumerate() {
             let path = dir.join(format!("t{i}.light"));
