@@ -225,19 +225,11 @@ pub fn cross_validate<F: Family, B: Backend>(
                 .into_iter()
                 .map(|params| CvPoint { params, folds: vec![f64::NAN; k], failure: None })
                 .collect();
+            if !matches!(folds, Folds::Pairs(_)) {
+                check_fold_memory(family, table, target)?;
+            }
             progress::report(on, "cross-validating", 0, k)?;
             for f in 0..k {
-                if !matches!(folds, Folds::Pairs(_)) {
-                    // The split's training and validation rows together are
-                    // a copy of the table.
-                    crate::mem::check(
-                        &format!("a copy of the rows for fold {}'s training and validation sets", f + 1),
-                        Some(table.heap_bytes()),
-                        1,
-                        "train on a sample of the rows, or, for linear RLS / RankRLS, \
-                         `ranklet stats --cv K` and `ranklet train --from-stats --cv K` (one pass, O(d²) memory)",
-                    )?;
-                }
                 let split = split(table, target, &folds, f);
                 let preds = family.fold(backend, &split.train, &split.val, &split_target(target, &split));
                 if preds.len() != points.len() {
@@ -259,6 +251,31 @@ pub fn cross_validate<F: Family, B: Backend>(
             Ok(CvReport { points, metric, scheme: desc })
         }
     }
+}
+
+/// Refuses, before the first fold, a cross-validation whose fold cannot
+/// fit: a fold holds at once a copy of the rows (its training and
+/// validation sets together) and its fit's largest workspace, at most that
+/// of a fit on all rows ([`Family::workspace`], the largest over the grid),
+/// so their sum is checked as one size.
+///
+/// # Errors
+/// The refusal (exit 1) with the size and the ways out.
+fn check_fold_memory<F: Family>(family: &F, table: &Table, target: &Target<'_>) -> Result<(), CliError> {
+    let ws = family
+        .points()
+        .iter()
+        .map(|p| family.workspace(p, table, target, false))
+        .max_by_key(|w| w.elems.map_or(u128::MAX, |e| e as u128));
+    let (elems, what) = ws.map_or((Some(0), String::new()), |w| (w.elems, format!(" and {}", w.what)));
+    let bytes = elems.and_then(|e| e.checked_mul(8)).and_then(|b| b.checked_add(table.heap_bytes()));
+    crate::mem::check(
+        &format!("a fold's copy of the rows (its training and validation sets){what}"),
+        bytes,
+        1,
+        "train on a sample of the rows, or, for linear RLS / RankRLS, \
+         `ranklet stats --cv K` and `ranklet train --from-stats --cv K` (one pass, O(d²) memory)",
+    )
 }
 
 /// Closed-form leave-one-out / leave-query-out over the grid.

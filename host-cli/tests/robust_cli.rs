@@ -158,9 +158,12 @@ fn an_oversize_kernel_matrix_is_refused_with_its_size() {
     assert_eq!(run.code, Some(0), "{run:?}");
 }
 
-/// Cross-validation copies the rows for one fold at a time, checked first:
-/// past the limit the run is refused with the copy's size and the one-pass
-/// alternative, nothing written; under a generous limit it runs.
+/// Cross-validation copies the rows for one fold at a time, and the fold's
+/// fit needs its workspace beside the copy: their sum is checked before the
+/// first fold. Past the limit the run is refused with the size and the
+/// one-pass alternative, nothing written, also where the copy alone would
+/// fit (24 976 bytes here, 36 376 with the fit's workspace); under a
+/// generous limit it runs.
 #[test]
 fn a_cross_validation_split_beyond_the_memory_limit_is_refused() {
     let dir = Scratch::new("cv-split-limit");
@@ -175,11 +178,20 @@ fn a_cross_validation_split_beyond_the_memory_limit_is_refused() {
     let data = dir.input("cv.light", text);
     let model = dir.out("m.rkl");
     let train = ["train", "--algo", "rankrls", "--kernel", "linear", "--lambda", "0.1,1", "--cv", "5"];
-    let run = ranklet_limited(&dir, Some("20K"), &args(&train, &data, &model));
-    assert_eq!(run.code, Some(1), "{run:?}");
-    assert!(run.stderr.contains("fold 1's training and validation sets needs "), "{run:?}");
-    assert!(run.stderr.contains("more than the 20 480 bytes") && run.stderr.contains("--from-stats --cv K"), "{run:?}");
-    assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    for (limit, shown) in [("20K", "20 480"), ("30K", "30 720")] {
+        let run = ranklet_limited(&dir, Some(limit), &args(&train, &data, &model));
+        assert_eq!(run.code, Some(1), "{run:?}");
+        assert!(
+            run.stderr.contains("a fold's copy of the rows (its training and validation sets) and the primal system"),
+            "{run:?}"
+        );
+        assert!(run.stderr.contains("needs 36 376 bytes"), "{run:?}");
+        assert!(
+            run.stderr.contains(&format!("more than the {shown} bytes")) && run.stderr.contains("--from-stats --cv K"),
+            "{run:?}"
+        );
+        assert!(run.stdout.is_empty() && dir.out_entries().is_empty(), "{run:?}");
+    }
     let run = ranklet_limited(&dir, Some("1M"), &args(&train, &data, &model));
     assert_eq!(run.code, Some(0), "{run:?}");
 }
