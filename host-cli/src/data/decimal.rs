@@ -139,6 +139,95 @@ fn frac_run_other(b: &[u8], at: &mut usize, acc: &mut u64, hint: &mut usize, x: 
     n
 }
 
+/// The layout of a plain decimal token: `int` integer digits (1 to 7),
+/// then, when `frac > 0`, a point and `frac` fraction digits, the whole at
+/// most eight bytes (`0.741565`, `12.5`, `3`). The features of a data
+/// file's rows mostly share one layout, so [`shaped`] checks the next value
+/// against the last one's and reads it with one word's load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Shape {
+    int: u8,
+    frac: u8,
+}
+
+impl Shape {
+    /// Whether a layout was learnt ([`shaped`] declines otherwise).
+    pub(crate) fn is_set(self) -> bool {
+        self.int > 0
+    }
+
+    /// The layout of the token `b[at..end]` after an optional `-`; the
+    /// default (no layout: [`shaped`] declines) for anything else.
+    pub(crate) fn of(b: &[u8], at: usize, end: usize) -> Shape {
+        let t = b.get(at..end).unwrap_or_default();
+        let t = t.strip_prefix(b"-").unwrap_or(t);
+        let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+        match t.iter().position(|&c| c == b'.') {
+            None if t.len() <= 7 && digits(t) => Shape { int: t.len() as u8, frac: 0 },
+            Some(p) if t.len() <= 8 && digits(&t[..p]) && digits(&t[p + 1..]) => {
+                Shape { int: p as u8, frac: (t.len() - p - 1) as u8 }
+            }
+            _ => Shape::default(),
+        }
+    }
+}
+
+/// The value at `b[at]` when it has the layout `shape` (after an optional
+/// `-`) and the byte after it satisfies `ends` (a token's end, so no
+/// exponent follows): the value and the index just past it, the bits of
+/// [`fast_decimal_hinted`] (the same digits to the same integer `m`, the
+/// same `m / 10^frac` correctly rounded, the same sign). `None` otherwise.
+///
+/// A `-` takes an out-of-line path: were the sign an offset added to the
+/// position, every value's loads would wait for the load of its first byte.
+#[inline(always)]
+pub(crate) fn shaped(b: &[u8], at: usize, shape: Shape, ends: fn(u8) -> bool) -> Option<(f64, usize)> {
+    if shape.int == 0 {
+        return None;
+    }
+    if b.get(at) == Some(&b'-') {
+        return shaped_negative(b, at + 1, shape, ends);
+    }
+    shaped_unsigned(b, at, shape, ends)
+}
+
+#[cold]
+#[inline(never)]
+fn shaped_negative(b: &[u8], at: usize, shape: Shape, ends: fn(u8) -> bool) -> Option<(f64, usize)> {
+    shaped_unsigned(b, at, shape, ends).map(|(v, end)| (-v, end))
+}
+
+#[inline(always)]
+fn shaped_unsigned(b: &[u8], v: usize, shape: Shape, ends: fn(u8) -> bool) -> Option<(f64, usize)> {
+    let (i, f) = (usize::from(shape.int), usize::from(shape.frac));
+    let n = if f == 0 { i } else { i + 1 + f };
+    let word = b.get(v..v + 8)?;
+    if !ends(*b.get(v + n)?) {
+        return None;
+    }
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(word);
+    let w = u64::from_le_bytes(bytes);
+    let x = w ^ 0x3030_3030_3030_3030;
+    let non_digit = ((x & 0x7f7f_7f7f_7f7f_7f7f).wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    let first_n = u64::MAX >> (64 - 8 * n);
+    if f == 0 {
+        // `i` digits.
+        if non_digit & first_n != 0 {
+            return None;
+        }
+        return Some((word_digits(x, i) as f64, v + n));
+    }
+    // Digits but the point at byte `i`, which is a point.
+    if non_digit & first_n != 0x80 << (8 * i) || (w >> (8 * i)) as u8 != b'.' {
+        return None;
+    }
+    // The point taken out: the fraction's digits move down one byte.
+    let int_bytes = u64::MAX >> (64 - 8 * i);
+    let digits = (x & int_bytes) | ((x >> 8) & !int_bytes);
+    Some((word_digits(digits, i + f) as f64 / POW10[f], v + n))
+}
+
 /// The value of the first `n` digits (`1 ≤ n ≤ 7`) of the word `x` (bytes
 /// in memory order, each minus `'0'`): the run moved to the top bytes (the
 /// bytes below it become leading zero digits), then pairs, quads and the
@@ -186,10 +275,29 @@ mod tests {
     fn check(token: &str) -> bool {
         let b = token.as_bytes();
         let alone = fast_decimal(b, 0).map(|(v, e)| (v.to_bits(), e));
+        // The token's own layout, and others it may be checked against.
+        let own = Shape::of(b, 0, b.len());
+        let shapes = [own, Shape { int: 1, frac: 6 }, Shape { int: 2, frac: 1 }, Shape { int: 1, frac: 0 }]
+            .into_iter()
+            .chain([Shape { int: 3, frac: 0 }, Shape { int: 7, frac: 0 }, Shape { int: 1, frac: 5 }]);
         for pad in [" ", "\n", " 12:0.345678 13:0.9\n", "#é comment 0123456789", ":7", "x"] {
             let line = format!("{token}{pad}");
             let padded = fast_decimal(line.as_bytes(), 0).map(|(v, e)| (v.to_bits(), e));
             assert_eq!(padded, alone, "{token:?} followed by {pad:?}");
+            // A layout read is the fast path's value and end, bit for bit,
+            // and only where the token ends there.
+            let ends: fn(u8) -> bool = |c| matches!(c, b' ' | b'\t' | b'\r' | b'\x0c' | b'\n' | b'#');
+            for shape in shapes.clone() {
+                if let Some((v, end)) = shaped(line.as_bytes(), 0, shape, ends) {
+                    assert_eq!(Some((v.to_bits(), end)), padded, "{token:?} {pad:?} as {shape:?}");
+                    assert!(end == b.len() && ends(pad.as_bytes()[0]), "{token:?} {pad:?} as {shape:?}");
+                }
+            }
+            // (It reads a whole word: eight bytes after the sign.)
+            let word = line.len() >= 8 + usize::from(b.first() == Some(&b'-'));
+            if own.is_set() && ends(pad.as_bytes()[0]) && word {
+                assert!(shaped(line.as_bytes(), 0, own, ends).is_some(), "{token:?} {pad:?} as its own {own:?}");
+            }
         }
         match fast_decimal(b, 0) {
             Some((v, end)) if end == b.len() => {

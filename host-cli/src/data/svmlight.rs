@@ -38,7 +38,7 @@ use rayon::prelude::*;
 
 pub(crate) use super::chunks::CHUNK_BYTES;
 use super::chunks::{split_lines, split_str, utf8_chunks, ChunksAt, LineBlocks};
-use super::decimal::{digit_run, fast_decimal_hinted};
+use super::decimal::{digit_run, fast_decimal_hinted, shaped, Shape};
 use super::{parse_finite, quote, strip_bom, DataError, Dataset, ErrorKind, Qids, NOT_UTF8};
 
 /// Options of the SVMlight reader.
@@ -467,6 +467,10 @@ struct Part {
     /// The chunk-local line of the chunk's first byte that is not UTF-8
     /// (then also `error`).
     bad_utf8: Option<usize>,
+    /// [`shaped_run`]'s batch, and the rows left before runs are tried
+    /// again after a short one.
+    batch: Box<Batch>,
+    rows_without_runs: u32,
 }
 
 /// Parses the chunks in parallel and joins them in order.
@@ -499,6 +503,7 @@ fn parse_part_into(b: &[u8], opts: &SvmlightOptions, p: &mut Part) {
     p.max_index = 0;
     p.error = None;
     p.bad_utf8 = None;
+    p.rows_without_runs = 0;
     // Rows of LETOR files hold tens to hundreds of entries: reserve by the
     // chunk's size (an entry takes at least 4 bytes, `1:0 `).
     p.col.reserve(b.len() / 8);
@@ -662,12 +667,39 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
                 // The fractions' width, as `fast_decimal_hinted` learns it.
                 let mut hint = 0usize;
+                // The last value's layout: the next is read in one step
+                // when it has the same.
+                let mut shape = Shape::default();
+                // After a short run, the next rows of the chunk stay in this
+                // loop for a while (a sparse file's rows are alike).
+                let mut runs = p.rows_without_runs == 0;
+                p.rows_without_runs = p.rows_without_runs.saturating_sub(1);
                 loop {
-                    let (index, v, end) = match next_index_at(b, at, prev + 1) {
-                        Some(value_at) => {
-                            let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
-                            (prev + 1, v, end)
+                    // A run of consecutive entries of the last layout goes
+                    // out of line. Its first index is checked here, and a
+                    // row whose run stopped short (a sparse row, with gaps)
+                    // stays in this loop: a call per few entries costs more
+                    // than it saves.
+                    if runs && shape.is_set() && next_index_at(b, at, prev + 1).is_some() {
+                        let (next, last, ended) = shaped_run(b, at, prev, limit, shape, p);
+                        runs = last - prev >= MIN_RUN;
+                        if !runs {
+                            p.rows_without_runs = ROWS_WITHOUT_RUNS;
                         }
+                        (at, prev) = (next, last);
+                        if ended {
+                            break;
+                        }
+                    }
+                    let (index, v, end) = match next_index_at(b, at, prev + 1) {
+                        Some(value_at) => match shaped(b, value_at, shape, ends_token) {
+                            Some((v, end)) => (prev + 1, v, end),
+                            None => {
+                                let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
+                                shape = Shape::of(b, value_at, end);
+                                (prev + 1, v, end)
+                            }
+                        },
                         None => entry_bytes(b, at)?,
                     };
                     if index <= prev || index > limit {
@@ -696,6 +728,74 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
     p.row_ptr.push(p.col.len());
     p.row_lines.push(line_no);
     Some(next)
+}
+
+/// The common run of a data file's row from the entry at `b[at]`: entries
+/// `k:v`, `k` the next index written plainly (at most `limit`) and `v` of
+/// the layout `shape` ([`shaped`]), one space apart, each pushed to `col`
+/// and `val` as [`parse_line_fast`]'s loop would. Returns the position,
+/// the last index and whether the row's entries ended: `false` at the
+/// first entry of another form, whose start is returned for the caller to
+/// read; `true` after an entry not followed by a space and a digit, the
+/// position then past that entry. Out of line, with few live values, so
+/// that its state stays in registers.
+#[inline(never)]
+fn shaped_run(b: &[u8], mut at: usize, mut prev: u64, limit: u64, shape: Shape, p: &mut Part) -> (usize, u64, bool) {
+    // Entries gather in the part's batch and join its vectors a batch at a
+    // time: no vector length to load and store, and no growth call that
+    // would send the value through memory, per entry.
+    let Part { col, val, batch, .. } = p;
+    let Batch { col: cb, val: vb } = &mut **batch;
+    let mut n = 0usize;
+    let (at, prev, ended) = loop {
+        let k = prev + 1;
+        if k > limit {
+            break (at, prev, false);
+        }
+        let Some(value_at) = next_index_at(b, at, k) else {
+            break (at, prev, false);
+        };
+        let Some((v, end)) = shaped(b, value_at, shape, ends_token) else {
+            break (at, prev, false);
+        };
+        if n == BATCH {
+            col.extend_from_slice(cb);
+            val.extend_from_slice(vb);
+            n = 0;
+        }
+        // `k ≤ limit ≤ u32::MAX`.
+        (cb[n], vb[n]) = ((k - 1) as u32, v);
+        n += 1;
+        prev = k;
+        match b.get(end..end + 2) {
+            Some(&[b' ', c]) if c.is_ascii_digit() => at = end + 1,
+            _ => break (end, prev, true),
+        }
+    };
+    col.extend_from_slice(&cb[..n]);
+    val.extend_from_slice(&vb[..n]);
+    (at, prev, ended)
+}
+
+/// Entries of [`shaped_run`] on their way to a part's vectors.
+const BATCH: usize = 64;
+
+/// The shortest run after which a row's next run is read by [`shaped_run`].
+const MIN_RUN: u64 = 8;
+
+/// The rows of a chunk that do not try [`shaped_run`] after a short run.
+const ROWS_WITHOUT_RUNS: u32 = 64;
+
+/// [`shaped_run`]'s batch, one per part (set up once, not per row).
+struct Batch {
+    col: [u32; BATCH],
+    val: [f64; BATCH],
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch { col: [0; BATCH], val: [0.0; BATCH] }
+    }
 }
 
 /// `"<k>:"` for `k < 1000` as little-endian bytes, and its length.
@@ -1444,6 +1544,71 @@ mod tests {
             }
         }
         assert!(taken > 2_000, "{taken}");
+    }
+
+    /// Rows as LETOR files hold them (long runs of consecutive indices whose
+    /// values share one layout, read by `shaped_run`), with a run broken
+    /// here and there: another layout, a sign, an exponent, a gap in the
+    /// indices, a repeated index, two spaces or a tab, a comment, the
+    /// feature limit, the end of the text inside a word. The fast path gives
+    /// the general parser's rows bit for bit, or refuses the line.
+    #[test]
+    fn long_runs_of_one_layout_equal_the_general_parser() {
+        let breaks = ["7", "-0.5", "12.25", "1e-3", "0.1234567", "x", "-", "1.5.5", "00.5", "123456.7"];
+        let mut rng = crate::rng::SplitMix64(7);
+        let mut pick = |n: u64| rng.next_u64() % n;
+        let mut taken = 0usize;
+        for _ in 0..3_000 {
+            let digits = 1 + pick(3) as usize;
+            let mut line = format!("{} qid:{}", pick(3), pick(9));
+            let mut index = 0u64;
+            for _ in 0..pick(60) {
+                let sep = match pick(40) {
+                    0 => "  ",
+                    1 => "\t",
+                    _ => " ",
+                };
+                index = match pick(40) {
+                    0 => index + 2,
+                    1 => index,
+                    _ => index + 1,
+                };
+                let value = if pick(25) == 0 {
+                    breaks[pick(breaks.len() as u64) as usize].to_owned()
+                } else {
+                    format!("{:.*}", digits + pick(2) as usize * 3, pick(1_000_000) as f64 / 1e5)
+                };
+                line.push_str(&format!("{sep}{index}:{value}"));
+            }
+            if pick(10) == 0 {
+                line.push_str(" # c");
+            }
+            for text in [line.clone(), format!("{line}\n1 1:0.5"), line[..line.len().saturating_sub(3)].to_owned()] {
+                for opts in
+                    [SvmlightOptions::default(), SvmlightOptions { num_features: Some(30), ..Default::default() }]
+                {
+                    let mut fast = Part { row_ptr: vec![0], ..Part::default() };
+                    let mut general = Part { row_ptr: vec![0], ..Part::default() };
+                    let first = text.split('\n').next().unwrap_or_default();
+                    let res = parse_line(first, 1, &opts, &mut general);
+                    match parse_line_fast(text.as_bytes(), 0, 1, &opts, &mut fast) {
+                        Some(next) => {
+                            taken += 1;
+                            assert!(res.is_ok(), "{text:?}");
+                            assert_eq!(next, (first.len() + 1).min(text.len()), "{text:?}");
+                            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                            assert_eq!(
+                                (&fast.row_ptr, &fast.col, bits(&fast.val), fast.max_index),
+                                (&general.row_ptr, &general.col, bits(&general.val), general.max_index),
+                                "{text:?}"
+                            );
+                        }
+                        None => assert!(res.is_err(), "the fast path refused a good line {text:?}"),
+                    }
+                }
+            }
+        }
+        assert!(taken > 3_000, "{taken}");
     }
 
     /// With an optional label, `1:7.4 2:0.7` is an unlabelled row (label 0)
