@@ -667,19 +667,18 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                 let limit = opts.num_features.map_or(u64::from(u32::MAX), |d| (d as u64).min(u64::from(u32::MAX)));
                 // The fractions' width, as `fast_decimal_hinted` learns it.
                 let mut hint = 0usize;
-                // The last value's layout: the next is read in one step
-                // when it has the same.
+                // The last value's layout: a run of consecutive entries of
+                // that layout is read by `shaped_run`.
                 let mut shape = Shape::default();
                 // After a short run, the next rows of the chunk stay in this
-                // loop for a while (a sparse file's rows are alike).
+                // loop for a while, without learning layouts (the rows of a
+                // sparse file, or of one whose values change layout from
+                // feature to feature, are alike).
                 let mut runs = p.rows_without_runs == 0;
                 p.rows_without_runs = p.rows_without_runs.saturating_sub(1);
                 loop {
-                    // A run of consecutive entries of the last layout goes
-                    // out of line. Its first index is checked here, and a
-                    // row whose run stopped short (a sparse row, with gaps)
-                    // stays in this loop: a call per few entries costs more
-                    // than it saves.
+                    // The run's first index is checked here, so that rows
+                    // with gaps do not pay for the call.
                     if runs && shape.is_set() && next_index_at(b, at, prev + 1).is_some() {
                         let (next, last, ended) = shaped_run(b, at, prev, limit, shape, p);
                         runs = last - prev >= MIN_RUN;
@@ -692,14 +691,13 @@ fn parse_line_fast(b: &[u8], start: usize, line_no: usize, opts: &SvmlightOption
                         }
                     }
                     let (index, v, end) = match next_index_at(b, at, prev + 1) {
-                        Some(value_at) => match shaped(b, value_at, shape, ends_token) {
-                            Some((v, end)) => (prev + 1, v, end),
-                            None => {
-                                let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
+                        Some(value_at) => {
+                            let (v, end) = number_at_hinted(b, value_at, "feature value", &mut hint)?;
+                            if runs {
                                 shape = Shape::of(b, value_at, end);
-                                (prev + 1, v, end)
                             }
-                        },
+                            (prev + 1, v, end)
+                        }
                         None => entry_bytes(b, at)?,
                     };
                     if index <= prev || index > limit {
