@@ -107,10 +107,7 @@ fn frac_run(b: &[u8], at: &mut usize, acc: &mut u64, hint: &mut usize) -> usize 
     let Some(word) = b.get(*at..*at + 8) else {
         return digit_run(b, at, acc);
     };
-    let mut bytes = [0u8; 8];
-    bytes.copy_from_slice(word);
-    let x = u64::from_le_bytes(bytes) ^ 0x3030_3030_3030_3030;
-    let non_digit = ((x & 0x7f7f_7f7f_7f7f_7f7f).wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    let (_, x, non_digit) = digit_word(word);
     let h = *hint;
     // The run as long as the last one: the position moves by `h`, known
     // before this word is loaded, so the next token can start at once.
@@ -205,11 +202,7 @@ fn shaped_unsigned(b: &[u8], v: usize, shape: Shape, ends: fn(u8) -> bool) -> Op
     if !ends(*b.get(v + n)?) {
         return None;
     }
-    let mut bytes = [0u8; 8];
-    bytes.copy_from_slice(word);
-    let w = u64::from_le_bytes(bytes);
-    let x = w ^ 0x3030_3030_3030_3030;
-    let non_digit = ((x & 0x7f7f_7f7f_7f7f_7f7f).wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    let (w, x, non_digit) = digit_word(word);
     let first_n = u64::MAX >> (64 - 8 * n);
     if f == 0 {
         // `i` digits.
@@ -226,6 +219,20 @@ fn shaped_unsigned(b: &[u8], v: usize, shape: Shape, ends: fn(u8) -> bool) -> Op
     let int_bytes = u64::MAX >> (64 - 8 * i);
     let digits = (x & int_bytes) | ((x >> 8) & !int_bytes);
     Some((word_digits(digits, i + f) as f64 / POW10[f], v + n))
+}
+
+/// An eight-byte word of text (`word`, at least 8 bytes, in memory order):
+/// the word, its bytes minus `'0'`, and the mask with the top bit of each
+/// byte that is not an ASCII digit (SWAR: no carry crosses a byte, as each
+/// masked byte plus `0x76` stays below `0x100`).
+#[inline(always)]
+fn digit_word(word: &[u8]) -> (u64, u64, u64) {
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&word[..8]);
+    let w = u64::from_le_bytes(bytes);
+    let x = w ^ 0x3030_3030_3030_3030;
+    let non_digit = ((x & 0x7f7f_7f7f_7f7f_7f7f).wrapping_add(0x7676_7676_7676_7676) | x) & 0x8080_8080_8080_8080;
+    (w, x, non_digit)
 }
 
 /// The value of the first `n` digits (`1 ≤ n ≤ 7`) of the word `x` (bytes
