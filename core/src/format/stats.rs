@@ -142,7 +142,7 @@ pub struct StatsRef<'a> {
 pub const STATS_MAGIC: [u8; 4] = *b"RKST";
 
 /// The statistics format version this crate reads and writes.
-pub const STATS_VERSION: Version = Version { major: 1, minor: 2 };
+pub const STATS_VERSION: Version = Version { major: 2, minor: 0 };
 
 /// The header as named byte ranges.
 pub mod field {
@@ -530,7 +530,18 @@ impl fmt::Display for StatsFileError {
             StatsFileError::TooShort { len } => write!(f, "statistics file too short ({len} bytes)"),
             StatsFileError::BadMagic => f.write_str("not a ranklet statistics file (bad magic)"),
             StatsFileError::UnsupportedVersion { found, supported } => {
-                write!(f, "unsupported statistics format version {found} (this reader supports {supported})")
+                write!(f, "unsupported statistics format version {found} (this reader supports {supported})")?;
+                if found.major < 2 {
+                    // Format 1 held raw sums Σx, Σxxᵀ, which lose digits to
+                    // cancellation at real feature scales; 2 holds means and
+                    // co-moments. The sums cannot be turned into the latter
+                    // without that loss, so such files are refused.
+                    f.write_str(
+                        ": format 1 stored raw sums, which lose digits at real feature scales; \
+                         compute the statistics again with this version",
+                    )?;
+                }
+                Ok(())
             }
             StatsFileError::BadLength { declared, got } => {
                 write!(f, "statistics file length: header declares {declared} bytes, {got} given")
@@ -1011,8 +1022,14 @@ mod tests {
         magic[0] = b'X';
         assert_eq!(StatsView::new_checked(&magic).unwrap_err(), StatsFileError::BadMagic);
         let mut newer = buf.clone();
-        newer[field::FORMAT_MAJOR] = 2;
+        newer[field::FORMAT_MAJOR] = STATS_VERSION.major + 1;
         assert!(matches!(StatsView::new_checked(&newer), Err(StatsFileError::UnsupportedVersion { .. })));
+        // Format 1 (raw sums) is refused with the reason.
+        let mut old = buf.clone();
+        old[field::FORMAT_MAJOR] = 1;
+        let e = StatsView::new_checked(&old).unwrap_err();
+        assert!(matches!(e, StatsFileError::UnsupportedVersion { .. }));
+        assert!(std::format!("{e}").contains("raw sums"), "{e}");
         // Rewritten with a valid checksum: the content checks.
         let reseal = |mut b: std::vec::Vec<u8>| {
             let c = crc32(&b[..n - 4]);

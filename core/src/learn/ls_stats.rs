@@ -71,6 +71,7 @@
 //! fold's training part): `w(λ) = V(Λ + λI)⁻¹Vᵀb` for every λ of the grid in
 //! `O(d²)` each.
 
+use super::normal::{normal_workspace_len, solve_normal};
 use super::{check_lambda, LearnError};
 use crate::backend::Backend;
 pub use crate::format::stats::{value, StatsRef, StatsShape, N, SX, SY};
@@ -112,10 +113,12 @@ pub fn add_values(dst: &mut [f64], v: &[f64]) -> Result<(), LinalgError> {
     Ok(())
 }
 
-/// Merges the record `src` into `dst` (both `2m`: sums, then
-/// compensations): `dst`'s sums take `src`'s with compensation, the
-/// compensations add.
-pub fn merge(dst: &mut [f64], src: &[f64]) -> Result<(), LinalgError> {
+/// Adds the record of sums `src` into `dst` (both `2m`: sums, then
+/// compensations; the sealed records, which are sums): `dst`'s sums take
+/// `src`'s with compensation, the compensations add. Total and query
+/// records, which hold means and co-moments, merge by [`merge_totals`] and
+/// [`merge_query`].
+pub fn add_records(dst: &mut [f64], src: &[f64]) -> Result<(), LinalgError> {
     if dst.len() != src.len() || dst.len() % 2 != 0 {
         return Err(LinalgError::DimensionMismatch);
     }
@@ -181,24 +184,204 @@ pub struct RowBlock<'a> {
 pub struct StatsMut<'a> {
     /// The per-fold total records.
     pub totals: &'a mut [f64],
+    /// The per-fold sealed records ([`seal`]; with `equal` also the
+    /// within-query co-moments of every query, open or sealed).
+    pub sealed: &'a mut [f64],
     /// The per-query records.
     pub queries: &'a mut [f64],
 }
 
-/// Scratch for [`accumulate`] with a block of `n` rows (without folds the
-/// rows are not gathered, so no `n × d` copy).
+/// Scratch for [`accumulate`] with a block of `n` rows: the rows of one
+/// fold centred, their labels, a `d × d` product, one record.
 pub fn accumulate_workspace_len(shape: &StatsShape, n: usize) -> usize {
-    let gather = if shape.folds > 1 { n * shape.d } else { 0 };
-    gather + shape.d * shape.d + shape.total_len()
+    n * shape.d + n + shape.d * shape.d + shape.d + 2 * shape.total_len()
+}
+
+/// Chan, Golub and LeVeque's pairwise update: merges the record `src`
+/// into `dst` (both `2m`: values, then compensations). With `full` the
+/// records hold co-moments (the total layout) and
+/// `M = M_a + M_b + (n_a n_b / n)·δδᵀ` (δ the difference of the means,
+/// labels included); otherwise (a query record of `equal`: count and
+/// means only) that last term goes into `within`'s co-moments when given.
+/// The means become `x̄_a + δ·n_b/n`. Every co-moment term added is a
+/// positive semi-definite part, so no digits cancel, whatever the scale
+/// of the features.
+pub fn merge_record(
+    shape: &StatsShape,
+    full: bool,
+    dst: &mut [f64],
+    src: &[f64],
+    within: Option<&mut [f64]>,
+) -> Result<(), LinalgError> {
+    let d = shape.d;
+    let (m, mt) = (if full { shape.total_len() } else { SX + d }, shape.total_len());
+    if dst.len() != 2 * m || src.len() != 2 * m || within.as_ref().is_some_and(|w| w.len() != 2 * mt) {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let (na, nb) = (value(dst, N), value(src, N));
+    if nb == 0.0 {
+        return Ok(());
+    }
+    if na == 0.0 {
+        dst.copy_from_slice(src);
+        return Ok(());
+    }
+    let n = na + nb;
+    let f = na * nb / n;
+    let (s, c) = dst.split_at_mut(m);
+    let (ss, sc) = src.split_at(m);
+    let (s_mean, s_mom) = s.split_at_mut(SX + d);
+    let (c_mean, c_mom) = c.split_at_mut(SX + d);
+    let delta: &dyn Fn(usize) -> f64 = &|i: usize| (ss[i] + sc[i]) - (s_mean[i] + c_mean[i]);
+    // Co-moments relative to the offset of `syy` (`Σ(y−ȳ)²`, then `xy`, then `xxᵀ`).
+    let between = |ts: &mut [f64], tc: &mut [f64]| {
+        let dy = delta(SY);
+        add_compensated(&mut ts[0], &mut tc[0], f * dy * dy);
+        for i in 0..d {
+            add_compensated(&mut ts[1 + i], &mut tc[1 + i], f * delta(SX + i) * dy);
+        }
+        let mut o = 1 + d;
+        for i in 0..d {
+            let fi = f * delta(SX + i);
+            for j in 0..=i {
+                add_compensated(&mut ts[o], &mut tc[o], fi * delta(SX + j));
+                o += 1;
+            }
+        }
+    };
+    if full {
+        between(s_mom, c_mom);
+        for (k, (sv, cv)) in s_mom.iter_mut().zip(c_mom.iter_mut()).enumerate() {
+            add_compensated(sv, cv, ss[SX + d + k]);
+            *cv += sc[SX + d + k];
+        }
+    } else if let Some(w) = within {
+        let (ws, wc) = w.split_at_mut(mt);
+        between(&mut ws[SX + d..], &mut wc[SX + d..]);
+    }
+    for i in SY..SX + d {
+        let (a, b) = (s_mean[i] + c_mean[i], ss[i] + sc[i]);
+        s_mean[i] = a + (b - a) * (nb / n);
+        c_mean[i] = 0.0;
+    }
+    s_mean[N] = n;
+    c_mean[N] = 0.0;
+    Ok(())
+}
+
+/// [`merge_record`] of every fold's total record.
+pub fn merge_totals(shape: &StatsShape, dst: &mut [f64], src: &[f64]) -> Result<(), LinalgError> {
+    let mt2 = 2 * shape.total_len();
+    if dst.len() != shape.totals_buffer_len() || src.len() != dst.len() {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    for (a, b) in dst.chunks_exact_mut(mt2).zip(src.chunks_exact(mt2)) {
+        merge_record(shape, true, a, b, None)?;
+    }
+    Ok(())
+}
+
+/// [`merge_record`] of two partials of the query `qid`: with `equal` the
+/// between-part of the merge goes to its fold's record of `sealed`, which
+/// holds the within-query co-moments ([`seal`]).
+pub fn merge_query(
+    shape: &StatsShape,
+    seed: u64,
+    qid: u64,
+    dst: &mut [f64],
+    src: &[f64],
+    sealed: &mut [f64],
+) -> Result<(), LinalgError> {
+    let mt2 = 2 * shape.total_len();
+    if sealed.len() != shape.totals_buffer_len() {
+        return Err(LinalgError::DimensionMismatch);
+    }
+    let k = fold_of(qid, seed, shape.folds);
+    match shape.weight {
+        QueryWeight::Pairs => merge_record(shape, true, dst, src, None),
+        QueryWeight::Equal => merge_record(shape, false, dst, src, Some(&mut sealed[k * mt2..(k + 1) * mt2])),
+    }
+}
+
+/// Count and means of `n` rows (row-major `n × d`) and their labels into
+/// `rec` (`N`, `SY`, `SX..`), with one correction pass (the mean of the
+/// residuals added back); `tmp` holds `d` values.
+fn means_into(rec: &mut [f64], rows: &[f64], y: &[f64], d: usize, tmp: &mut [f64]) {
+    let n = y.len();
+    let inv = 1.0 / n as f64;
+    rec[N] = n as f64;
+    let my = y.iter().sum::<f64>() * inv;
+    rec[SY] = my + y.iter().map(|v| v - my).sum::<f64>() * inv;
+    let mx = &mut rec[SX..SX + d];
+    mx.fill(0.0);
+    for r in rows.chunks_exact(d) {
+        for (m, v) in mx.iter_mut().zip(r) {
+            *m += v;
+        }
+    }
+    mx.iter_mut().for_each(|m| *m *= inv);
+    tmp.fill(0.0);
+    for r in rows.chunks_exact(d) {
+        for ((t, m), v) in tmp.iter_mut().zip(mx.iter()).zip(r) {
+            *t += v - m;
+        }
+    }
+    for (m, t) in mx.iter_mut().zip(tmp.iter()) {
+        *m += t * inv;
+    }
+}
+
+/// Rows and labels minus the means of `rec`, into `g` and `yc`.
+fn centre_into(rec: &[f64], rows: &[f64], y: &[f64], d: usize, g: &mut [f64], yc: &mut [f64]) {
+    for ((dst, src), (yd, &ys)) in g.chunks_exact_mut(d).zip(rows.chunks_exact(d)).zip(yc.iter_mut().zip(y)) {
+        for ((a, &v), &m) in dst.iter_mut().zip(src).zip(&rec[SX..SX + d]) {
+            *a = v - m;
+        }
+        *yd = ys - rec[SY];
+    }
+}
+
+/// The co-moments of centred rows `g` (`n × d`) and labels `yc` into the
+/// total-layout values `rec` (one syrk for `Σ(x−x̄)(x−x̄)ᵀ`; `c`: `d × d`).
+fn moments_into<B: Backend>(
+    backend: &mut B,
+    shape: &StatsShape,
+    rec: &mut [f64],
+    g: &[f64],
+    yc: &[f64],
+    c: &mut [f64],
+) -> Result<(), LearnError> {
+    let (d, n) = (shape.d, yc.len());
+    rec[shape.syy()] = yc.iter().map(|v| v * v).sum();
+    let sxy = shape.sxy();
+    rec[sxy..sxy + d].fill(0.0);
+    for (r, &yv) in g.chunks_exact(d).zip(yc) {
+        for (s, &v) in rec[sxy..sxy + d].iter_mut().zip(r) {
+            *s += v * yv;
+        }
+    }
+    let gm = MatRef::from_row_major(g, n, d)?;
+    backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
+    pack_lower(c, d, &mut rec[shape.sxx()..]);
+    Ok(())
 }
 
 /// Adds a block of rows to the statistics.
+///
+/// Each fold's rows of the block are summarised exactly — their means,
+/// then the co-moments of the centred rows (one syrk) — and merged into
+/// the fold's total record ([`merge_record`]). Each run of consecutive
+/// rows of one query is summarised alike and merged into its query
+/// record ([`merge_query`]); with `equal` the co-moments of the rows
+/// centred on their run's means (one syrk per fold) go to the fold's
+/// `sealed` record, which so holds `Σ_q X_qᵀL_qX_q` exactly, whatever the
+/// features' offsets.
 ///
 /// # Arguments
 /// - `x`: the block, `n × d` row-major; `block`: its `n` labels, query ids
 ///   and query-record slots ([`RowBlock`]).
 /// - `seed`: the fold seed ([`fold_of`]).
-/// - `stats`: the total and query records added to ([`StatsMut`]).
+/// - `stats`: the total, sealed and query records added to ([`StatsMut`]).
 ///
 /// # Errors
 /// Dimension and workspace errors; `NonFinite` for a NaN or ±∞ in `x` or
@@ -213,13 +396,14 @@ pub fn accumulate<B: Backend>(
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     let RowBlock { y, qids, slots } = *block;
-    let StatsMut { totals, queries } = stats;
+    let StatsMut { totals, sealed, queries } = stats;
     shape.check()?;
     let (d, n, mt, mq) = (shape.d, y.len(), shape.total_len(), shape.query_len());
     if n.checked_mul(d) != Some(x.len())
         || qids.len() != n
         || slots.len() != n
         || totals.len() != shape.totals_buffer_len()
+        || sealed.len() != shape.totals_buffer_len()
         || queries.len() % (2 * mq) != 0
     {
         return Err(LinalgError::DimensionMismatch.into());
@@ -234,80 +418,78 @@ pub fn accumulate<B: Backend>(
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    let (g, rest) = work.split_at_mut(if shape.folds > 1 { n * d } else { 0 });
+    let (g, rest) = work.split_at_mut(n * d);
+    let (yk, rest) = rest.split_at_mut(n);
     let (c, rest) = rest.split_at_mut(d * d);
-    let rec = &mut rest[..mt];
-    let (syy, sxy, sxx) = (shape.syy(), shape.sxy(), shape.sxx());
+    let (tmp, rest) = rest.split_at_mut(d);
+    let rec = &mut rest[..2 * mt];
+    let fold = |i: usize| fold_of(qids[i], seed, shape.folds);
+    // The runs of consecutive rows of one query.
+    let runs = || {
+        let mut i0 = 0;
+        core::iter::from_fn(move || {
+            (i0 < n).then(|| {
+                let start = i0;
+                i0 = (start..n).find(|&i| slots[i] != slots[start]).unwrap_or(n);
+                (start, i0)
+            })
+        })
+    };
     for k in 0..shape.folds {
-        // The fold's rows (all of them without folds: no copy), their
-        // plain sums, then added with compensation.
+        // The fold's rows: gathered, summarised, merged.
         let mut nk = 0;
-        rec.iter_mut().for_each(|v| *v = 0.0);
-        for i in (0..n).filter(|&i| shape.folds == 1 || fold_of(qids[i], seed, shape.folds) == k) {
-            let row = &x[i * d..(i + 1) * d];
-            if shape.folds > 1 {
-                g[nk * d..(nk + 1) * d].copy_from_slice(row);
-            }
+        for i in (0..n).filter(|&i| shape.folds == 1 || fold(i) == k) {
+            g[nk * d..(nk + 1) * d].copy_from_slice(&x[i * d..(i + 1) * d]);
+            yk[nk] = y[i];
             nk += 1;
-            sum_row(rec, shape, row, y[i]);
         }
         if nk == 0 {
             continue;
         }
-        rec[N] = nk as f64;
-        let rows = if shape.folds == 1 { x } else { &g[..nk * d] };
-        let gm = MatRef::from_row_major(rows, nk, d)?;
-        backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
-        pack_lower(c, d, &mut rec[sxx..]);
-        add_values(&mut totals[k * 2 * mt..(k + 1) * 2 * mt], rec)?;
+        rec.fill(0.0);
+        means_into(rec, &g[..nk * d], &yk[..nk], d, tmp);
+        for (r, yv) in g[..nk * d].chunks_exact_mut(d).zip(yk[..nk].iter_mut()) {
+            for (v, &m) in r.iter_mut().zip(&rec[SX..SX + d]) {
+                *v -= m;
+            }
+            *yv -= rec[SY];
+        }
+        moments_into(backend, shape, &mut rec[..mt], &g[..nk * d], &yk[..nk], c)?;
+        merge_record(shape, true, &mut totals[k * 2 * mt..(k + 1) * 2 * mt], rec, None)?;
+        if shape.weight != QueryWeight::Equal {
+            continue;
+        }
+        // Its runs: means into the query records; the rows centred on
+        // their run's means, whose co-moments are within-query scatter.
+        let mut nw = 0;
+        for (i0, i1) in runs().filter(|&(i0, _)| fold(i0) == k) {
+            let part = &mut rec[..2 * mq];
+            part.fill(0.0);
+            means_into(part, &x[i0 * d..i1 * d], &y[i0..i1], d, tmp);
+            let (gr, yr) = (&mut g[nw * d..(nw + i1 - i0) * d], &mut yk[nw..nw + i1 - i0]);
+            centre_into(part, &x[i0 * d..i1 * d], &y[i0..i1], d, gr, yr);
+            nw += i1 - i0;
+            let slot = slots[i0];
+            merge_query(shape, seed, qids[i0], &mut queries[slot * 2 * mq..(slot + 1) * 2 * mq], part, sealed)?;
+        }
+        rec.fill(0.0);
+        moments_into(backend, shape, &mut rec[..mt], &g[..nw * d], &yk[..nw], c)?;
+        add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], &rec[..mt])?;
     }
-    // Per-query partials: each run of consecutive rows of one query summed
-    // plainly (its `Σxxᵀ_q` by one syrk with `pairs`), then added to the
-    // query's record with compensation.
-    let mut i0 = 0;
-    while i0 < n {
-        let slot = slots[i0];
-        let i1 = (i0..n).find(|&i| slots[i] != slot).unwrap_or(n);
-        let part = &mut rec[..mq];
-        part.iter_mut().for_each(|v| *v = 0.0);
-        part[N] = (i1 - i0) as f64;
-        for i in i0..i1 {
-            let row = &x[i * d..(i + 1) * d];
-            part[SY] += y[i];
-            for (s, &v) in part[SX..SX + d].iter_mut().zip(row) {
-                *s += v;
-            }
-            if shape.weight == QueryWeight::Pairs {
-                part[syy] += y[i] * y[i];
-                for (s, &v) in part[sxy..sxy + d].iter_mut().zip(row) {
-                    *s += v * y[i];
-                }
-            }
+    if shape.weight == QueryWeight::Pairs {
+        // Each run's whole record (its co-moments by one syrk) into its
+        // query's record.
+        for (i0, i1) in runs() {
+            let (rows, yr) = (&x[i0 * d..i1 * d], &y[i0..i1]);
+            rec.fill(0.0);
+            means_into(rec, rows, yr, d, tmp);
+            centre_into(rec, rows, yr, d, &mut g[..(i1 - i0) * d], &mut yk[..i1 - i0]);
+            moments_into(backend, shape, &mut rec[..mt], &g[..(i1 - i0) * d], &yk[..i1 - i0], c)?;
+            let slot = slots[i0];
+            merge_query(shape, seed, qids[i0], &mut queries[slot * 2 * mq..(slot + 1) * 2 * mq], rec, sealed)?;
         }
-        if shape.weight == QueryWeight::Pairs {
-            let gm = MatRef::from_row_major(&x[i0 * d..i1 * d], i1 - i0, d)?;
-            backend.syrk(1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
-            pack_lower(c, d, &mut part[sxx..]);
-        }
-        add_values(&mut queries[slot * 2 * mq..(slot + 1) * 2 * mq], part)?;
-        i0 = i1;
     }
     Ok(())
-}
-
-/// Adds one row's `y`, `x`, `y²` and `x·y` to the plain sums of a total
-/// record (the caller counts the rows and forms `Σxxᵀ`).
-#[inline]
-fn sum_row(rec: &mut [f64], shape: &StatsShape, row: &[f64], y: f64) {
-    let d = shape.d;
-    rec[SY] += y;
-    rec[shape.syy()] += y * y;
-    let (sx, rest) = rec[SX..].split_at_mut(d);
-    let sxy = &mut rest[1..1 + d];
-    for ((a, b), &v) in sx.iter_mut().zip(sxy.iter_mut()).zip(row) {
-        *a += v;
-        *b += v * y;
-    }
 }
 
 /// The lower triangle of the column-major `d × d` matrix `c`, packed by
@@ -323,25 +505,35 @@ fn pack_lower(c: &[f64], d: usize, out: &mut [f64]) {
     }
 }
 
-/// Scratch for [`accumulate_sparse`]: one total record.
-pub fn accumulate_sparse_workspace_len(shape: &StatsShape) -> usize {
-    shape.total_len()
+/// Rows per dense chunk of [`accumulate_sparse`].
+fn sparse_chunk_rows(d: usize) -> usize {
+    (SPARSE_CHUNK_VALUES / d.max(1)).max(1)
 }
 
-/// [`accumulate`] for rows in CSR form, without densifying: row `i` is
+/// Values of one dense chunk of [`accumulate_sparse`] (1 MiB of `f64`).
+const SPARSE_CHUNK_VALUES: usize = 1 << 17;
+
+/// Scratch for [`accumulate_sparse`]: one dense chunk of rows and
+/// [`accumulate`]'s scratch for it.
+pub fn accumulate_sparse_workspace_len(shape: &StatsShape) -> usize {
+    let r = sparse_chunk_rows(shape.d);
+    r * shape.d + accumulate_workspace_len(shape, r)
+}
+
+/// [`accumulate`] for rows in CSR form: row `i` is
 /// `cols[row_ptr[i]..row_ptr[i + 1]]` (0-based, strictly increasing,
-/// `< d`) with `vals` alike. Each row adds its `nnz(nnz+1)/2` products to
-/// the packed `Σxxᵀ` of its fold (plain sums per block, then added with
-/// compensation, as [`accumulate`]), so a block costs `Σ nnz²/2`, not
-/// `n·d²`: the way for sparse rows (for dense rows the syrk of
-/// [`accumulate`] is faster).
+/// `< d`) with `vals` alike. The rows are made dense a chunk at a time
+/// (about 1 MiB) and summarised as [`accumulate`] does, so the statistics
+/// are exact at any feature offset; the cost is `n·d²` like dense rows
+/// (the `d²` statistics bound `d` anyway).
 ///
 /// # Errors
 /// As [`accumulate`]; `DimensionMismatch` for a bad row pointer or a column
 /// out of order or `≥ d`. Nothing is added on error.
 // Eight inputs: the CSR rows' three arrays beside the block's other columns, the sums and the workspace.
 #[allow(clippy::too_many_arguments)]
-pub fn accumulate_sparse(
+pub fn accumulate_sparse<B: Backend>(
+    backend: &mut B,
     shape: &StatsShape,
     seed: u64,
     row_ptr: &[usize],
@@ -352,9 +544,9 @@ pub fn accumulate_sparse(
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     let RowBlock { y, qids, slots } = *block;
-    let StatsMut { totals, queries } = stats;
+    let StatsMut { totals, sealed, queries } = stats;
     shape.check()?;
-    let (d, n, mt, mq) = (shape.d, y.len(), shape.total_len(), shape.query_len());
+    let (d, n, mq) = (shape.d, y.len(), shape.query_len());
     let ptr_ok = row_ptr.len() == n + 1
         && row_ptr.first() == Some(&0)
         && row_ptr.last() == Some(&cols.len())
@@ -364,6 +556,7 @@ pub fn accumulate_sparse(
         || qids.len() != n
         || slots.len() != n
         || totals.len() != shape.totals_buffer_len()
+        || sealed.len() != shape.totals_buffer_len()
         || queries.len() % (2 * mq) != 0
     {
         return Err(LinalgError::DimensionMismatch.into());
@@ -378,55 +571,26 @@ pub fn accumulate_sparse(
     if vals.iter().chain(y).any(|v| !v.is_finite()) {
         return Err(LinalgError::NonFinite.into());
     }
-    if work.len() < mt {
-        return Err(LinalgError::WorkspaceTooSmall { needed: mt, got: work.len() }.into());
+    let need = accumulate_sparse_workspace_len(shape);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    let rec = &mut work[..mt];
-    let (sxx, sxy, syy) = (shape.sxx(), shape.sxy(), shape.syy());
-    for k in 0..shape.folds {
-        rec.fill(0.0);
-        let mut nk = 0usize;
-        for i in (0..n).filter(|&i| fold_of(qids[i], seed, shape.folds) == k) {
-            let (c, v) = (&cols[row_ptr[i]..row_ptr[i + 1]], &vals[row_ptr[i]..row_ptr[i + 1]]);
-            nk += 1;
-            rec[SY] += y[i];
-            rec[syy] += y[i] * y[i];
-            for (a, (&ca, &va)) in c.iter().zip(v).enumerate() {
-                let ca = ca as usize;
-                rec[SX + ca] += va;
-                rec[sxy + ca] += va * y[i];
-                let row = sxx + ca * (ca + 1) / 2;
-                for (&cb, &vb) in c[..=a].iter().zip(&v[..=a]) {
-                    rec[row + cb as usize] += va * vb;
-                }
+    let r = sparse_chunk_rows(d);
+    let (dense, rest) = work.split_at_mut(r * d);
+    let mut i0 = 0;
+    while i0 < n {
+        let i1 = (i0 + r).min(n);
+        let xd = &mut dense[..(i1 - i0) * d];
+        xd.fill(0.0);
+        for i in i0..i1 {
+            for p in row_ptr[i]..row_ptr[i + 1] {
+                xd[(i - i0) * d + cols[p] as usize] = vals[p];
             }
         }
-        if nk == 0 {
-            continue;
-        }
-        rec[N] = nk as f64;
-        add_values(&mut totals[k * 2 * mt..(k + 1) * 2 * mt], rec)?;
-    }
-    for i in 0..n {
-        let q = &mut queries[slots[i] * 2 * mq..(slots[i] + 1) * 2 * mq];
-        let (s, cc) = q.split_at_mut(mq);
-        let (c, v) = (&cols[row_ptr[i]..row_ptr[i + 1]], &vals[row_ptr[i]..row_ptr[i + 1]]);
-        add_compensated(&mut s[N], &mut cc[N], 1.0);
-        add_compensated(&mut s[SY], &mut cc[SY], y[i]);
-        for (&ca, &va) in c.iter().zip(v) {
-            add_compensated(&mut s[SX + ca as usize], &mut cc[SX + ca as usize], va);
-        }
-        if shape.weight == QueryWeight::Pairs {
-            add_compensated(&mut s[syy], &mut cc[syy], y[i] * y[i]);
-            for (a, (&ca, &va)) in c.iter().zip(v).enumerate() {
-                let ca = ca as usize;
-                add_compensated(&mut s[sxy + ca], &mut cc[sxy + ca], va * y[i]);
-                for (&cb, &vb) in c[..=a].iter().zip(&v[..=a]) {
-                    let o = sxx + ca * (ca + 1) / 2 + cb as usize;
-                    add_compensated(&mut s[o], &mut cc[o], va * vb);
-                }
-            }
-        }
+        let chunk = RowBlock { y: &y[i0..i1], qids: &qids[i0..i1], slots: &slots[i0..i1] };
+        let stats = StatsMut { totals: &mut *totals, sealed: &mut *sealed, queries: &mut *queries };
+        accumulate(backend, shape, seed, xd, &chunk, stats, rest)?;
+        i0 = i1;
     }
     Ok(())
 }
@@ -443,22 +607,22 @@ pub enum Target {
 scratch! {
     /// Scratch of [`solve`].
     struct SolveScratch(d: usize, k: usize) {
-        /// Each fold's system `A_k` (`d × d`, lower triangle), then the total.
-        a: (k + 1) * d * d,
-        /// Each fold's `b_k`, then the total.
-        b: (k + 1) * d,
-        /// Each fold's `sᵀL_ks` and row count, then the total's.
-        c: (k + 1) * 2,
+        /// Each fold's system `A_k` (`d × d`, lower triangle).
+        a: k * d * d,
+        /// Each fold's `b_k`.
+        b: k * d,
+        /// Each fold's `sᵀL_ks` and row count.
+        c: k * 2,
         /// A training system.
         m: d * d,
-        /// Its eigenvectors.
-        v: d * d,
-        /// Its eigenvalues.
-        vals: d,
-        /// `Vᵀb`, then the scaled vector.
+        /// Its right-hand side.
         z: d,
         /// `A_k·w`.
         t: d,
+        /// A held-out fold's weights when they are not asked for.
+        wk: d,
+        /// [`solve_normal`]'s scratch.
+        normal: normal_workspace_len(d),
     }
 }
 
@@ -470,6 +634,10 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// Every λ of a grid, for the full data and (with `K > 1` folds) every
 /// fold's training part, from merged statistics.
 ///
+/// Each training system is the sum of its folds' systems (never the total
+/// minus a fold, which would cancel digits), solved for each λ by
+/// [`solve_normal`]'s rule: with `λ > 0` never refused for rounding.
+///
 /// # Arguments
 /// - `stats`: the merged statistics.
 /// - `w`: `lambdas.len() × d`, the full-data weights of each λ.
@@ -479,10 +647,9 @@ pub fn solve_workspace_len(shape: &StatsShape) -> usize {
 /// - `fold_w`: empty, or `K × lambdas.len() × d`: those models' weights.
 ///
 /// # Errors
-/// `BadLambda`; `NotPositiveDefinite` when `A + λI` is numerically singular
-/// for some λ (smallest eigenvalue of `A + λI` at most `d·ε·‖A‖`);
-/// `BadGraph` for a query record with no rows, or an empty fold; dimension
-/// and workspace errors.
+/// `BadLambda`; `ConstantFeature`/`Collinear` for a singular system at
+/// `λ = 0`; `BadGraph` for a query record with no rows, or an empty fold;
+/// dimension and workspace errors.
 // Eight inputs: the statistics, the λ grid, three outputs and the workspace.
 #[allow(clippy::too_many_arguments)]
 pub fn solve<B: Backend>(
@@ -511,56 +678,36 @@ pub fn solve<B: Backend>(
     for &l in lambdas {
         check_lambda(l, false)?;
     }
-    let (SolveScratch { a, b, c, m, v, vals, z, t }, _) = SolveScratch::split(work, d, kf)?;
+    let (SolveScratch { a, b, c, m, z, t, wk, normal }, _) = SolveScratch::split(work, d, kf)?;
     fold_systems(stats, target, a, b, c)?;
     let dd = d * d;
-    // The total: the sum of the folds.
-    for k in 0..kf {
-        for i in 0..dd {
-            a[kf * dd + i] += a[k * dd + i];
-        }
-        for i in 0..d {
-            b[kf * d + i] += b[k * d + i];
-        }
-        c[2 * kf] += c[2 * k];
-        c[2 * kf + 1] += c[2 * k + 1];
-    }
     let fits = if kf > 1 { kf + 1 } else { 1 };
     for f in 0..fits {
         // f < K (with folds): fold f held out; f = K or no folds: all data.
         let held = (kf > 1 && f < kf).then_some(f);
-        for i in 0..dd {
-            m[i] = a[kf * dd + i] - held.map_or(0.0, |k| a[k * dd + i]);
+        m.fill(0.0);
+        z.fill(0.0);
+        for k in (0..kf).filter(|&k| held != Some(k)) {
+            for (mv, av) in m.iter_mut().zip(&a[k * dd..(k + 1) * dd]) {
+                *mv += av;
+            }
+            for (zv, bv) in z.iter_mut().zip(&b[k * d..(k + 1) * d]) {
+                *zv += bv;
+            }
         }
-        for i in 0..d {
-            z[i] = b[kf * d + i] - held.map_or(0.0, |k| b[k * d + i]);
-        }
-        backend.sym_eigen(MatRef::from_col_major(m, d, d)?, vals, MatMut::from_col_major(v, d, d)?)?;
-        let vm = MatRef::from_col_major(v, d, d)?;
-        // t ← Vᵀb.
-        crate::linalg::blas::gemv(1.0, vm.t(), z, 0.0, t)?;
-        let scale = vals.iter().fold(0.0f64, |s, v| s.max(v.abs()));
-        let tiny = d as f64 * f64::EPSILON * scale;
         for (li, &lambda) in lambdas.iter().enumerate() {
             let out = match held {
                 Some(k) if !fold_w.is_empty() => &mut fold_w[(k * nl + li) * d..(k * nl + li + 1) * d],
-                Some(_) => &mut m[..d],
+                Some(_) => &mut wk[..],
                 None => &mut w[li * d..(li + 1) * d],
             };
-            for (j, &e) in vals.iter().enumerate() {
-                let den = e + lambda;
-                if !(den > tiny) {
-                    return Err(LinalgError::NotPositiveDefinite { index: j }.into());
-                }
-                z[j] = t[j] / den;
-            }
-            crate::linalg::blas::gemv(1.0, vm, z, 0.0, out)?;
+            solve_normal(backend, m, z, lambda, out, normal)?;
             if let Some(k) = held {
                 // Held-out objective from fold k's own system.
                 let (ak, bk, ck, nk) = (&a[k * dd..(k + 1) * dd], &b[k * d..(k + 1) * d], c[2 * k], c[2 * k + 1]);
                 let wv: &[f64] = out;
-                sym_lower_gemv(ak, d, wv, z);
-                let quad: f64 = wv.iter().zip(z.iter()).map(|(p, q)| p * q).sum();
+                sym_lower_gemv(ak, d, wv, t);
+                let quad: f64 = wv.iter().zip(t.iter()).map(|(p, q)| p * q).sum();
                 let lin: f64 = wv.iter().zip(bk).map(|(p, q)| p * q).sum();
                 cv[k * nl + li] = (ck - 2.0 * lin + quad) / nk;
             }
@@ -569,75 +716,43 @@ pub fn solve<B: Backend>(
     Ok(())
 }
 
-/// One entry of a query's system: `A(i, j)` (`i ≥ j`), `b(i)`, `c`.
-enum Term {
-    A(usize, usize),
-    B(usize),
-    C,
-}
-
-/// `a`, `b`, `c` (`d × d` lower, `d`, scalar) plus the `Σxxᵀ`, `Σxy`, `Σy²`
-/// of a `2·total_len` record.
-fn add_system(shape: &StatsShape, rec: &[f64], a: &mut [f64], b: &mut [f64], c: &mut f64) {
+/// `a`, `b`, `c` (`d × d` lower, `d`, scalar) plus `scale` times the
+/// co-moments `Σ(x−x̄)(x−x̄)ᵀ`, `Σ(x−x̄)(y−ȳ)`, `Σ(y−ȳ)²` of a
+/// `2·total_len` record.
+fn add_system(shape: &StatsShape, rec: &[f64], scale: f64, a: &mut [f64], b: &mut [f64], c: &mut f64) {
     let d = shape.d;
     for i in 0..d {
         for j in 0..=i {
-            a[j * d + i] += value(rec, shape.sxx() + i * (i + 1) / 2 + j);
+            a[j * d + i] += scale * value(rec, shape.sxx() + i * (i + 1) / 2 + j);
         }
-        b[i] += value(rec, shape.sxy() + i);
+        b[i] += scale * value(rec, shape.sxy() + i);
     }
-    *c += value(rec, shape.syy());
-}
-
-/// What a whole query adds to its fold's RankRLS system beyond the fold
-/// totals (the module docs' equations): for `equal`
-/// `−(Σx_q)(Σx_q)ᵀ/l`, `−Σx_q·Σy_q/l`, `−(Σy_q)²/l`; for `pairs` its whole
-/// `l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ` and the same for `b` and `c`.
-fn query_terms(shape: &StatsShape, rec: &[f64], mut put: impl FnMut(Term, f64)) -> Result<(), LearnError> {
-    let d = shape.d;
-    let pairs = shape.weight == QueryWeight::Pairs;
-    let l = value(rec, N);
-    if !(l >= 1.0) {
-        return Err(LearnError::BadGraph);
-    }
-    let sy = value(rec, SY);
-    let (scale, inv) = if pairs { (l, 1.0) } else { (0.0, 1.0 / l) };
-    for i in 0..d {
-        let xi = value(rec, SX + i);
-        for j in 0..=i {
-            let own = if pairs { scale * value(rec, shape.sxx() + i * (i + 1) / 2 + j) } else { 0.0 };
-            put(Term::A(i, j), own - xi * value(rec, SX + j) * inv);
-        }
-        let own = if pairs { scale * value(rec, shape.sxy() + i) } else { 0.0 };
-        put(Term::B(i), own - xi * sy * inv);
-    }
-    let own = if pairs { scale * value(rec, shape.syy()) } else { 0.0 };
-    put(Term::C, own - sy * sy * inv);
-    Ok(())
+    *c += scale * value(rec, shape.syy());
 }
 
 /// Scratch for [`seal`] of `n` queries.
-pub fn seal_workspace_len(shape: &StatsShape, n: usize) -> usize {
-    n * shape.d + shape.d * shape.d + shape.total_len()
+pub fn seal_workspace_len(shape: &StatsShape, _n: usize) -> usize {
+    shape.total_len()
 }
 
 /// Seals whole queries: their RankRLS terms go into their folds' sealed
 /// records (`sealed`: `K` records in the total layout, whose `n` counts
-/// the sealed queries and whose `Σxxᵀ`, `Σxy`, `Σy²` hold the terms), so
-/// their own records can be dropped. `qids` and `recs` (`2·query_len`
-/// each) are the queries. The caller must know that no other rows of these
-/// qids exist anywhere (all their rows met and merged): a sealed qid met
-/// again cannot be merged exactly.
+/// the sealed queries and whose co-moments hold the terms), so their own
+/// records can be dropped. `qids` and `recs` (`2·query_len` each) are the
+/// queries. The caller must know that no other rows of these qids exist
+/// anywhere (all their rows met and merged): a sealed qid met again cannot
+/// be merged exactly.
 ///
-/// For `equal` the terms `−(Σx_q)(Σx_q)ᵀ/l` of a fold's queries are one
-/// syrk of the rows `Σx_q/√l`; each fold's sum is then added with
-/// compensation once.
+/// With `equal` (`L_q = I − 11ᵀ/l`, `X_qᵀL_qX_q = M_q`, the query's
+/// co-moments) the terms are already in the sealed records
+/// ([`accumulate`], [`merge_query`]): sealing only counts the query. With
+/// `pairs` (`L_q = l·I − 11ᵀ`, `X_qᵀL_qX_q = l·M_q`) it adds `l·M_q`.
 ///
 /// # Errors
 /// Dimension and workspace errors; `BadGraph` for a record without rows.
 /// Nothing is added on error.
 pub fn seal<B: Backend>(
-    backend: &mut B,
+    _backend: &mut B,
     shape: &StatsShape,
     seed: u64,
     qids: &[u64],
@@ -646,7 +761,7 @@ pub fn seal<B: Backend>(
     work: &mut [f64],
 ) -> Result<(), LearnError> {
     shape.check()?;
-    let (d, mt, mq, n) = (shape.d, shape.total_len(), 2 * shape.query_len(), qids.len());
+    let (mt, mq, n) = (shape.total_len(), 2 * shape.query_len(), qids.len());
     if recs.len() != n * mq || sealed.len() != shape.totals_buffer_len() {
         return Err(LinalgError::DimensionMismatch.into());
     }
@@ -657,46 +772,15 @@ pub fn seal<B: Backend>(
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    let (g, rest) = work.split_at_mut(n * d);
-    let (c, rest) = rest.split_at_mut(d * d);
-    let t = &mut rest[..mt];
-    for k in 0..shape.folds {
+    let t = &mut work[..mt];
+    for (qid, rec) in qids.iter().zip(recs.chunks_exact(mq)) {
+        let k = fold_of(*qid, seed, shape.folds);
         t.fill(0.0);
-        let mut nk = 0;
-        for (qid, rec) in qids.iter().zip(recs.chunks_exact(mq)) {
-            if fold_of(*qid, seed, shape.folds) != k {
-                continue;
-            }
-            t[N] += 1.0;
-            if shape.weight == QueryWeight::Equal {
-                // Only the rank-one part, by syrk below; b and c here.
-                let (l, sy) = (value(rec, N), value(rec, SY));
-                let r = 1.0 / libm::sqrt(l);
-                for j in 0..d {
-                    let xj = value(rec, SX + j);
-                    g[nk * d + j] = xj * r;
-                    t[shape.sxy() + j] -= xj * sy / l;
-                }
-                t[shape.syy()] -= sy * sy / l;
-                nk += 1;
-            } else {
-                query_terms(shape, rec, |term, v| match term {
-                    Term::A(i, j) => t[shape.sxx() + i * (i + 1) / 2 + j] += v,
-                    Term::B(i) => t[shape.sxy() + i] += v,
-                    Term::C => t[shape.syy()] += v,
-                })?;
-            }
-        }
-        if t[N] == 0.0 {
-            continue;
-        }
-        if nk > 0 {
-            let gm = MatRef::from_row_major(&g[..nk * d], nk, d)?;
-            backend.syrk(-1.0, gm.t(), 0.0, MatMut::from_col_major(c, d, d)?)?;
-            for i in 0..d {
-                for j in 0..=i {
-                    t[shape.sxx() + i * (i + 1) / 2 + j] = c[j * d + i];
-                }
+        t[N] = 1.0;
+        if shape.weight == QueryWeight::Pairs {
+            let l = value(rec, N);
+            for (i, v) in t.iter_mut().enumerate().skip(shape.syy()) {
+                *v = l * value(rec, i);
             }
         }
         add_values(&mut sealed[k * 2 * mt..(k + 1) * 2 * mt], t)?;
@@ -717,8 +801,11 @@ fn sym_lower_gemv(a: &[f64], d: usize, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// Each fold's system `(A_k, b_k, sᵀL_ks, n_k)` from its total record and
-/// the query records of its queries (the module docs' equations).
+/// Each fold's system `(A_k, b_k, sᵀL_ks, n_k)` (the module docs'
+/// equations): RLS `XᵀX = M + n·x̄x̄ᵀ` (and alike for `b`, `c`) from the
+/// fold's total record; RankRLS from its sealed record (`equal`: every
+/// query's within co-moments; `pairs`: the sealed queries' `l·M_q`) plus,
+/// with `pairs`, each open query's `l·M_q`.
 pub(crate) fn fold_systems(
     stats: &StatsRef<'_>,
     target: Target,
@@ -730,10 +817,9 @@ pub(crate) fn fold_systems(
     let shape = &shape;
     let (d, kf, mt, mq) = (shape.d, shape.folds, shape.total_len(), shape.query_len());
     let dd = d * d;
-    a.iter_mut().for_each(|v| *v = 0.0);
-    b.iter_mut().for_each(|v| *v = 0.0);
-    c.iter_mut().for_each(|v| *v = 0.0);
-    let pairs = target == Target::RankRls && shape.weight == QueryWeight::Pairs;
+    a[..kf * dd].fill(0.0);
+    b[..kf * d].fill(0.0);
+    c[..2 * kf].fill(0.0);
     for k in 0..kf {
         let rec = &totals[k * 2 * mt..(k + 1) * 2 * mt];
         let nk = value(rec, N);
@@ -742,27 +828,34 @@ pub(crate) fn fold_systems(
         }
         c[2 * k + 1] = nk;
         let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
-        // pairs: from the query records and the sealed queries alone.
-        if !pairs {
-            add_system(shape, rec, ak, bk, &mut c[2 * k]);
-        }
-        if target == Target::RankRls {
-            add_system(shape, &sealed[k * 2 * mt..(k + 1) * 2 * mt], ak, bk, &mut c[2 * k]);
+        match target {
+            Target::Rls => {
+                add_system(shape, rec, 1.0, ak, bk, &mut c[2 * k]);
+                let my = value(rec, SY);
+                for i in 0..d {
+                    let xi = nk * value(rec, SX + i);
+                    for j in 0..=i {
+                        ak[j * d + i] += xi * value(rec, SX + j);
+                    }
+                    bk[i] += xi * my;
+                }
+                c[2 * k] += nk * my * my;
+            }
+            Target::RankRls => add_system(shape, &sealed[k * 2 * mt..(k + 1) * 2 * mt], 1.0, ak, bk, &mut c[2 * k]),
         }
     }
-    if target == Target::Rls {
+    if target == Target::Rls || shape.weight == QueryWeight::Equal {
         return Ok(());
     }
     for (qi, &qid) in qids.iter().enumerate() {
         let rec = &queries[qi * 2 * mq..(qi + 1) * 2 * mq];
+        let l = value(rec, N);
+        if !(l >= 1.0) {
+            return Err(LearnError::BadGraph);
+        }
         let k = fold_of(qid, seed, kf);
         let (ak, bk) = (&mut a[k * dd..(k + 1) * dd], &mut b[k * d..(k + 1) * d]);
-        let ck = &mut c[2 * k];
-        query_terms(shape, rec, |t, v| match t {
-            Term::A(i, j) => ak[j * d + i] += v,
-            Term::B(i) => bk[i] += v,
-            Term::C => *ck += v,
-        })?;
+        add_system(shape, rec, l, ak, bk, &mut c[2 * k]);
     }
     Ok(())
 }
@@ -823,19 +916,20 @@ mod tests {
                 seed,
                 x,
                 &RowBlock { y, qids, slots: &slots },
-                StatsMut { totals: &mut self.totals, queries: &mut self.queries },
+                StatsMut { totals: &mut self.totals, sealed: &mut self.sealed, queries: &mut self.queries },
                 &mut work,
             )
             .unwrap();
         }
 
-        fn merge_from(&mut self, shape: &StatsShape, o: &Stats) {
-            merge(&mut self.totals, &o.totals).unwrap();
-            merge(&mut self.sealed, &o.sealed).unwrap();
+        fn merge_from(&mut self, shape: &StatsShape, seed: u64, o: &Stats) {
+            merge_totals(shape, &mut self.totals, &o.totals).unwrap();
+            add_records(&mut self.sealed, &o.sealed).unwrap();
             let mq = 2 * shape.query_len();
             for (j, &q) in o.qids.iter().enumerate() {
                 let s = self.slot(shape, q);
-                merge(&mut self.queries[s * mq..(s + 1) * mq], &o.queries[j * mq..(j + 1) * mq]).unwrap();
+                let dst = &mut self.queries[s * mq..(s + 1) * mq];
+                merge_query(shape, seed, q, dst, &o.queries[j * mq..(j + 1) * mq], &mut self.sealed).unwrap();
             }
         }
     }
@@ -894,7 +988,7 @@ mod tests {
             assert!(parts.len() > 4);
             let mut all = Stats::new(&shape);
             for p in parts.iter().rev() {
-                all.merge_from(&shape, p);
+                all.merge_from(&shape, seed, p);
             }
             // Whole queries sealed: every third qid's record folded away.
             let mq = 2 * shape.query_len();
@@ -1030,14 +1124,16 @@ mod tests {
             let mut sp = Stats::new(&shape);
             let slots: Vec<usize> = q.iter().map(|&v| sp.slot(&shape, v)).collect();
             let mut work = vec![0.0; accumulate_sparse_workspace_len(&shape)];
+            let mut pw = vec![0.0; Portable::workspace_len(shape.d)];
             accumulate_sparse(
+                &mut Portable::new(&mut pw),
                 &shape,
                 4,
                 &ptr,
                 &cols,
                 &vals,
                 &RowBlock { y: &y, qids: &q, slots: &slots },
-                StatsMut { totals: &mut sp.totals, queries: &mut sp.queries },
+                StatsMut { totals: &mut sp.totals, sealed: &mut sp.sealed, queries: &mut sp.queries },
                 &mut work,
             )
             .unwrap();
@@ -1052,16 +1148,18 @@ mod tests {
             };
             close(&dense.totals, &sp.totals, shape.total_len());
             close(&dense.queries, &sp.queries, shape.query_len());
+            close(&dense.sealed, &sp.sealed, shape.total_len());
             let before = sp.totals.clone();
             let bad_cols: Vec<u32> = cols.iter().map(|&c| if c == 6 { 7 } else { c }).collect();
             let r = accumulate_sparse(
+                &mut Portable::new(&mut pw),
                 &shape,
                 4,
                 &ptr,
                 &bad_cols,
                 &vals,
                 &RowBlock { y: &y, qids: &q, slots: &slots },
-                StatsMut { totals: &mut sp.totals, queries: &mut sp.queries },
+                StatsMut { totals: &mut sp.totals, sealed: &mut sp.sealed, queries: &mut sp.queries },
                 &mut work,
             );
             assert_eq!(r, Err(LearnError::Numerics(LinalgError::DimensionMismatch)));
@@ -1123,15 +1221,15 @@ mod tests {
         let fold = |order: &[usize]| {
             let mut acc = vec![0.0; 2 * m];
             for &i in order {
-                merge(&mut acc, &recs[i]).unwrap();
+                add_records(&mut acc, &recs[i]).unwrap();
             }
             acc
         };
         let left = fold(&[0, 1, 2, 3, 4, 5, 6]);
         let right = fold(&[6, 5, 4, 3, 2, 1, 0]);
         let mut tree = fold(&[0, 1, 2]);
-        merge(&mut tree, &fold(&[3, 4])).unwrap();
-        merge(&mut tree, &fold(&[5, 6])).unwrap();
+        add_records(&mut tree, &fold(&[3, 4])).unwrap();
+        add_records(&mut tree, &fold(&[5, 6])).unwrap();
         for i in 0..m {
             let exact: f64 = (0..7).filter(|&b| !(i % 3 == 0 && (b == 0 || b == 3))).map(|b| value(&recs[b], i)).sum();
             for r in [&left, &right, &tree] {
@@ -1159,7 +1257,7 @@ mod tests {
             0,
             &x,
             &RowBlock { y: &[1.0, 0.0], qids: &[1, 1], slots: &[0, 0] },
-            StatsMut { totals: &mut s.totals, queries: &mut q },
+            StatsMut { totals: &mut s.totals, sealed: &mut s.sealed, queries: &mut q },
             &mut work,
         );
         assert_eq!(r, Err(LearnError::Numerics(LinalgError::NonFinite)));
@@ -1169,7 +1267,7 @@ mod tests {
             0,
             &[1.0; 4],
             &RowBlock { y: &[1.0, 0.0], qids: &[1, 1], slots: &[0, 1] },
-            StatsMut { totals: &mut s.totals, queries: &mut q },
+            StatsMut { totals: &mut s.totals, sealed: &mut s.sealed, queries: &mut q },
             &mut work,
         );
         assert_eq!(r, Err(LearnError::Numerics(LinalgError::DimensionMismatch)));
@@ -1214,6 +1312,6 @@ mod tests {
             &mut [],
             &mut work,
         );
-        assert!(matches!(r, Err(LearnError::Numerics(LinalgError::NotPositiveDefinite { .. }))));
+        assert!(matches!(r, Err(LearnError::Collinear { .. } | LearnError::ConstantFeature { .. })), "{r:?}");
     }
 }

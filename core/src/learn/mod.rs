@@ -41,6 +41,7 @@ pub mod kron;
 pub mod ls;
 pub mod ls_stats;
 pub mod next_pair;
+pub mod normal;
 pub mod nystrom;
 pub mod nystrom_stats;
 pub mod online;
@@ -90,6 +91,20 @@ pub enum LearnError {
     /// An optimiser's box bounds are not finite, or a lower bound exceeds
     /// its upper bound.
     BadBounds,
+    /// At `λ = 0`, a feature is zero over the rows of the system (a
+    /// constant feature, or one constant within every query for RankRLS).
+    ConstantFeature {
+        /// The feature (0-based).
+        feature: usize,
+    },
+    /// At `λ = 0`, the features are collinear: the two that weigh most in
+    /// the system's null vector.
+    Collinear {
+        /// The first feature (0-based).
+        first: usize,
+        /// The second feature (0-based).
+        second: usize,
+    },
 }
 
 impl LearnError {
@@ -131,6 +146,16 @@ impl fmt::Display for LearnError {
                 f.write_str("the relation scale iota must be finite and > 0 (and 1/iota^2 finite)")
             }
             LearnError::BadBounds => f.write_str("the optimiser's bounds must be finite with lower <= upper"),
+            LearnError::ConstantFeature { feature } => write!(
+                f,
+                "feature {feature} (0-based) is constant over the training rows (for RankRLS: within every query), \
+                 so the system is singular at lambda = 0: drop it or use lambda > 0"
+            ),
+            LearnError::Collinear { first, second } => write!(
+                f,
+                "the features are collinear (features {first} and {second}, 0-based, weigh most in the null \
+                 direction), so the system is singular at lambda = 0: drop one or use lambda > 0"
+            ),
         }
     }
 }

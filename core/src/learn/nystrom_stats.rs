@@ -214,16 +214,6 @@ pub fn kpc_solve_stats<B: Backend>(
         KpcScratch::split(work, m, kf, p_max)?;
     fold_systems(stats, target, a, b, c)?;
     let (mm2, mt) = (m * m, shape.total_len());
-    for k in 0..kf {
-        for i in 0..mm2 {
-            a[kf * mm2 + i] += a[k * mm2 + i];
-        }
-        for i in 0..m {
-            b[kf * m + i] += b[k * m + i];
-        }
-        c[2 * kf] += c[2 * k];
-        c[2 * kf + 1] += c[2 * k + 1];
-    }
     let total = |k: usize, i: usize| value(&stats.totals[k * 2 * mt..(k + 1) * 2 * mt], i);
     let sxx = |k: usize, i: usize, j: usize| {
         let (i, j) = if i >= j { (i, j) } else { (j, i) };
@@ -236,19 +226,23 @@ pub fn kpc_solve_stats<B: Backend>(
     for f in 0..fits {
         let held = (kf > 1 && f < kf).then_some(f);
         let in_train = |k: usize| held != Some(k);
-        // Training rows, Σφ, Σy, and the covariance C.
+        // Training rows, Σφ, Σy, and the covariance C: the folds' co-moments
+        // plus their means' spread about the training mean (positive
+        // semi-definite parts only, so no digits cancel).
         let n: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, N)).sum();
         if !(n >= 1.0) {
             return Err(LearnError::BadGraph);
         }
-        let sy: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, SY)).sum();
+        let my: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, N) * total(k, SY)).sum::<f64>() / n;
+        let sy = n * my;
         for (i, v) in sx.iter_mut().enumerate() {
-            *v = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, SX + i)).sum();
+            *v = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, N) * total(k, SX + i)).sum();
         }
+        let dev = |k: usize, i: usize| total(k, SX + i) - sx[i] / n;
         for j in 0..m {
             for i in j..m {
-                let s: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| sxx(k, i, j)).sum();
-                let v = s - sx[i] * sx[j] / n;
+                let v: f64 =
+                    (0..kf).filter(|&k| in_train(k)).map(|k| sxx(k, i, j) + total(k, N) * dev(k, i) * dev(k, j)).sum();
                 cov[j * m + i] = v;
                 cov[i * m + j] = v;
             }
@@ -258,20 +252,22 @@ pub fn kpc_solve_stats<B: Backend>(
             Target::Rls => {
                 sys.copy_from_slice(cov);
                 for i in 0..m {
-                    let sxy: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| total(k, shape.sxy() + i)).sum();
-                    bt[i] = sxy - sx[i] * sy / n;
+                    bt[i] = (0..kf)
+                        .filter(|&k| in_train(k))
+                        .map(|k| total(k, shape.sxy() + i) + total(k, N) * dev(k, i) * (total(k, SY) - my))
+                        .sum();
                 }
             }
             Target::RankRls => {
                 for j in 0..m {
                     for i in j..m {
-                        let v = a[kf * mm2 + j * m + i] - held.map_or(0.0, |k| a[k * mm2 + j * m + i]);
+                        let v: f64 = (0..kf).filter(|&k| in_train(k)).map(|k| a[k * mm2 + j * m + i]).sum();
                         sys[j * m + i] = v;
                         sys[i * m + j] = v;
                     }
                 }
                 for i in 0..m {
-                    bt[i] = b[kf * m + i] - held.map_or(0.0, |k| b[k * m + i]);
+                    bt[i] = (0..kf).filter(|&k| in_train(k)).map(|k| b[k * m + i]).sum();
                 }
             }
         }
@@ -350,8 +346,9 @@ fn held_out(
     let mut obj = ck - 2.0 * lin + quad;
     if target == Target::Rls {
         let rec = &stats.totals[k * 2 * mt..(k + 1) * 2 * mt];
-        let bx: f64 = (0..m).map(|i| beta[i] * value(rec, SX + i)).sum();
-        obj += -2.0 * c0 * value(rec, SY) + 2.0 * c0 * bx + nk * c0 * c0;
+        // The fold's Σx and Σy are its count times its means.
+        let bx: f64 = (0..m).map(|i| beta[i] * nk * value(rec, SX + i)).sum();
+        obj += -2.0 * c0 * nk * value(rec, SY) + 2.0 * c0 * bx + nk * c0 * c0;
     }
     obj / nk
 }
@@ -400,7 +397,7 @@ mod tests {
         let x: Vec<f64> = keep.iter().flat_map(|&i| phi[i * m..(i + 1) * m].iter().copied()).collect();
         let (yk, qk): (Vec<f64>, Vec<u64>) = keep.iter().map(|&i| (y[i], q[i])).unzip();
         let mut totals = vec![0.0; shape.totals_buffer_len()];
-        let sealed = totals.clone();
+        let mut sealed = totals.clone();
         let mut queries = vec![0.0; ids.len() * 2 * shape.query_len()];
         let mut pw = vec![0.0; Portable::workspace_len(m)];
         let mut work = vec![0.0; accumulate_workspace_len(shape, keep.len())];
@@ -410,7 +407,7 @@ mod tests {
             seed,
             &x,
             &RowBlock { y: &yk, qids: &qk, slots: &slots },
-            StatsMut { totals: &mut totals, queries: &mut queries },
+            StatsMut { totals: &mut totals, sealed: &mut sealed, queries: &mut queries },
             &mut work,
         )
         .unwrap();
