@@ -162,7 +162,7 @@ fn an_oversize_kernel_matrix_is_refused_with_its_size() {
 /// fit needs its workspace beside the copy: their sum is checked before the
 /// first fold. Past the limit the run is refused with the size and the
 /// one-pass alternative, nothing written, also where the copy alone would
-/// fit (24 976 bytes here, 36 376 with the fit's workspace); under a
+/// fit (24 976 bytes here, 36 976 with the fit's workspace); under a
 /// generous limit it runs.
 #[test]
 fn a_cross_validation_split_beyond_the_memory_limit_is_refused() {
@@ -185,7 +185,7 @@ fn a_cross_validation_split_beyond_the_memory_limit_is_refused() {
             run.stderr.contains("a fold's copy of the rows (its training and validation sets) and the primal system"),
             "{run:?}"
         );
-        assert!(run.stderr.contains("needs 36 376 bytes"), "{run:?}");
+        assert!(run.stderr.contains("needs 36 976 bytes"), "{run:?}");
         assert!(
             run.stderr.contains(&format!("more than the {shown} bytes")) && run.stderr.contains("--from-stats --cv K"),
             "{run:?}"

@@ -19,6 +19,7 @@
 //!   about one fit.
 
 use super::kpc::Training;
+use super::normal::{normal_workspace_len, solve_normal};
 use super::{check_graph, check_lambda, LearnError};
 use crate::backend::Backend;
 use crate::graph::{Graph, QueryWeight};
@@ -43,8 +44,12 @@ scratch! {
 scratch! {
     /// Scratch of [`ls_primal`].
     struct PrimalScratch(n: usize, d: usize) {
-        /// The factored `d × d` system.
+        /// The `d × d` system `XᵀLX`.
         a: d * d,
+        /// Its right-hand side.
+        rhs: d,
+        /// [`solve_normal`]'s scratch.
+        normal: normal_workspace_len(d),
         /// Building the system.
         system: SystemScratch::len(n, d),
     }
@@ -117,10 +122,13 @@ pub fn ls_primal_workspace_len(n: usize, d: usize) -> usize {
 /// graph). For graphs with a cheap `L^{½}` the Gram matrix is a syrk of
 /// `L^{½}X`; otherwise `Xᵀ(LX)` by gemm.
 ///
+/// The system is solved by [`solve_normal`]'s rule (equilibrated; with
+/// `λ > 0` never refused for rounding, whatever the features' scales).
+///
 /// # Errors
-/// [`LearnError::BadLambda`] for `λ < 0` or non-finite; `NotPositiveDefinite` when
-/// `XᵀLX + λI` is singular (e.g. `λ = 0` with fewer rows than features);
-/// dimension, workspace and non-finite errors.
+/// [`LearnError::BadLambda`] for `λ < 0` or non-finite;
+/// `ConstantFeature`/`Collinear` when `XᵀLX` is singular at `λ = 0` (e.g.
+/// fewer rows than features); dimension, workspace and non-finite errors.
 pub fn ls_primal<B: Backend>(
     backend: &mut B,
     x: MatRef<'_, f64>,
@@ -132,12 +140,15 @@ pub fn ls_primal<B: Backend>(
 ) -> Result<(), LearnError> {
     let (n, d) = (x.nrows(), x.ncols());
     let (ws, _) = PrimalScratch::split(work, n, d)?;
-    primal_system(backend, x, graph, s, lambda, ws.a, w, ws.system)?;
-    Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(ws.a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+    if w.len() != d {
+        return Err(LinalgError::DimensionMismatch.into());
+    }
+    primal_system(backend, x, graph, s, lambda, ws.a, ws.rhs, ws.system)?;
+    solve_normal(backend, ws.a, ws.rhs, lambda, w, ws.normal)
 }
 
-/// Builds and factors the primal system: `a ← chol(XᵀLX + λI)` (`d × d`,
-/// lower factor) and `rhs ← Xᵀt`.
+/// Builds the primal system: `a ← XᵀLX` (`d × d`, lower triangle) and
+/// `rhs ← Xᵀt`; checks `λ`.
 // Eight inputs: private: the primal problem's parts, the two outputs and the workspace.
 #[allow(clippy::too_many_arguments)]
 fn primal_system<B: Backend>(
@@ -177,17 +188,16 @@ fn primal_system<B: Backend>(
         graph.target(s, t)?;
         gemv(1.0, x.t(), t, 0.0, rhs)?;
     }
-    for i in 0..d {
-        *a.at_mut(i, i) += lambda;
-    }
-    Ok(backend.cholesky_in_place(a)?)
+    Ok(())
 }
 
 scratch! {
     /// Scratch of [`ls_primal_sparse`].
     struct SparsePrimalScratch(n: usize, d: usize) {
-        /// The factored `d × d` system.
+        /// The `d × d` system.
         a: d * d,
+        /// [`ls_primal_solve`]'s scratch.
+        solve: ls_primal_solve_workspace_len(d),
         /// The target `t = Ls` (or `Dᵀm` for pairs).
         t: n,
         /// Per feature: 0 outside the current block, else its place in
@@ -204,7 +214,7 @@ scratch! {
 }
 
 /// Scratch for [`ls_primal_sparse`] with `n` rows and `d` features:
-/// `d² + n + 4d`, the `d × d` system dominating; nothing of size `n × d`.
+/// about `3d² + n + 8d`, the `d × d` systems dominating; nothing of size `n × d`.
 pub fn ls_primal_sparse_workspace_len(n: usize, d: usize) -> usize {
     SparsePrimalScratch::len(n, d)
 }
@@ -236,7 +246,7 @@ pub fn ls_primal_sparse<B: Backend>(
     check_lambda(lambda, false)?;
     check_sparse_primal_args(x, graph, s, w)?;
     let (n, d) = (x.nrows(), x.ncols());
-    let (SparsePrimalScratch { a, t, place, cols, mean, z }, _) = SparsePrimalScratch::split(work, n, d)?;
+    let (SparsePrimalScratch { a, solve, t, place, cols, mean, z }, _) = SparsePrimalScratch::split(work, n, d)?;
     a.fill(0.0);
     place.fill(0.0);
     mean.fill(0.0);
@@ -252,7 +262,7 @@ pub fn ls_primal_sparse<B: Backend>(
     }
     graph.target(s, t)?;
     sparse_t_times(x, t, w);
-    ls_primal_solve(backend, a, lambda, w)
+    ls_primal_solve(backend, a, lambda, w, solve)
 }
 
 /// The shapes [`ls_primal_sparse`] and [`ls_primal_sparse_cg`] take:
@@ -504,29 +514,35 @@ pub fn ls_primal_accumulate<B: Backend>(
     Ok(())
 }
 
+/// Scratch for [`ls_primal_solve`] with `d` features.
+pub fn ls_primal_solve_workspace_len(d: usize) -> usize {
+    d + normal_workspace_len(d)
+}
+
 /// Solves the system of [`ls_primal_accumulate`]: `w ← (A + λI)⁻¹·w`, `w`
 /// holding the accumulated right-hand side on entry; `a` (lower triangle
-/// read) is overwritten by the Cholesky factor.
+/// read) is left as it is. [`solve_normal`]'s rule.
 ///
 /// # Errors
 /// As [`ls_primal`].
 pub fn ls_primal_solve<B: Backend>(
     backend: &mut B,
-    a: &mut [f64],
+    a: &[f64],
     lambda: f64,
     w: &mut [f64],
+    work: &mut [f64],
 ) -> Result<(), LearnError> {
-    check_lambda(lambda, false)?;
     let d = w.len();
     if a.len() != d * d {
         return Err(LinalgError::DimensionMismatch.into());
     }
-    let mut m = MatMut::from_col_major(a, d, d)?;
-    for i in 0..d {
-        *m.at_mut(i, i) += lambda;
+    let need = ls_primal_solve_workspace_len(d);
+    if work.len() < need {
+        return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
-    backend.cholesky_in_place(m)?;
-    Ok(backend.cholesky_solve_in_place(MatRef::from_col_major(a, d, d)?, MatMut::from_col_major(w, d, 1)?)?)
+    let (rhs, rest) = work.split_at_mut(d);
+    rhs.copy_from_slice(w);
+    solve_normal(backend, a, rhs, lambda, w, rest)
 }
 
 /// Scratch for [`ls_dual`] with `n` rows.
@@ -767,6 +783,13 @@ pub fn ls_primal_holdout<B: Backend>(
     let (PrimalHoldoutScratch { a, w, bmat, h, fr, tmp, res, system }, _) =
         PrimalHoldoutScratch::split(work, n, d, mb)?;
     primal_system(backend, x, graph, s, lambda, a, w, system)?;
+    {
+        let mut m = MatMut::from_col_major(a, d, d)?;
+        for i in 0..d {
+            *m.at_mut(i, i) += lambda;
+        }
+        backend.cholesky_in_place(m)?;
+    }
     let av = MatRef::from_col_major(a, d, d)?;
     backend.cholesky_solve_in_place(av, MatMut::from_col_major(w, d, 1)?)?;
     gemv(1.0, x, w, 0.0, out)?;
@@ -1100,7 +1123,8 @@ mod tests {
                 let lhs: f64 = (0..D).map(|k| na[j][k] * w[k]).sum::<f64>() + 0.7 * w[j];
                 assert!((lhs - nb[j]).abs() <= 1e-12 * nb.iter().map(|v| v.abs()).fold(1.0, f64::max), "{j}");
             }
-            ls_primal_solve(&mut Portable::new(&mut pw), &mut a, 0.7, &mut rhs).unwrap();
+            let mut sw = vec![0.0f64; ls_primal_solve_workspace_len(D)];
+            ls_primal_solve(&mut Portable::new(&mut pw), &a, 0.7, &mut rhs, &mut sw).unwrap();
             for (u, v) in rhs.iter().zip(&w) {
                 assert!((u - v).abs() <= 1e-12 * v.abs().max(1.0), "{u} vs {v}");
             }

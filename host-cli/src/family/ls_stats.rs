@@ -166,7 +166,7 @@ impl Shard {
             self.seed,
             x,
             &ls_stats::RowBlock { y, qids, slots: &self.row_slots },
-            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.queries },
+            ls_stats::StatsMut { totals: &mut self.totals, sealed: &mut self.sealed, queries: &mut self.queries },
             &mut self.work,
         )
     }
@@ -186,30 +186,33 @@ impl Shard {
         self.queries.resize(self.qids.len() * mq, 0.0);
     }
 
-    /// Adds the `K` total records of rows summed apart, with compensation
-    /// ([`ls_stats::merge`]).
+    /// Merges the `K` total records of rows summed apart
+    /// ([`ls_stats::merge_totals`]).
     ///
     /// # Errors
     /// Records of another shape; nothing is added then.
     fn merge_totals(&mut self, totals: &[f64]) -> Result<(), LearnError> {
-        Ok(ls_stats::merge(&mut self.totals, totals)?)
+        Ok(ls_stats::merge_totals(&self.shape, &mut self.totals, totals)?)
     }
 
-    /// Adds the records `recs` of the queries `qids` (each once) of rows
-    /// summed apart, with compensation ([`ls_stats::merge`]): with
+    /// Merges the records `recs` of the queries `qids` (each once) and the
+    /// sealed records `sealed` of rows summed apart
+    /// ([`ls_stats::merge_query`], [`ls_stats::add_records`]): with
     /// [`Shard::merge_totals`], what [`Shard::add_rows`] adds for those
     /// rows, up to rounding.
     ///
     /// # Errors
     /// Records of another shape; nothing is added then.
-    fn merge_queries(&mut self, qids: &[u64], recs: &[f64]) -> Result<(), LearnError> {
+    fn merge_queries(&mut self, qids: &[u64], recs: &[f64], sealed: &[f64]) -> Result<(), LearnError> {
         let mq = 2 * self.shape.query_len();
-        if recs.len() != qids.len() * mq {
+        if recs.len() != qids.len() * mq || sealed.len() != self.sealed.len() {
             return Err(ranklet_core::LinalgError::DimensionMismatch.into());
         }
+        ls_stats::add_records(&mut self.sealed, sealed)?;
         self.assign_slots(qids);
         for (k, &slot) in self.row_slots.iter().enumerate() {
-            ls_stats::merge(&mut self.queries[slot * mq..(slot + 1) * mq], &recs[k * mq..(k + 1) * mq])?;
+            let dst = &mut self.queries[slot * mq..(slot + 1) * mq];
+            ls_stats::merge_query(&self.shape, self.seed, qids[k], dst, &recs[k * mq..(k + 1) * mq], &mut self.sealed)?;
         }
         Ok(())
     }
@@ -232,6 +235,8 @@ impl Shard {
         let n = m.len();
         let slots = vec![0usize; n];
         let mut discard = vec![0.0; 2 * self.shape.query_len()];
+        // Pair statistics are RLS on difference rows: the totals alone.
+        let mut discard_sealed = vec![0.0; self.shape.totals_buffer_len()];
         self.work.resize(ls_stats::accumulate_workspace_len(&self.shape, n).max(self.work.len()), 0.0);
         ls_stats::accumulate(
             backend,
@@ -239,7 +244,7 @@ impl Shard {
             self.seed,
             x,
             &ls_stats::RowBlock { y: m, qids: keys, slots: &slots },
-            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut discard },
+            ls_stats::StatsMut { totals: &mut self.totals, sealed: &mut discard_sealed, queries: &mut discard },
             &mut self.work,
         )
     }
@@ -249,8 +254,9 @@ impl Shard {
     ///
     /// # Errors
     /// As [`ls_stats::accumulate_sparse`]; nothing is added.
-    pub fn add_sparse_rows(
+    pub fn add_sparse_rows<B: Backend>(
         &mut self,
+        backend: &mut B,
         row_ptr: &[usize],
         cols: &[u32],
         vals: &[f64],
@@ -263,13 +269,14 @@ impl Shard {
         self.assign_slots(qids);
         self.work.resize(ls_stats::accumulate_sparse_workspace_len(&self.shape).max(self.work.len()), 0.0);
         ls_stats::accumulate_sparse(
+            backend,
             &self.shape,
             self.seed,
             row_ptr,
             cols,
             vals,
             &ls_stats::RowBlock { y, qids, slots: &self.row_slots },
-            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.queries },
+            ls_stats::StatsMut { totals: &mut self.totals, sealed: &mut self.sealed, queries: &mut self.queries },
             &mut self.work,
         )
     }
@@ -455,8 +462,9 @@ impl Shard {
                 )));
             }
         }
-        ls_stats::merge(&mut self.totals, &other.totals).map_err(|e| CliError::failure(e.to_string()))?;
-        ls_stats::merge(&mut self.sealed, &other.sealed).map_err(|e| CliError::failure(e.to_string()))?;
+        ls_stats::merge_totals(&self.shape, &mut self.totals, &other.totals)
+            .map_err(|e| CliError::failure(e.to_string()))?;
+        ls_stats::add_records(&mut self.sealed, &other.sealed).map_err(|e| CliError::failure(e.to_string()))?;
         let mut sq: Vec<u64> = self.sealed_qids.iter().chain(&other.sealed_qids).copied().collect();
         sq.sort_unstable();
         self.sealed_qids = sq;
@@ -478,8 +486,16 @@ impl Shard {
             }
             match order {
                 Ordering::Equal => {
-                    ls_stats::merge(&mut recs[start..], &other.queries[j * mq..(j + 1) * mq])
-                        .map_err(|e| CliError::failure(e.to_string()))?;
+                    let src = &other.queries[j * mq..(j + 1) * mq];
+                    ls_stats::merge_query(
+                        &self.shape,
+                        self.seed,
+                        other.qids[j],
+                        &mut recs[start..],
+                        src,
+                        &mut self.sealed,
+                    )
+                    .map_err(|e| CliError::failure(e.to_string()))?;
                     j += 1;
                 }
                 Ordering::Greater => {
@@ -629,8 +645,9 @@ struct Piece {
     recs: Vec<f64>,
     /// The record of each qid of the chunk.
     index: HashMap<u64, usize>,
-    /// The chunk's `K` total records, and [`ls_stats::accumulate`]'s scratch.
+    /// The chunk's `K` total and sealed records, and [`ls_stats::accumulate`]'s scratch.
     totals: Vec<f64>,
+    sealed: Vec<f64>,
     work: Vec<f64>,
     /// The first error, after the rows in `q` (which the caller still
     /// checks for a resumed query first, as row order demands).
@@ -649,6 +666,7 @@ impl Piece {
             recs: Vec::new(),
             index: HashMap::new(),
             totals: Vec::new(),
+            sealed: Vec::new(),
             work: Vec::new(),
             error: None,
         }
@@ -704,6 +722,8 @@ impl Piece {
         self.recs.resize(self.qids.len() * 2 * shape.query_len(), 0.0);
         self.totals.clear();
         self.totals.resize(shape.totals_buffer_len(), 0.0);
+        self.sealed.clear();
+        self.sealed.resize(shape.totals_buffer_len(), 0.0);
         self.work.resize(ls_stats::accumulate_workspace_len(shape, self.y.len()), 0.0);
         ls_stats::accumulate(
             &mut self.backend,
@@ -711,7 +731,7 @@ impl Piece {
             seed,
             &self.x,
             &ls_stats::RowBlock { y: &self.y, qids: &self.q, slots: &self.slots },
-            ls_stats::StatsMut { totals: &mut self.totals, queries: &mut self.recs },
+            ls_stats::StatsMut { totals: &mut self.totals, sealed: &mut self.sealed, queries: &mut self.recs },
             &mut self.work,
         )
         .map_err(|e| CliError::input(format!("{name}: {e}")))
@@ -1073,7 +1093,9 @@ impl Acc<'_> {
         }
         let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
         if sparse {
-            self.shard.add_sparse_rows(&self.ptr, &self.cols, &self.xb, &self.yb, &self.qb).map_err(err)?;
+            self.shard
+                .add_sparse_rows(self.backend, &self.ptr, &self.cols, &self.xb, &self.yb, &self.qb)
+                .map_err(err)?;
         } else {
             self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
         }
@@ -1102,18 +1124,11 @@ impl Acc<'_> {
             if let Some(e) = p.error.take() {
                 return Err(e);
             }
-            self.shard.merge_queries(&p.qids, &p.recs).map_err(err)?;
+            self.shard.merge_queries(&p.qids, &p.recs, &p.sealed).map_err(err)?;
         }
-        // The chunks' totals (plain sums: their compensations are zero)
-        // summed plainly in chunk order, then added to the shard's with
-        // compensation once per block, as one block's syrk would be.
-        if let Some((first, rest)) = self.pieces[..pieces.len()].split_first_mut() {
-            for p in rest {
-                for (a, b) in first.totals.iter_mut().zip(&p.totals) {
-                    *a += b;
-                }
-            }
-            self.shard.merge_totals(&first.totals).map_err(err)?;
+        // The chunks' totals merged in chunk order.
+        for p in &self.pieces[..pieces.len()] {
+            self.shard.merge_totals(&p.totals).map_err(err)?;
         }
         self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)
     }
@@ -1608,13 +1623,17 @@ mod tests {
             syy += p.magnitude * p.magnitude;
         }
         let sh = s.shape;
+        // The record holds means and co-moments: the raw sums are
+        // `M + n·x̄x̄ᵀ` (and alike), to rounding.
         let v = |i: usize| ls_stats::value(&s.totals, i);
-        assert_eq!(v(N), 4.0);
-        assert_eq!(v(sh.syy()), syy);
+        let n = v(N);
+        assert_eq!(n, 4.0);
+        let close = |got: f64, want: f64| assert!((got - want).abs() <= 1e-12 * want.abs().max(1.0), "{got} {want}");
+        close(v(sh.syy()) + n * v(ls_stats::SY) * v(ls_stats::SY), syy);
         for (a, (row, &xy)) in sxx.iter().zip(&sxy).enumerate() {
-            assert_eq!(v(sh.sxy() + a), xy);
+            close(v(sh.sxy() + a) + n * v(ls_stats::SX + a) * v(ls_stats::SY), xy);
             for (b, &xx) in row.iter().enumerate().take(a + 1) {
-                assert_eq!(v(sh.sxx() + a * (a + 1) / 2 + b), xx, "({a}, {b})");
+                close(v(sh.sxx() + a * (a + 1) / 2 + b) + n * v(ls_stats::SX + a) * v(ls_stats::SX + b), xx);
             }
         }
         // Bytes round trip keeps the kind; a row shard does not merge in.

@@ -439,7 +439,8 @@ fn fit_blocks(
         return Ok(None);
     }
     let mut w = std::mem::take(&mut acc.rhs);
-    if let Err(e) = ls::ls_primal_solve(acc.backend, &mut acc.a, lambda, &mut w) {
+    let mut work = vec![0.0; ls::ls_primal_solve_workspace_len(d)];
+    if let Err(e) = ls::ls_primal_solve(acc.backend, &acc.a, lambda, &mut w, &mut work) {
         return Ok(Some(Err(e)));
     }
     Ok(Some(Ok(Streamed { w, rows: n, queries: summary.queries.unwrap_or(1), d })))

@@ -346,6 +346,6 @@ fn bad_parameters() {
     let konst = [1.0, 3.0, 2.0, 3.0, 0.0, 3.0, 5.0, 3.0];
     assert!(matches!(
         fit(&konst, 4, 2, &ptr, &it, OrderLearner::Err, 0.0, None),
-        Err(OrderError::Linalg(LinalgError::NotPositiveDefinite { .. }))
+        Err(OrderError::Learn(crate::learn::LearnError::ConstantFeature { .. }))
     ));
 }
