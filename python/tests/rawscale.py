@@ -80,9 +80,20 @@ def _solve(A, b):
     return w * s
 
 
-def reference(X, y, qid, lam, algo, weight="equal"):
-    """Weights of RLS (``algo == "rls"``, no offset) or RankRLS with the
-    query weighting ``weight``, from rows centred first, in long double."""
+def _groups(X):
+    """Groups of identical columns (their indices), first occurrences first."""
+    groups, seen = [], {}
+    for j in range(X.shape[1]):
+        key = X[:, j].tobytes()
+        if key in seen:
+            groups[seen[key]].append(j)
+        else:
+            seen[key] = len(groups)
+            groups.append([j])
+    return groups
+
+
+def _system(X, y, qid, algo, weight):
     X = np.asarray(X, dtype=np.longdouble)
     y = np.asarray(y, dtype=np.longdouble)
     d = X.shape[1]
@@ -102,8 +113,39 @@ def reference(X, y, qid, lam, algo, weight="equal"):
             c = rows.sum() if weight == "pairs" else 1
             A += c * (Xc.T @ Xc)
             b += c * (Xc.T @ yc)
-    A = A + np.longdouble(lam) * np.eye(d, dtype=np.longdouble)
-    return _solve(A, b)
+    return A, b
+
+
+def reference(X, y, qid, lam, algo, weight="equal", cond=False):
+    """Weights of RLS (``algo == "rls"``, no offset) or RankRLS with the
+    query weighting ``weight``, from rows centred first, in long double.
+
+    Identical columns share the ridge solution's weight equally (for a
+    fixed sum the penalty is least so): the system is solved over one
+    column per group, with penalty ``λ/|group|``, and the weight split.
+    With ``cond`` also the condition number of that equilibrated system
+    (how many digits an f64 solve may lose)."""
+    groups = _groups(np.asarray(X))
+    Xr = np.asarray(X)[:, [g[0] for g in groups]]
+    A, b = _system(Xr, y, qid, algo, weight)
+    pen = np.array([np.longdouble(lam) / len(g) for g in groups], dtype=np.longdouble)
+    A = A + np.diag(pen)
+    wr = _solve(A, b)
+    w = np.zeros(np.asarray(X).shape[1], dtype=np.longdouble)
+    for g, v in zip(groups, wr):
+        w[g] = v / len(g)
+    if not cond:
+        return w
+    s = 1.0 / np.sqrt(np.diag(A))
+    k = np.linalg.cond(np.asarray(A * s[:, None] * s[None, :], dtype=np.float64))
+    return w, float(k)
+
+
+def tolerance(kappa):
+    """1e-9, or the f64 forward-error bound ``κ·ε`` (with a factor 100 for
+    the accumulation and the scoring) where the system is worse
+    conditioned than that allows."""
+    return max(1e-9, 100.0 * kappa * np.finfo(np.float64).eps)
 
 
 def reference_scores(X, w):

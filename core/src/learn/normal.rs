@@ -12,9 +12,12 @@
 //! test independent of the features' units.
 //!
 //! - `λ > 0`: never refused. Mathematically `D(A + λI)D ⪰ λD² ⪰ λ·min_j D_j²·I`;
-//!   when Cholesky still meets a pivot rounding has made non-positive, the
-//!   scaled system is solved through its eigendecomposition with the
-//!   eigenvalues raised to that floor.
+//!   when Cholesky meets a pivot below the rounding level of the unit
+//!   diagonal (`4dε`; an exact duplicate column, a feature constant within
+//!   every query, whose `λ` is lost beside `A_jj`), the scaled system is
+//!   solved through its eigendecomposition with the eigenvalues raised to
+//!   `max(λ·min D², d·ε·λ_max)`: directions below rounding are null
+//!   directions of the rows, whose right-hand side is rounding too.
 //! - `λ = 0`: a feature with `A_jj = 0` is refused as
 //!   [`LearnError::ConstantFeature`]; a singular scaled system as
 //!   [`LearnError::Collinear`], naming the two features that weigh most in
@@ -95,7 +98,13 @@ pub fn solve_normal<B: Backend>(
     for j in 0..d {
         z[j] = s[j] * b[j];
     }
-    if backend.cholesky_in_place(MatMut::from_col_major(m, d, d)?).is_ok() {
+    // The scaled matrix has a unit diagonal: a pivot below `tiny` is
+    // singular to working precision (an exact duplicate column, a feature
+    // constant within every query), where Cholesky's answer is rounding.
+    let tiny = 4.0 * d as f64 * f64::EPSILON;
+    if backend.cholesky_in_place(MatMut::from_col_major(m, d, d)?).is_ok()
+        && (0..d).all(|j| m[j * d + j] * m[j * d + j] > tiny)
+    {
         w.copy_from_slice(z);
         backend.cholesky_solve_in_place(MatRef::from_col_major(m, d, d)?, MatMut::from_col_major(w, d, 1)?)?;
         for j in 0..d {
@@ -125,7 +134,13 @@ pub fn solve_normal<B: Backend>(
         let (first, second) = (order[0].min(order[1]), order[0].max(order[1]));
         return Err(LearnError::Collinear { first, second });
     }
-    let floor = lambda * s.iter().fold(f64::INFINITY, |lo, &v| lo.min(v * v));
+    // Mathematically every eigenvalue is at least λ·min D²; those below
+    // the rounding level `d·ε·λ_max` are not resolved at working
+    // precision (their directions are null directions of the rows, where
+    // the right-hand side is rounding too), so they are raised to that
+    // level rather than amplify rounding by 1/(λ·min D²).
+    let top = vals.iter().fold(0.0f64, |hi, &v| hi.max(v.abs()));
+    let floor = (lambda * s.iter().fold(f64::INFINITY, |lo, &v| lo.min(v * v))).max(d as f64 * f64::EPSILON * top);
     let vm = MatRef::from_col_major(v, d, d)?;
     crate::linalg::blas::gemv(1.0, vm.t(), z, 0.0, t)?;
     for (tj, &e) in t.iter_mut().zip(vals.iter()) {
