@@ -9,13 +9,19 @@
 //! # The statistics
 //!
 //! Per fold `k` (a query's fold is [`fold_of`] its qid), a **total record**
-//! over the fold's rows: `n`, `Σy`, `Σx` (`d`), `Σy²`, `Σxy` (`d`) and
-//! `Σxxᵀ` (lower triangle, packed by rows: entry `(i, j)`, `j ≤ i`, at
-//! `i(i+1)/2 + j`). Per query, a **query record** with its partial sums:
-//! `n_q`, `Σy_q`, `Σx_q` for `--query-weight equal`; the whole total layout
-//! (adding `Σy²_q`, `Σxy_q`, `Σxxᵀ_q`) for `--query-weight pairs`. The
-//! layouts are [`StatsShape::total_len`] and [`StatsShape::query_len`]
-//! values long.
+//! over the fold's rows: `n`, the means `ȳ`, `x̄` (`d`), and the
+//! co-moments `Σ(y−ȳ)²`, `Σ(x−x̄)(y−ȳ)` (`d`) and `M = Σ(x−x̄)(x−x̄)ᵀ`
+//! (lower triangle, packed by rows: entry `(i, j)`, `j ≤ i`, at
+//! `i(i+1)/2 + j`). Per query, a **query record** with its partials: `n_q`,
+//! `ȳ_q`, `x̄_q` for `--query-weight equal`; the whole total layout for
+//! `--query-weight pairs`. Per fold a **sealed record** (total layout, zero
+//! means) holding the RankRLS terms already final: for `equal` the
+//! within-query co-moments of every query of the fold, for `pairs` the
+//! `l·M_q` of sealed queries. The layouts are [`StatsShape::total_len`]
+//! and [`StatsShape::query_len`] values long. Records of disjoint rows
+//! merge by Chan, Golub and LeVeque's pairwise update ([`merge_record`]),
+//! whose added terms are positive semi-definite: no digits cancel,
+//! whatever the features' offsets and scales.
 //!
 //! # The systems (000 eq. 5)
 //!
@@ -23,21 +29,22 @@
 //! `XᵀLX = Σ_q X_qᵀL_qX_q`, `XᵀLs = Σ_q X_qᵀL_qs_q`, `sᵀLs = Σ_q s_qᵀL_qs_q`,
 //! and for one query of `l = n_q` rows:
 //!
-//! - `equal`, `L_q = I − 11ᵀ/l`:
-//!   `X_qᵀL_qX_q = Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ/l`,
-//!   `X_qᵀL_qs_q = Σxy_q − Σx_q·Σy_q/l`, `s_qᵀL_qs_q = Σy²_q − (Σy_q)²/l`.
-//!   Summed over queries, the first terms are the fold totals (additive over
-//!   rows, whatever the blocks), so only `n_q`, `Σy_q` and `Σx_q` are needed
-//!   per query: rank-one corrections applied at solve time.
-//! - `pairs`, `L_q = l·I − 11ᵀ`:
-//!   `X_qᵀL_qX_q = l·Σxxᵀ_q − (Σx_q)(Σx_q)ᵀ`, and the same for `Xᵀs`,
-//!   `sᵀs`. The factor `l` is known only once every part of the query has
-//!   been merged, so the query keeps its own `Σxxᵀ_q`, `Σxy_q`, `Σy²_q`
-//!   (`O(d²)` per query).
-//! - RLS, `L = I`: the fold totals themselves.
+//! - `equal`, `L_q = I − 11ᵀ/l`: `X_qᵀL_qX_q = M_q`, `X_qᵀL_qs_q` and
+//!   `s_qᵀL_qs_q` the query's other co-moments. Each run of a query's rows
+//!   adds its co-moments about the run's means to the fold's sealed
+//!   record, and each merge of two partials of the query adds its
+//!   `f·δδᵀ` there ([`merge_query`]), so the sealed record is
+//!   `Σ_q X_qᵀL_qX_q` exactly and query records need only `n_q`, `ȳ_q`,
+//!   `x̄_q` (for later merges).
+//! - `pairs`, `L_q = l·I − 11ᵀ`: `X_qᵀL_qX_q = l·M_q`, and the same for
+//!   `Xᵀs`, `sᵀs`. The factor `l` is known only once every part of the
+//!   query has been merged, so the query keeps its own co-moments
+//!   (`O(d²)` per query) until it is sealed or solved.
+//! - RLS, `L = I`: `XᵀX = M + n·x̄x̄ᵀ` (and alike) from the fold totals.
 //!
-//! Fold `k`'s training system is the total over all folds minus fold `k`'s
-//! (the held-out fold is whole queries, so its `L` is a block of `L`); its
+//! Fold `k`'s training system is the sum of the other folds' systems
+//! (never the total minus fold `k`'s, which would cancel digits; the
+//! held-out fold is whole queries, so its `L` is a block of `L`); its
 //! held-out objective `(s − Xw)ᵀL_k(s − Xw) = sᵀL_ks − 2wᵀXᵀL_ks + wᵀXᵀL_kXw`
 //! comes from fold `k`'s own system, without a second pass.
 //!
@@ -53,23 +60,20 @@
 //! # Rounding
 //!
 //! Every record is stored as values and their **Neumaier compensations**
-//! (`2·len` elements: the sums, then the compensations; the value is
-//! `sum + compensation`). A block's contribution is summed plainly (a
-//! backend syrk for `Σxxᵀ`) and then added with compensation, and so is
-//! each run of a query's consecutive rows to its query record; [`merge`]
-//! adds two records the same way, so merging is associative and
-//! order-independent up to rounding of the compensated sums (≈ one rounding
-//! of the result, not one per block). The raw second moments minus
-//! rank-one corrections lose digits when a feature's mean within a query
-//! is large against its spread there (relative error ≈ ε·mean²/variance);
-//! centre such features first.
+//! (`2·len` elements: the values, then the compensations; the value is
+//! `value + compensation`). A block's rows of one fold are summarised
+//! exactly (means with one correction pass, then one syrk of the centred
+//! rows) and merged with compensation, and so is each run of a query's
+//! consecutive rows into its query record; merging is associative and
+//! order-independent up to rounding (≈ one rounding of the result, not one
+//! per block).
 //!
 //! # Solving
 //!
-//! [`solve`] forms each training system once and takes **one symmetric
-//! eigendecomposition** `A = VΛVᵀ` per system (the full data, and each
-//! fold's training part): `w(λ) = V(Λ + λI)⁻¹Vᵀb` for every λ of the grid in
-//! `O(d²)` each.
+//! [`solve`] forms each training system once and solves it for every λ
+//! of the grid by [`solve_normal`]'s rule (equilibrated Cholesky; with
+//! `λ > 0` never refused for rounding; constant or collinear features
+//! named at `λ = 0`).
 
 use super::normal::{normal_workspace_len, solve_normal};
 use super::{check_lambda, LearnError};
