@@ -57,6 +57,19 @@ def raw_letor(seed, n_queries=40, d=10, shuffle=False):
     return X, y, qid
 
 
+def for_rls(X):
+    """``X`` without its columns whose spread is below 10⁻⁵ of their mean
+    (the ``1e9 + noise`` column, the constant one). RLS has no offset, so
+    beside such a column, which is nearly the constant vector, its system
+    is ill-conditioned beyond f64 (κ ≈ 10¹² here): the RLS checks at 1e-9
+    run on the other columns, and the whole ``X`` is checked to
+    ``tolerance(κ)``."""
+    X = np.asarray(X)
+    spread = X.std(axis=0)
+    keep = spread > 1e-5 * np.abs(X.mean(axis=0))
+    return X[:, keep]
+
+
 def _solve(A, b):
     """Gaussian elimination with partial pivoting, in A's dtype, on the
     system equilibrated by its diagonal."""

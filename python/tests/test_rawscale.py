@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import ranklet
-from rawscale import raw_letor, reference, reference_scores, tolerance
+from rawscale import for_rls, raw_letor, reference, reference_scores, tolerance
 from conftest import write_svmlight
 
 TOL = 1e-9
@@ -44,6 +44,8 @@ def train_args(algo, weight, lam):
 @pytest.mark.parametrize("algo,weight", LEARNERS)
 def test_cli_data_and_stats_shards_cut_mid_query_equal_the_reference(cli, tmp_path, data, algo, weight):
     X, y, qid = data
+    if algo == "rls":
+        X = for_rls(X)
     d = X.shape[1]
     path = tmp_path / "raw.svm"
     write_svmlight(path, X, y, qid)
@@ -73,6 +75,8 @@ def test_cli_data_and_stats_shards_cut_mid_query_equal_the_reference(cli, tmp_pa
 @pytest.mark.parametrize("algo,weight", LEARNERS)
 def test_the_estimators_equal_the_reference(data, algo, weight):
     X, y, qid = data
+    if algo == "rls":
+        X = for_rls(X)
     for lam in LAMBDAS:
         est = (ranklet.RLS(alpha=lam, precision="f64") if algo == "rls"
                else ranklet.RankRLS(alpha=lam, query_weight=weight, precision="f64"))
@@ -116,6 +120,8 @@ def dask_parts(X, y, qid, chunks):
 def test_dask_with_queries_cut_everywhere_equals_the_reference(client, algo, weight):
     da = pytest.importorskip("dask.array")
     X, y, qid = raw_letor(5, n_queries=30, d=9)
+    if algo == "rls":
+        X = for_rls(X)
     chunks = (37, 50, 61, 44, len(y) - 192)  # boundaries inside queries
     assert chunks[-1] > 0
     for lam in (0.01, 100.0):
@@ -139,6 +145,8 @@ def test_the_cv_table_and_its_choice_equal_the_reference(client, algo, weight):
     """The one-pass CV over statistics (Dask, queries cut): every fold's
     held-out objective to 1e-9 of the reference's, and the same λ."""
     X, y, qid = raw_letor(12, n_queries=40, d=8)
+    if algo == "rls":
+        X = for_rls(X)
     k, seed, alphas = 4, 3, [1e-3, 0.01, 1.0, 100.0, 1e4]
     est = on_dask(algo, alphas, weight, cv=k, random_state=seed).fit(*dask_parts(X, y, qid, 53), client=client)
     fold = np.asarray([splitmix_fold(q, seed, k) for q in qid])
@@ -160,6 +168,17 @@ def test_the_cv_table_and_its_choice_equal_the_reference(client, algo, weight):
             tol = tolerance(kappa)
             assert abs(got - table[f, j]) <= tol * max(1.0, abs(table[f, j])), (f, a, got, table[f, j], kappa)
     assert est.alpha_ == alphas[int(np.argmin(table.mean(axis=0)))]
+
+
+def test_rls_beside_a_near_constant_column_is_within_its_conditioning(data):
+    """The whole raw X with RLS: the system's κ (≈ 10¹²) bounds what f64
+    can promise; every path stays within ``tolerance(κ)``."""
+    X, y, qid = data
+    for lam in LAMBDAS:
+        w, kappa = reference(X, y, qid, lam, "rls", cond=True)
+        assert kappa > 1e9  # the reason the other RLS checks drop the column
+        got = ranklet.RLS(alpha=lam, precision="f64").fit(X, y).predict(X)
+        assert rel(got, reference_scores(X, w)) < tolerance(kappa)
 
 
 def test_lambda_zero_names_the_constant_and_collinear_features(data):
