@@ -85,3 +85,13 @@ def assert_names_checked(predict, df, bad, X, name, expected):
     assert str(e.value) == names_error(df, bad)
     with pytest.warns(UserWarning, match=f"^X does not have valid feature names, but {name} was fitted with"):
         predict(X)
+
+
+def splitmix_fold(q, seed, k):
+    """The fold of a query in the statistics: ``splitmix64(qid XOR seed) mod K``,
+    written here from its definition."""
+    m = (1 << 64) - 1
+    z = ((int(q) ^ seed) + 0x9E3779B97F4A7C15) & m
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
+    return (z ^ (z >> 31)) % k

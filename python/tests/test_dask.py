@@ -22,7 +22,7 @@ import pandas as pd  # noqa: E402
 import ranklet  # noqa: E402
 import ranklet.dask as rdask  # noqa: E402
 from ranklet import _ranklet  # noqa: E402
-from conftest import letor, write_svmlight  # noqa: E402
+from conftest import letor, splitmix_fold, write_svmlight  # noqa: E402
 
 TOL = 1e-10
 
@@ -157,15 +157,6 @@ def test_the_model_is_the_cli_from_stats_model(client, cli, tmp_path):
     cli("train", "--from-stats", merged, "--algo", "rankrls", "--query-weight", "pairs", "--lambda", "0.5",
         "--precision", "f64", "-o", again)
     assert rel(ranklet.load(again.read_bytes()).predict(X), cli_f64) < TOL
-
-
-def splitmix_fold(q, seed, k):
-    """``splitmix64(qid XOR seed) mod K``, written here from its definition."""
-    m = (1 << 64) - 1
-    z = ((int(q) ^ seed) + 0x9E3779B97F4A7C15) & m
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-    return (z ^ (z >> 31)) % k
 
 
 def held_out(algo, weight, r, qid):

@@ -18,7 +18,7 @@ import pytest
 
 import ranklet
 from rawscale import for_rls, raw_letor, reference, reference_scores, tolerance
-from conftest import write_svmlight
+from conftest import splitmix_fold, write_svmlight
 
 TOL = 1e-9
 LAMBDAS = [0.01, 1.0, 100.0]
@@ -129,15 +129,6 @@ def test_dask_with_queries_cut_everywhere_equals_the_reference(client, algo, wei
         got = est.predict(da.from_array(X, chunks=(64, -1))).compute()
         w, kappa = reference(X, y, qid, lam, algo, weight, cond=True)
         assert rel(got, reference_scores(X, w)) < tolerance(kappa), (lam, rel(got, reference_scores(X, w)), kappa)
-
-
-def splitmix_fold(q, seed, k):
-    """``splitmix64(qid XOR seed) mod K``, written here from its definition."""
-    m = (1 << 64) - 1
-    z = ((int(q) ^ seed) + 0x9E3779B97F4A7C15) & m
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & m
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & m
-    return (z ^ (z >> 31)) % k
 
 
 @pytest.mark.parametrize("algo,weight", LEARNERS)
