@@ -142,7 +142,7 @@ pub fn stats_of_rows(
         }
         let err = |e| CliError::input(format!("{source}: {e}"));
         shard.add_rows(&mut backend, &xb, &y[start..end], &qb).map_err(err)?;
-        sealer.seal_ended(&mut shard, &mut backend).map_err(err)?;
+        sealer.seal_ended(&mut shard).map_err(err)?;
     }
     shard.finish();
     shard.to_bytes()

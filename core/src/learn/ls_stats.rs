@@ -236,7 +236,7 @@ pub fn merge_record(
     let (ss, sc) = src.split_at(m);
     let (s_mean, s_mom) = s.split_at_mut(SX + d);
     let (c_mean, c_mom) = c.split_at_mut(SX + d);
-    let delta: &dyn Fn(usize) -> f64 = &|i: usize| (ss[i] + sc[i]) - (s_mean[i] + c_mean[i]);
+    let delta = |i: usize| (ss[i] + sc[i]) - (s_mean[i] + c_mean[i]);
     // Co-moments relative to the offset of `syy` (`Σ(y−ȳ)²`, then `xy`, then `xxᵀ`).
     let between = |ts: &mut [f64], tc: &mut [f64]| {
         let dy = delta(SY);
@@ -734,8 +734,8 @@ fn add_system(shape: &StatsShape, rec: &[f64], scale: f64, a: &mut [f64], b: &mu
     *c += scale * value(rec, shape.syy());
 }
 
-/// Scratch for [`seal`] of `n` queries.
-pub fn seal_workspace_len(shape: &StatsShape, _n: usize) -> usize {
+/// Scratch for [`seal`]: one record.
+pub fn seal_workspace_len(shape: &StatsShape) -> usize {
     shape.total_len()
 }
 
@@ -755,8 +755,7 @@ pub fn seal_workspace_len(shape: &StatsShape, _n: usize) -> usize {
 /// # Errors
 /// Dimension and workspace errors; `BadGraph` for a record without rows.
 /// Nothing is added on error.
-pub fn seal<B: Backend>(
-    _backend: &mut B,
+pub fn seal(
     shape: &StatsShape,
     seed: u64,
     qids: &[u64],
@@ -772,7 +771,7 @@ pub fn seal<B: Backend>(
     if recs.chunks_exact(mq).any(|r| !(value(r, N) >= 1.0)) {
         return Err(LearnError::BadGraph);
     }
-    let need = seal_workspace_len(shape, n);
+    let need = seal_workspace_len(shape);
     if work.len() < need {
         return Err(LinalgError::WorkspaceTooSmall { needed: need, got: work.len() }.into());
     }
@@ -1003,9 +1002,8 @@ mod tests {
                 qs.push(qid);
                 rs.extend_from_slice(rec);
             }
-            let mut sw = vec![0.0; seal_workspace_len(&shape, seal_q.len())];
-            let mut pw = vec![0.0; Portable::workspace_len(D)];
-            seal(&mut Portable::new(&mut pw), &shape, seed, &seal_q, &seal_r, &mut all.sealed, &mut sw).unwrap();
+            let mut sw = vec![0.0; seal_workspace_len(&shape)];
+            seal(&shape, seed, &seal_q, &seal_r, &mut all.sealed, &mut sw).unwrap();
             (all.qids, all.queries) = (kept_q, kept_r);
             let nl = lambdas.len();
             let (mut w, mut cv, mut fw) = (vec![0.0; nl * D], vec![0.0; K * nl], vec![0.0; K * nl * D]);

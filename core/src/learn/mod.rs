@@ -148,13 +148,17 @@ impl fmt::Display for LearnError {
             LearnError::BadBounds => f.write_str("the optimiser's bounds must be finite with lower <= upper"),
             LearnError::ConstantFeature { feature } => write!(
                 f,
-                "feature {feature} (0-based) is constant over the training rows (for RankRLS: within every query), \
-                 so the system is singular at lambda = 0: drop it or use lambda > 0"
+                "feature {} (counting from 1; column {feature} counting from 0) is constant over the training rows \
+                 (for RankRLS: within every query), so the system is singular at lambda = 0: drop it or use lambda > 0",
+                feature + 1
             ),
             LearnError::Collinear { first, second } => write!(
                 f,
-                "the features are collinear (features {first} and {second}, 0-based, weigh most in the null \
-                 direction), so the system is singular at lambda = 0: drop one or use lambda > 0"
+                "the features are collinear (features {} and {} counting from 1, columns {first} and {second} \
+                 counting from 0, weigh most in the null direction), so the system is singular at lambda = 0: \
+                 drop one or use lambda > 0",
+                first + 1,
+                second + 1
             ),
         }
     }

@@ -117,12 +117,12 @@ impl Grid<'_> {
 scratch! {
     /// Scratch of [`kpc_solve_stats`].
     struct KpcScratch(m: usize, k: usize, p: usize) {
-        /// Each fold's system `A_k` then the total (`m × m`).
-        a: (k + 1) * m * m,
-        /// Each fold's `b_k`, then the total.
-        b: (k + 1) * m,
-        /// Each fold's `sᵀL_ks` and row count, then the total's.
-        c: (k + 1) * 2,
+        /// Each fold's system `A_k` (`m × m`).
+        a: k * m * m,
+        /// Each fold's `b_k`.
+        b: k * m,
+        /// Each fold's `sᵀL_ks` and row count.
+        c: k * 2,
         /// The training system `A`.
         sys: m * m,
         /// The training covariance `C`.

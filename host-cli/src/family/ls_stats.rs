@@ -284,7 +284,7 @@ impl Shard {
     /// Seals the queries `qids`, whose rows have all been added: their
     /// terms go into the sealed records and their records are dropped
     /// ([`ls_stats::seal`]). Unknown qids are ignored.
-    pub fn seal<B: Backend>(&mut self, backend: &mut B, qids: &[u64]) -> Result<(), LearnError> {
+    pub fn seal(&mut self, qids: &[u64]) -> Result<(), LearnError> {
         let mq = 2 * self.shape.query_len();
         let qids: Vec<u64> = qids.iter().copied().filter(|q| self.slots.contains_key(q)).collect();
         let mut recs = Vec::with_capacity(qids.len() * mq);
@@ -292,8 +292,8 @@ impl Shard {
             let j = self.slots[q];
             recs.extend_from_slice(&self.queries[j * mq..(j + 1) * mq]);
         }
-        self.work.resize(ls_stats::seal_workspace_len(&self.shape, qids.len()).max(self.work.len()), 0.0);
-        ls_stats::seal(backend, &self.shape, self.seed, &qids, &recs, &mut self.sealed, &mut self.work)?;
+        self.work.resize(ls_stats::seal_workspace_len(&self.shape).max(self.work.len()), 0.0);
+        ls_stats::seal(&self.shape, self.seed, &qids, &recs, &mut self.sealed, &mut self.work)?;
         for &q in &qids {
             // The last record moves into the hole.
             let Some(j) = self.slots.remove(&q) else { continue };
@@ -622,8 +622,8 @@ impl RunSealer {
 
     /// Seals in `shard` the queries whose runs ended since the last call
     /// (their rows must all have been added).
-    pub fn seal_ended<B: Backend>(&mut self, shard: &mut Shard, backend: &mut B) -> Result<(), LearnError> {
-        shard.seal(backend, &self.ended)?;
+    pub fn seal_ended(&mut self, shard: &mut Shard) -> Result<(), LearnError> {
+        shard.seal(&self.ended)?;
         self.ended.clear();
         Ok(())
     }
@@ -1099,7 +1099,7 @@ impl Acc<'_> {
         } else {
             self.shard.add_rows(self.backend, &self.xb, &self.yb, &self.qb).map_err(err)?;
         }
-        self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)?;
+        self.sealer.seal_ended(&mut self.shard).map_err(err)?;
         Ok(())
     }
 
@@ -1130,7 +1130,7 @@ impl Acc<'_> {
         for p in &self.pieces[..pieces.len()] {
             self.shard.merge_totals(&p.totals).map_err(err)?;
         }
-        self.sealer.seal_ended(&mut self.shard, self.backend).map_err(err)
+        self.sealer.seal_ended(&mut self.shard).map_err(err)
     }
 }
 
@@ -1286,7 +1286,7 @@ impl Shard {
             }
             let err = |e: LearnError| CliError::input(format!("{name}: {e}"));
             shard.add_rows(backend, &xb, &yb, &qb).map_err(err)?;
-            sealer.seal_ended(&mut shard, backend).map_err(err)?;
+            sealer.seal_ended(&mut shard).map_err(err)?;
             start = end;
         }
         shard.finish();
